@@ -1,0 +1,26 @@
+"""ember: a PyTorch-compatible tensor and autograd library on NumPy (and CuPy).
+
+Write `import ember as torch` and PyTorch-style code runs unchanged.
+"""
+from . import _dtype
+from ._device import device
+from ._dtype import (bfloat16, bool, double, dtype, finfo, float, float16, float32, float64,
+                     get_default_dtype, half, iinfo, int, int8, int16, int32, int64, long,
+                     promote_types, result_type, set_default_dtype, short, uint8, can_cast)
+from ._size import Size
+from ._tensor import Tensor
+from . import autograd
+from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .ops.conversion import *  # noqa: F401,F403
+from .ops.creation import *  # noqa: F401,F403
+from .ops.indexing import *  # noqa: F401,F403
+from .ops.joining import *  # noqa: F401,F403
+from .ops.linalg import *  # noqa: F401,F403
+from .ops.nn_ops import *  # noqa: F401,F403
+from .ops.pointwise import *  # noqa: F401,F403
+from .ops.random import *  # noqa: F401,F403
+from .ops.reduction import *  # noqa: F401,F403
+from .ops.views import *  # noqa: F401,F403
+from . import cuda
+
+__version__ = "0.1.0"

@@ -1,0 +1,96 @@
+"""Builders for error messages: PyTorch's text first, an explanation after where it helps."""
+
+BACKWARD_TWICE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward.")
+
+LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
+VIEW_OF_LEAF_INPLACE = ("a view of a leaf Variable that requires grad is being used in an "
+                        "in-place operation.")
+NOT_REQUIRES_GRAD = "element 0 of tensors does not require grad and does not have a grad_fn"
+IMPLICIT_GRAD_SCALAR = "grad can be implicitly created only for scalar outputs"
+NUMPY_REQUIRES_GRAD = ("Can't call numpy() on Tensor that requires grad. "
+                       "Use tensor.detach().numpy() instead.")
+AMBIGUOUS_BOOL = "Boolean value of Tensor with more than one value is ambiguous"
+ONLY_FLOAT_REQUIRES_GRAD = "only Tensors of floating point dtype can require gradients"
+ONLY_FLOAT_REQUIRES_GRAD_FACTORY = ("Only Tensors of floating point and complex dtype can "
+                                    "require gradients")
+NON_LEAF_REQUIRES_GRAD = (
+    "you can only change requires_grad flags of leaf variables. If you want to use a computed "
+    "variable in a subgraph that doesn't require differentiation use var_no_grad = "
+    "var.detach().")
+NON_LEAF_GRAD_ACCESS = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
+    "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
+    "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
+    "instead. See github.com/pytorch/pytorch/pull/30531 for more information.")
+VIEW_NOT_COMPATIBLE = (
+    "view size is not compatible with input tensor's size and stride (at least one dimension "
+    "spans across two contiguous subspaces). Use .reshape(...) instead.")
+ANOMALY_HINT = ("Hint: enable anomaly detection to find the operation that failed to compute "
+                "its gradient, with ember.autograd.set_detect_anomaly(True, check_nan=False).")
+
+
+def shape_list(shape):
+    """[2, 3] the way PyTorch prints a size inside messages."""
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+def type_and_shape(tensor):
+    """'ember.FloatTensor [2, 3]': how PyTorch names a tensor in autograd errors."""
+    return f"ember.{tensor.dtype.tensor_type} {shape_list(tensor.shape)}"
+
+
+def modified_by_inplace(tensor, node, output_nr, expected_version):
+    from .autograd.graph import short_name  # noqa: PLC0415 - error path only
+    where = f", which is output {output_nr} of {short_name(node)}," if node is not None else ""
+    return ("one of the variables needed for gradient computation has been modified by an "
+            f"inplace operation: [{type_and_shape(tensor)}]{where} is at version "
+            f"{tensor._storage.version}; expected version {expected_version} instead. "
+            + ANOMALY_HINT)
+
+
+def broadcast_mismatch(shape_a, shape_b):
+    """The first dimension (from the right) where two shapes fail to broadcast."""
+    ndim = max(len(shape_a), len(shape_b))
+    a = (1,) * (ndim - len(shape_a)) + tuple(shape_a)
+    b = (1,) * (ndim - len(shape_b)) + tuple(shape_b)
+    for i in range(ndim - 1, -1, -1):
+        if a[i] != b[i] and a[i] != 1 and b[i] != 1:
+            return (f"The size of tensor a ({a[i]}) must match the size of tensor b ({b[i]}) "
+                    f"at non-singleton dimension {i}")
+    return None
+
+
+def inplace_broadcast(out_shape, broadcast_shape):
+    return (f"output with shape {shape_list(out_shape)} doesn't match the broadcast shape "
+            f"{shape_list(broadcast_shape)}")
+
+
+def cannot_cast(result_dtype, out_dtype):
+    return (f"result type {_scalar_type_name(result_dtype)} can't be cast to the desired output "
+            f"type {_scalar_type_name(out_dtype)}")
+
+
+_SCALAR_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half",
+                 "bfloat16": "BFloat16", "int64": "Long", "int32": "Int", "int16": "Short",
+                 "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+
+
+def _scalar_type_name(dtype):
+    return _SCALAR_NAMES[dtype.name]
+
+
+def dim_out_of_range(dim, ndim):
+    low, high = (-ndim, ndim - 1) if ndim > 0 else (-1, 0)
+    return (f"Dimension out of range (expected to be in range of [{low}, {high}], "
+            f"but got {dim})")
+
+
+def device_mismatch(device_a, device_b):
+    return ("Expected all tensors to be on the same device, but found at least two devices, "
+            f"{device_a} and {device_b}!")

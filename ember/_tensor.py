@@ -1,0 +1,1480 @@
+"""The Tensor: a backend array plus what autograd needs to know about it.
+
+A Tensor holds an array (`_data`, possibly a strided view into a buffer shared
+with other tensors), its device, a storage record shared by all views of the
+same memory (the root array and the version counter), and the autograd fields.
+It does no arithmetic itself: every method below is a one-line door into the op
+that defines it in `ember/ops/`, grouped by family.
+"""
+import warnings
+import weakref
+
+from . import _dtype, _errors
+from ._device import CPU as _CPU
+from ._size import Size
+from .autograd import graph as _graph
+from .autograd.grad_mode import state as _grad_state
+
+__all__ = ["Tensor"]
+
+
+class _Storage:
+    """Shared by a tensor and all its views: the root array and the version counter."""
+
+    __slots__ = ("root", "version")
+
+    def __init__(self, root):
+        self.root = root
+        self.version = 0
+
+
+_new = object.__new__
+
+
+def make_tensor(data, device=_CPU):
+    """Wrap a backend array in a fresh Tensor with its own storage (no copy)."""
+    t = _new(Tensor)
+    t._data = data
+    t._device = device
+    t._storage = _Storage(data)
+    t._base = None
+    t.grad_fn = None
+    t._requires_grad = False
+    t._grad = None
+    t._output_nr = 0
+    t._grad_accumulator = None
+    t._extras = None
+    return t
+
+
+def make_view(data, base):
+    """Wrap `data`, a view of `base`'s memory: it shares storage and version counter."""
+    t = _new(Tensor)
+    t._data = data
+    t._device = base._device
+    t._storage = base._storage
+    t._base = base if base._base is None else base._base
+    t.grad_fn = None
+    t._requires_grad = False
+    t._grad = None
+    t._output_nr = 0
+    t._grad_accumulator = None
+    t._extras = None
+    return t
+
+
+class Tensor:
+    """A multi-dimensional array on a device that can record how it was computed.
+
+    `ember.Tensor(...)` is PyTorch's legacy constructor: always float32, and
+    `Tensor(2, 3)` makes an uninitialised 2x3 tensor.
+    """
+
+    __slots__ = ("_data", "_device", "_storage", "_base", "grad_fn", "_requires_grad", "_grad",
+                 "_output_nr", "_grad_accumulator", "_extras", "__weakref__")
+
+    __hash__ = object.__hash__
+    __array_priority__ = 1000  # NumPy defers `ndarray op Tensor` to our reflected operators
+
+    def __new__(cls, *args, **kwargs):
+        return _creation.legacy_constructor(cls, *args, **kwargs)
+
+    # ================================================================ attributes
+    @property
+    def shape(self):
+        return Size(self._data.shape)
+
+    def size(self, dim=None):
+        """The shape, or the length of one dimension."""
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[_canonical_dim(dim, self._data.ndim)]
+
+    def dim(self):
+        return self._data.ndim
+
+    ndimension = dim
+
+    @property
+    def ndim(self):
+        return self._data.ndim
+
+    def numel(self):
+        return self._data.size
+
+    nelement = numel
+
+    @property
+    def dtype(self):
+        return _dtype.FROM_NUMPY[self._data.dtype]
+
+    @property
+    def device(self):
+        return self._device
+
+    @property
+    def is_cuda(self):
+        return self._device.type == "cuda"
+
+    @property
+    def is_cpu(self):
+        return self._device.type == "cpu"
+
+    @property
+    def layout(self):
+        return "ember.strided"
+
+    def stride(self, dim=None):
+        """Strides in elements, from the array's strides in bytes."""
+        itemsize = self._data.itemsize
+        strides = tuple(s // itemsize for s in self._data.strides)
+        if dim is None:
+            return strides
+        return strides[_canonical_dim(dim, self._data.ndim)]
+
+    def storage_offset(self):
+        """Elements between the start of the shared storage and this tensor's first element."""
+        root = self._storage.root
+        if self._data.size == 0:
+            return 0
+        return (_address(self._data) - _address(root)) // self._data.itemsize
+
+    def data_ptr(self):
+        return _address(self._data)
+
+    def is_contiguous(self, memory_format=None):
+        """C-contiguity as PyTorch defines it (size-1 dimensions may have any stride)."""
+        expected = 1
+        for size, stride in zip(reversed(self._data.shape), reversed(self.stride())):
+            if size == 1:
+                continue
+            if size == 0:
+                return True
+            if stride != expected:
+                return False
+            expected *= size
+        return True
+
+    def element_size(self):
+        return self._data.itemsize
+
+    @property
+    def itemsize(self):
+        return self._data.itemsize
+
+    @property
+    def nbytes(self):
+        return self._data.nbytes
+
+    def is_floating_point(self):
+        return self._data.dtype.kind == "f" or self.dtype is _dtype.bfloat16
+
+    def is_complex(self):
+        return False
+
+    @property
+    def _version(self):
+        return self._storage.version
+
+    def get_device(self):
+        return -1 if self._device.type == "cpu" else self._device.index
+
+    # ================================================================ autograd state
+    @property
+    def is_leaf(self):
+        return self.grad_fn is None
+
+    @property
+    def requires_grad(self):
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        self.requires_grad_(value)
+
+    def requires_grad_(self, requires_grad=True):
+        """Set whether autograd records ops on this leaf; returns self."""
+        requires_grad = bool(requires_grad)
+        if self.grad_fn is not None:
+            if not requires_grad:
+                raise RuntimeError(_errors.NON_LEAF_REQUIRES_GRAD)
+            return self
+        if requires_grad and not self.is_floating_point():
+            raise RuntimeError(_errors.ONLY_FLOAT_REQUIRES_GRAD)
+        self._requires_grad = requires_grad
+        return self
+
+    @property
+    def grad(self):
+        if self.grad_fn is not None and not self.retains_grad and self._grad is None:
+            warnings.warn(_errors.NON_LEAF_GRAD_ACCESS, UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad "
+                                f"of type {type(value).__name__}")
+            if value.dtype is not self.dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+            if value._data.shape != self._data.shape:
+                raise RuntimeError("assigned grad has data of a different size")
+        self._grad = value
+
+    @grad.deleter
+    def grad(self):
+        self._grad = None
+
+    @property
+    def retains_grad(self):
+        return bool(self._extras and self._extras.get("retains_grad"))
+
+    def retain_grad(self):
+        """Keep `.grad` for this non-leaf tensor after backward (a no-op on leaves)."""
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is None or self.retains_grad:
+            return
+        node = self.grad_fn
+        if node._retained is None:
+            node._retained = {}
+        node._retained[self._output_nr] = weakref.ref(self)
+        self._extra_dict()["retains_grad"] = True
+
+    def register_hook(self, hook):
+        """Call `hook(grad)` when this tensor's gradient is computed; it may return a new one."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            return self.grad_fn._add_pre_hook(self._output_nr, hook)
+        hooks = self._extra_dict().setdefault("hooks", [])
+        hooks.append(hook)
+        return _graph._RemovableHandle(hooks, hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """Call `hook(tensor)` after this leaf's `.grad` has been accumulated."""
+        if self.grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
+                               "tensors")
+        hooks = self._extra_dict().setdefault("post_accumulate_hooks", [])
+        hooks.append(hook)
+        return _graph._RemovableHandle(hooks, hook)
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Compute the gradient of this tensor with respect to the graph's leaves."""
+        _autograd_api.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def detach(self):
+        """A new tensor sharing this one's memory, cut from the graph."""
+        return self._alias()
+
+    def detach_(self):
+        """Cut this tensor from the graph in place, making it a leaf."""
+        if self._base is not None and self._base._requires_grad:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead. If you are "
+                               "using DistributedDataParallel (DDP) for training, and "
+                               "gradient_as_bucket_view is set as True, gradients are views of "
+                               "DDP buckets, and hence detach_() cannot be called on these "
+                               "gradients. To fix this error, please refer to the "
+                               "Optimizer.zero_grad() function in torch/optim/optimizer.py as "
+                               "the solution.")
+        self.grad_fn = None
+        self._requires_grad = False
+        self._output_nr = 0
+        return self
+
+    @property
+    def data(self):
+        """This tensor's values as a tensor outside the graph (shares memory)."""
+        return self._alias()
+
+    @data.setter
+    def data(self, value):
+        self._data = value._data
+        self._storage = value._storage
+        self._device = value._device
+
+    @property
+    def _base_tensor(self):
+        return self._base
+
+    # ---------------------------------------------------------------- internals
+    def _alias(self):
+        """A tensor over the same memory and version counter, without history."""
+        t = _new(Tensor)
+        t._data = self._data
+        t._device = self._device
+        t._storage = self._storage
+        t._base = self._base
+        t.grad_fn = None
+        t._requires_grad = False
+        t._grad = None
+        t._output_nr = 0
+        t._grad_accumulator = None
+        t._extras = None
+        return t
+
+    def _owned_copy(self):
+        """A detached copy with fresh memory (what `.grad` keeps)."""
+        return make_tensor(self._data.copy(), self._device)
+
+    def _accumulate_(self, other):
+        """self += other on the raw arrays, for gradient accumulation."""
+        data = self._data
+        data += other._data
+        self._storage.version += 1
+
+    def _extra_dict(self):
+        if self._extras is None:
+            self._extras = {}
+        return self._extras
+
+    # ================================================================ Python protocol
+    def __repr__(self, *, tensor_contents=None):
+        return _tensor_str.tensor_repr(self)
+
+    __str__ = __repr__
+
+    def __format__(self, format_spec):
+        if self._data.ndim == 0:
+            return self.item().__format__(format_spec)
+        return object.__format__(self, format_spec)
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(_views.unbind(self, 0))
+
+    def __bool__(self):
+        if self._data.size != 1:
+            if self._data.size == 0:
+                raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+            raise RuntimeError(_errors.AMBIGUOUS_BOOL)
+        return bool(self._data.reshape(()).item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __float__(self):
+        return float(self.item())
+
+    def __index__(self):
+        if self._data.dtype.kind not in "iub" or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an "
+                            "index")
+        return int(self._data.reshape(()).item())
+
+    def __complex__(self):
+        return complex(self.item())
+
+    def item(self):
+        """The value of a one-element tensor as a Python number."""
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted "
+                               "to Scalar")
+        return _interop.to_python_scalar(self)
+
+    def tolist(self):
+        """Nested Python lists of Python numbers."""
+        return _interop.tolist(self)
+
+    def numpy(self, *, force=False):
+        """The NumPy array behind this CPU tensor (shared memory, no copy)."""
+        return _interop.numpy(self, force=force)
+
+    def __array__(self, dtype=None, copy=None):
+        return _interop.array(self, dtype, copy)
+
+    def __dlpack__(self, *args, **kwargs):
+        return self._data.__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self):
+        return self._data.__dlpack_device__()
+
+    def __deepcopy__(self, memo):
+        return _conversion.deepcopy(self, memo)
+
+    def __reduce_ex__(self, protocol):
+        return _conversion.reduce_ex(self, protocol)
+
+    # ================================================================ creation (ops/creation.py)
+    def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
+        return _creation.new_tensor(self, data, dtype=dtype, device=device,
+                                    requires_grad=requires_grad)
+
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+        return _creation.new_zeros(self, *size, dtype=dtype, device=device,
+                                   requires_grad=requires_grad)
+
+    def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+        return _creation.new_ones(self, *size, dtype=dtype, device=device,
+                                  requires_grad=requires_grad)
+
+    def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+        return _creation.new_empty(self, *size, dtype=dtype, device=device,
+                                   requires_grad=requires_grad)
+
+    def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+        return _creation.new_full(self, size, fill_value, dtype=dtype, device=device,
+                                  requires_grad=requires_grad)
+
+    # ================================================================ conversion (ops/conversion.py)
+    def to(self, *args, **kwargs):
+        return _conversion.to(self, *args, **kwargs)
+
+    def type(self, dtype=None, non_blocking=False, **kwargs):
+        return _conversion.type(self, dtype, non_blocking, **kwargs)
+
+    def type_as(self, other):
+        return _conversion.to(self, other.dtype)
+
+    def cpu(self, memory_format=None):
+        return _conversion.to(self, "cpu")
+
+    def cuda(self, device=None, non_blocking=False, memory_format=None):
+        return _conversion.to(self, "cuda" if device is None else device)
+
+    def float(self, memory_format=None):
+        return _conversion.to(self, _dtype.float32)
+
+    def double(self, memory_format=None):
+        return _conversion.to(self, _dtype.float64)
+
+    def half(self, memory_format=None):
+        return _conversion.to(self, _dtype.float16)
+
+    def bfloat16(self, memory_format=None):
+        return _conversion.to(self, _dtype.bfloat16)
+
+    def long(self, memory_format=None):
+        return _conversion.to(self, _dtype.int64)
+
+    def int(self, memory_format=None):
+        return _conversion.to(self, _dtype.int32)
+
+    def short(self, memory_format=None):
+        return _conversion.to(self, _dtype.int16)
+
+    def char(self, memory_format=None):
+        return _conversion.to(self, _dtype.int8)
+
+    def byte(self, memory_format=None):
+        return _conversion.to(self, _dtype.uint8)
+
+    def bool(self, memory_format=None):
+        return _conversion.to(self, _dtype.bool)
+
+    def clone(self, *, memory_format=None):
+        return _conversion.clone(self, memory_format=memory_format)
+
+    def contiguous(self, memory_format=None):
+        return _conversion.contiguous(self)
+
+    def copy_(self, src, non_blocking=False):
+        return _conversion.copy_(self, src)
+
+    # ================================================================ pointwise (ops/pointwise.py)
+    def __add__(self, other):
+        return _pointwise.add(self, other)
+
+    def __radd__(self, other):
+        return _pointwise.add(self, other)
+
+    def __iadd__(self, other):
+        return _pointwise.add_(self, other)
+
+    def __sub__(self, other):
+        return _pointwise.sub(self, other)
+
+    def __rsub__(self, other):
+        return _pointwise.rsub(self, other)
+
+    def __isub__(self, other):
+        return _pointwise.sub_(self, other)
+
+    def __mul__(self, other):
+        return _pointwise.mul(self, other)
+
+    def __rmul__(self, other):
+        return _pointwise.mul(self, other)
+
+    def __imul__(self, other):
+        return _pointwise.mul_(self, other)
+
+    def __truediv__(self, other):
+        return _pointwise.div(self, other)
+
+    def __rtruediv__(self, other):
+        return _pointwise.rdiv(self, other)
+
+    def __itruediv__(self, other):
+        return _pointwise.div_(self, other)
+
+    def __floordiv__(self, other):
+        return _pointwise.floor_divide(self, other)
+
+    def __rfloordiv__(self, other):
+        return _pointwise.rfloordiv(self, other)
+
+    def __ifloordiv__(self, other):
+        return _pointwise.floor_divide_(self, other)
+
+    def __mod__(self, other):
+        return _pointwise.remainder(self, other)
+
+    def __rmod__(self, other):
+        return _pointwise.rremainder(self, other)
+
+    def __imod__(self, other):
+        return _pointwise.remainder_(self, other)
+
+    def __pow__(self, exponent):
+        return _pointwise.pow(self, exponent)
+
+    def __rpow__(self, other):
+        return _pointwise.rpow(self, other)
+
+    def __ipow__(self, exponent):
+        return _pointwise.pow_(self, exponent)
+
+    def __neg__(self):
+        return _pointwise.neg(self)
+
+    def __pos__(self):
+        return _pointwise.positive(self)
+
+    def __abs__(self):
+        return _pointwise.abs(self)
+
+    def __invert__(self):
+        return _pointwise.bitwise_not(self)
+
+    def __and__(self, other):
+        return _pointwise.bitwise_and(self, other)
+
+    __rand__ = __and__
+
+    def __iand__(self, other):
+        return _pointwise.bitwise_and_(self, other)
+
+    def __or__(self, other):
+        return _pointwise.bitwise_or(self, other)
+
+    __ror__ = __or__
+
+    def __ior__(self, other):
+        return _pointwise.bitwise_or_(self, other)
+
+    def __xor__(self, other):
+        return _pointwise.bitwise_xor(self, other)
+
+    __rxor__ = __xor__
+
+    def __ixor__(self, other):
+        return _pointwise.bitwise_xor_(self, other)
+
+    def __lshift__(self, other):
+        return _pointwise.bitwise_left_shift(self, other)
+
+    def __rlshift__(self, other):
+        return _pointwise.rlshift(self, other)
+
+    def __ilshift__(self, other):
+        return _pointwise.bitwise_left_shift_(self, other)
+
+    def __rshift__(self, other):
+        return _pointwise.bitwise_right_shift(self, other)
+
+    def __rrshift__(self, other):
+        return _pointwise.rrshift(self, other)
+
+    def __irshift__(self, other):
+        return _pointwise.bitwise_right_shift_(self, other)
+
+    def __eq__(self, other):
+        return _pointwise.eq(self, other)
+
+    def __ne__(self, other):
+        return _pointwise.ne(self, other)
+
+    def __lt__(self, other):
+        return _pointwise.lt(self, other)
+
+    def __le__(self, other):
+        return _pointwise.le(self, other)
+
+    def __gt__(self, other):
+        return _pointwise.gt(self, other)
+
+    def __ge__(self, other):
+        return _pointwise.ge(self, other)
+
+    def add(self, other, *, alpha=1):
+        return _pointwise.add(self, other, alpha=alpha)
+
+    def add_(self, other, *, alpha=1):
+        return _pointwise.add_(self, other, alpha=alpha)
+
+    def sub(self, other, *, alpha=1):
+        return _pointwise.sub(self, other, alpha=alpha)
+
+    def sub_(self, other, *, alpha=1):
+        return _pointwise.sub_(self, other, alpha=alpha)
+
+    subtract, subtract_ = sub, sub_
+
+    def mul(self, other):
+        return _pointwise.mul(self, other)
+
+    def mul_(self, other):
+        return _pointwise.mul_(self, other)
+
+    multiply, multiply_ = mul, mul_
+
+    def div(self, other, *, rounding_mode=None):
+        return _pointwise.div(self, other, rounding_mode=rounding_mode)
+
+    def div_(self, other, *, rounding_mode=None):
+        return _pointwise.div_(self, other, rounding_mode=rounding_mode)
+
+    divide, divide_ = div, div_
+
+    def true_divide(self, other):
+        return _pointwise.div(self, other)
+
+    def true_divide_(self, other):
+        return _pointwise.div_(self, other)
+
+    def floor_divide(self, other):
+        return _pointwise.floor_divide(self, other)
+
+    def floor_divide_(self, other):
+        return _pointwise.floor_divide_(self, other)
+
+    def remainder(self, other):
+        return _pointwise.remainder(self, other)
+
+    def remainder_(self, other):
+        return _pointwise.remainder_(self, other)
+
+    def fmod(self, other):
+        return _pointwise.fmod(self, other)
+
+    def fmod_(self, other):
+        return _pointwise.fmod_(self, other)
+
+    def pow(self, exponent):
+        return _pointwise.pow(self, exponent)
+
+    def pow_(self, exponent):
+        return _pointwise.pow_(self, exponent)
+
+    def float_power(self, exponent):
+        return _pointwise.float_power(self, exponent)
+
+    def neg(self):
+        return _pointwise.neg(self)
+
+    def neg_(self):
+        return _pointwise.neg_(self)
+
+    negative, negative_ = neg, neg_
+
+    def positive(self):
+        return _pointwise.positive(self)
+
+    def abs(self):
+        return _pointwise.abs(self)
+
+    def abs_(self):
+        return _pointwise.abs_(self)
+
+    absolute, absolute_ = abs, abs_
+
+    def sign(self):
+        return _pointwise.sign(self)
+
+    def sign_(self):
+        return _pointwise.sign_(self)
+
+    def sgn(self):
+        return _pointwise.sgn(self)
+
+    def signbit(self):
+        return _pointwise.signbit(self)
+
+    def sqrt(self):
+        return _pointwise.sqrt(self)
+
+    def sqrt_(self):
+        return _pointwise.sqrt_(self)
+
+    def rsqrt(self):
+        return _pointwise.rsqrt(self)
+
+    def rsqrt_(self):
+        return _pointwise.rsqrt_(self)
+
+    def square(self):
+        return _pointwise.square(self)
+
+    def square_(self):
+        return _pointwise.square_(self)
+
+    def exp(self):
+        return _pointwise.exp(self)
+
+    def exp_(self):
+        return _pointwise.exp_(self)
+
+    def exp2(self):
+        return _pointwise.exp2(self)
+
+    def exp2_(self):
+        return _pointwise.exp2_(self)
+
+    def expm1(self):
+        return _pointwise.expm1(self)
+
+    def expm1_(self):
+        return _pointwise.expm1_(self)
+
+    def log(self):
+        return _pointwise.log(self)
+
+    def log_(self):
+        return _pointwise.log_(self)
+
+    def log1p(self):
+        return _pointwise.log1p(self)
+
+    def log1p_(self):
+        return _pointwise.log1p_(self)
+
+    def log2(self):
+        return _pointwise.log2(self)
+
+    def log2_(self):
+        return _pointwise.log2_(self)
+
+    def log10(self):
+        return _pointwise.log10(self)
+
+    def log10_(self):
+        return _pointwise.log10_(self)
+
+    def sin(self):
+        return _pointwise.sin(self)
+
+    def sin_(self):
+        return _pointwise.sin_(self)
+
+    def cos(self):
+        return _pointwise.cos(self)
+
+    def cos_(self):
+        return _pointwise.cos_(self)
+
+    def tan(self):
+        return _pointwise.tan(self)
+
+    def tan_(self):
+        return _pointwise.tan_(self)
+
+    def asin(self):
+        return _pointwise.asin(self)
+
+    def asin_(self):
+        return _pointwise.asin_(self)
+
+    def acos(self):
+        return _pointwise.acos(self)
+
+    def acos_(self):
+        return _pointwise.acos_(self)
+
+    def atan(self):
+        return _pointwise.atan(self)
+
+    def atan_(self):
+        return _pointwise.atan_(self)
+
+    arcsin, arccos, arctan = asin, acos, atan
+
+    def atan2(self, other):
+        return _pointwise.atan2(self, other)
+
+    def atan2_(self, other):
+        return _pointwise.atan2_(self, other)
+
+    arctan2 = atan2
+
+    def sinh(self):
+        return _pointwise.sinh(self)
+
+    def sinh_(self):
+        return _pointwise.sinh_(self)
+
+    def cosh(self):
+        return _pointwise.cosh(self)
+
+    def cosh_(self):
+        return _pointwise.cosh_(self)
+
+    def tanh(self):
+        return _pointwise.tanh(self)
+
+    def tanh_(self):
+        return _pointwise.tanh_(self)
+
+    def asinh(self):
+        return _pointwise.asinh(self)
+
+    def acosh(self):
+        return _pointwise.acosh(self)
+
+    def atanh(self):
+        return _pointwise.atanh(self)
+
+    arcsinh, arccosh, arctanh = asinh, acosh, atanh
+
+    def sigmoid(self):
+        return _pointwise.sigmoid(self)
+
+    def sigmoid_(self):
+        return _pointwise.sigmoid_(self)
+
+    def logit(self, eps=None):
+        return _pointwise.logit(self, eps)
+
+    def relu(self):
+        return _pointwise.relu(self)
+
+    def relu_(self):
+        return _pointwise.relu_(self)
+
+    def clamp(self, min=None, max=None):
+        return _pointwise.clamp(self, min, max)
+
+    def clamp_(self, min=None, max=None):
+        return _pointwise.clamp_(self, min, max)
+
+    clip, clip_ = clamp, clamp_
+
+    def clamp_min(self, min):
+        return _pointwise.clamp_min(self, min)
+
+    def clamp_min_(self, min):
+        return _pointwise.clamp_min_(self, min)
+
+    def clamp_max(self, max):
+        return _pointwise.clamp_max(self, max)
+
+    def clamp_max_(self, max):
+        return _pointwise.clamp_max_(self, max)
+
+    def floor(self):
+        return _pointwise.floor(self)
+
+    def floor_(self):
+        return _pointwise.floor_(self)
+
+    def ceil(self):
+        return _pointwise.ceil(self)
+
+    def ceil_(self):
+        return _pointwise.ceil_(self)
+
+    def round(self, *, decimals=0):
+        return _pointwise.round(self, decimals=decimals)
+
+    def round_(self, *, decimals=0):
+        return _pointwise.round_(self, decimals=decimals)
+
+    def trunc(self):
+        return _pointwise.trunc(self)
+
+    def trunc_(self):
+        return _pointwise.trunc_(self)
+
+    fix, fix_ = trunc, trunc_
+
+    def frac(self):
+        return _pointwise.frac(self)
+
+    def frac_(self):
+        return _pointwise.frac_(self)
+
+    def reciprocal(self):
+        return _pointwise.reciprocal(self)
+
+    def reciprocal_(self):
+        return _pointwise.reciprocal_(self)
+
+    def maximum(self, other):
+        return _pointwise.maximum(self, other)
+
+    def minimum(self, other):
+        return _pointwise.minimum(self, other)
+
+    def fmax(self, other):
+        return _pointwise.fmax(self, other)
+
+    def fmin(self, other):
+        return _pointwise.fmin(self, other)
+
+    def lerp(self, end, weight):
+        return _pointwise.lerp(self, end, weight)
+
+    def lerp_(self, end, weight):
+        return _pointwise.lerp_(self, end, weight)
+
+    def addcmul(self, tensor1, tensor2, *, value=1):
+        return _pointwise.addcmul(self, tensor1, tensor2, value=value)
+
+    def addcmul_(self, tensor1, tensor2, *, value=1):
+        return _pointwise.addcmul_(self, tensor1, tensor2, value=value)
+
+    def addcdiv(self, tensor1, tensor2, *, value=1):
+        return _pointwise.addcdiv(self, tensor1, tensor2, value=value)
+
+    def addcdiv_(self, tensor1, tensor2, *, value=1):
+        return _pointwise.addcdiv_(self, tensor1, tensor2, value=value)
+
+    def erf(self):
+        return _pointwise.erf(self)
+
+    def erf_(self):
+        return _pointwise.erf_(self)
+
+    def erfc(self):
+        return _pointwise.erfc(self)
+
+    def erfinv(self):
+        return _pointwise.erfinv(self)
+
+    def hypot(self, other):
+        return _pointwise.hypot(self, other)
+
+    def logaddexp(self, other):
+        return _pointwise.logaddexp(self, other)
+
+    def xlogy(self, other):
+        return _pointwise.xlogy(self, other)
+
+    def copysign(self, other):
+        return _pointwise.copysign(self, other)
+
+    def deg2rad(self):
+        return _pointwise.deg2rad(self)
+
+    def rad2deg(self):
+        return _pointwise.rad2deg(self)
+
+    def where(self, condition, other):
+        return _pointwise.where(condition, self, other)
+
+    def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
+        return _pointwise.nan_to_num(self, nan, posinf, neginf)
+
+    def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
+        return _pointwise.nan_to_num_(self, nan, posinf, neginf)
+
+    def logical_and(self, other):
+        return _pointwise.logical_and(self, other)
+
+    def logical_or(self, other):
+        return _pointwise.logical_or(self, other)
+
+    def logical_xor(self, other):
+        return _pointwise.logical_xor(self, other)
+
+    def logical_not(self):
+        return _pointwise.logical_not(self)
+
+    def bitwise_and(self, other):
+        return _pointwise.bitwise_and(self, other)
+
+    def bitwise_or(self, other):
+        return _pointwise.bitwise_or(self, other)
+
+    def bitwise_xor(self, other):
+        return _pointwise.bitwise_xor(self, other)
+
+    def bitwise_not(self):
+        return _pointwise.bitwise_not(self)
+
+    def bitwise_left_shift(self, other):
+        return _pointwise.bitwise_left_shift(self, other)
+
+    def bitwise_right_shift(self, other):
+        return _pointwise.bitwise_right_shift(self, other)
+
+    def eq(self, other):
+        return _pointwise.eq(self, other)
+
+    def ne(self, other):
+        return _pointwise.ne(self, other)
+
+    def lt(self, other):
+        return _pointwise.lt(self, other)
+
+    def le(self, other):
+        return _pointwise.le(self, other)
+
+    def gt(self, other):
+        return _pointwise.gt(self, other)
+
+    def ge(self, other):
+        return _pointwise.ge(self, other)
+
+    not_equal, less, less_equal, greater, greater_equal = ne, lt, le, gt, ge
+
+    def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+        return _pointwise.isclose(self, other, rtol, atol, equal_nan)
+
+    def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+        return _pointwise.allclose(self, other, rtol, atol, equal_nan)
+
+    def equal(self, other):
+        return _pointwise.equal(self, other)
+
+    def isnan(self):
+        return _pointwise.isnan(self)
+
+    def isinf(self):
+        return _pointwise.isinf(self)
+
+    def isfinite(self):
+        return _pointwise.isfinite(self)
+
+    def isposinf(self):
+        return _pointwise.isposinf(self)
+
+    def isneginf(self):
+        return _pointwise.isneginf(self)
+
+    def fill_(self, value):
+        return _pointwise.fill_(self, value)
+
+    def zero_(self):
+        return _pointwise.zero_(self)
+
+    # ================================================================ reductions (ops/reduction.py)
+    def sum(self, dim=None, keepdim=False, *, dtype=None):
+        return _reduction.sum(self, dim, keepdim, dtype=dtype)
+
+    def nansum(self, dim=None, keepdim=False, *, dtype=None):
+        return _reduction.nansum(self, dim, keepdim, dtype=dtype)
+
+    def mean(self, dim=None, keepdim=False, *, dtype=None):
+        return _reduction.mean(self, dim, keepdim, dtype=dtype)
+
+    def nanmean(self, dim=None, keepdim=False, *, dtype=None):
+        return _reduction.nanmean(self, dim, keepdim, dtype=dtype)
+
+    def prod(self, dim=None, keepdim=False, *, dtype=None):
+        return _reduction.prod(self, dim, keepdim, dtype=dtype)
+
+    def amax(self, dim=(), keepdim=False):
+        return _reduction.amax(self, dim, keepdim)
+
+    def amin(self, dim=(), keepdim=False):
+        return _reduction.amin(self, dim, keepdim)
+
+    def aminmax(self, *, dim=None, keepdim=False):
+        return _reduction.aminmax(self, dim=dim, keepdim=keepdim)
+
+    def max(self, dim=None, keepdim=False):
+        return _reduction.max(self, dim, keepdim)
+
+    def min(self, dim=None, keepdim=False):
+        return _reduction.min(self, dim, keepdim)
+
+    def argmax(self, dim=None, keepdim=False):
+        return _reduction.argmax(self, dim, keepdim)
+
+    def argmin(self, dim=None, keepdim=False):
+        return _reduction.argmin(self, dim, keepdim)
+
+    def std(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        return _reduction.std(self, dim, unbiased, keepdim, correction=correction)
+
+    def var(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        return _reduction.var(self, dim, unbiased, keepdim, correction=correction)
+
+    def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
+        return _reduction.norm(self, p, dim, keepdim, dtype=dtype)
+
+    def logsumexp(self, dim, keepdim=False):
+        return _reduction.logsumexp(self, dim, keepdim)
+
+    def cumsum(self, dim, *, dtype=None):
+        return _reduction.cumsum(self, dim, dtype=dtype)
+
+    def cumsum_(self, dim, *, dtype=None):
+        return _reduction.cumsum_(self, dim, dtype=dtype)
+
+    def cumprod(self, dim, *, dtype=None):
+        return _reduction.cumprod(self, dim, dtype=dtype)
+
+    def cummax(self, dim):
+        return _reduction.cummax(self, dim)
+
+    def cummin(self, dim):
+        return _reduction.cummin(self, dim)
+
+    def all(self, dim=None, keepdim=False):
+        return _reduction.all(self, dim, keepdim)
+
+    def any(self, dim=None, keepdim=False):
+        return _reduction.any(self, dim, keepdim)
+
+    def count_nonzero(self, dim=None):
+        return _reduction.count_nonzero(self, dim)
+
+    def median(self, dim=None, keepdim=False):
+        return _reduction.median(self, dim, keepdim)
+
+    def sort(self, dim=-1, descending=False, stable=False):
+        return _reduction.sort(self, dim, descending, stable=stable)
+
+    def argsort(self, dim=-1, descending=False, stable=False):
+        return _reduction.argsort(self, dim, descending, stable=stable)
+
+    def msort(self):
+        return _reduction.msort(self)
+
+    def topk(self, k, dim=-1, largest=True, sorted=True):
+        return _reduction.topk(self, k, dim, largest, sorted)
+
+    def kthvalue(self, k, dim=-1, keepdim=False):
+        return _reduction.kthvalue(self, k, dim, keepdim)
+
+    def unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
+        return _reduction.unique(self, sorted, return_inverse, return_counts, dim)
+
+    # ================================================================ views and shapes (ops/views.py)
+    def view(self, *shape):
+        return _views.view(self, *shape)
+
+    def view_as(self, other):
+        return _views.view(self, other.shape)
+
+    def reshape(self, *shape):
+        return _views.reshape(self, *shape)
+
+    def reshape_as(self, other):
+        return _views.reshape(self, other.shape)
+
+    def transpose(self, dim0, dim1):
+        return _views.transpose(self, dim0, dim1)
+
+    def transpose_(self, dim0, dim1):
+        return _views.transpose_(self, dim0, dim1)
+
+    swapaxes = swapdims = transpose
+
+    def t(self):
+        return _views.t(self)
+
+    def t_(self):
+        return _views.t_(self)
+
+    @property
+    def T(self):
+        return _views.T(self)
+
+    @property
+    def mT(self):
+        return _views.mT(self)
+
+    @property
+    def H(self):
+        return _views.T(self)
+
+    @property
+    def mH(self):
+        return _views.mT(self)
+
+    def adjoint(self):
+        return _views.mT(self)
+
+    def permute(self, *dims):
+        return _views.permute(self, *dims)
+
+    def movedim(self, source, destination):
+        return _views.movedim(self, source, destination)
+
+    moveaxis = movedim
+
+    def squeeze(self, dim=None):
+        return _views.squeeze(self, dim)
+
+    def squeeze_(self, dim=None):
+        return _views.squeeze_(self, dim)
+
+    def unsqueeze(self, dim):
+        return _views.unsqueeze(self, dim)
+
+    def unsqueeze_(self, dim):
+        return _views.unsqueeze_(self, dim)
+
+    def flatten(self, start_dim=0, end_dim=-1):
+        return _views.flatten(self, start_dim, end_dim)
+
+    def ravel(self):
+        return _views.ravel(self)
+
+    def unflatten(self, dim, sizes):
+        return _views.unflatten(self, dim, sizes)
+
+    def expand(self, *sizes):
+        return _views.expand(self, *sizes)
+
+    def expand_as(self, other):
+        return _views.expand(self, other.shape)
+
+    def broadcast_to(self, size):
+        return _views.expand(self, size)
+
+    def repeat(self, *repeats):
+        return _views.repeat(self, *repeats)
+
+    def tile(self, *dims):
+        return _views.tile(self, *dims)
+
+    def narrow(self, dim, start, length):
+        return _views.narrow(self, dim, start, length)
+
+    def select(self, dim, index):
+        return _views.select(self, dim, index)
+
+    def unbind(self, dim=0):
+        return _views.unbind(self, dim)
+
+    def split(self, split_size, dim=0):
+        return _views.split(self, split_size, dim)
+
+    def tensor_split(self, indices_or_sections, dim=0):
+        return _views.tensor_split(self, indices_or_sections, dim)
+
+    def chunk(self, chunks, dim=0):
+        return _views.chunk(self, chunks, dim)
+
+    def diagonal(self, offset=0, dim1=0, dim2=1):
+        return _views.diagonal(self, offset, dim1, dim2)
+
+    def as_strided(self, size, stride, storage_offset=None):
+        return _views.as_strided(self, size, stride, storage_offset)
+
+    def unfold(self, dimension, size, step):
+        return _views.unfold(self, dimension, size, step)
+
+    def flip(self, *dims):
+        return _views.flip(self, *dims)
+
+    def fliplr(self):
+        return _views.fliplr(self)
+
+    def flipud(self):
+        return _views.flipud(self)
+
+    def roll(self, shifts, dims=None):
+        return _views.roll(self, shifts, dims)
+
+    def rot90(self, k=1, dims=(0, 1)):
+        return _views.rot90(self, k, dims)
+
+    # ================================================================ indexing (ops/indexing.py)
+    def __getitem__(self, index):
+        return _indexing.getitem(self, index)
+
+    def __setitem__(self, index, value):
+        _indexing.setitem(self, index, value)
+
+    def gather(self, dim, index, *, sparse_grad=False):
+        return _indexing.gather(self, dim, index)
+
+    def scatter(self, dim, index, src=None, *, value=None, reduce=None):
+        return _indexing.scatter(self, dim, index, src, value=value, reduce=reduce)
+
+    def scatter_(self, dim, index, src=None, *, value=None, reduce=None):
+        return _indexing.scatter_(self, dim, index, src, value=value, reduce=reduce)
+
+    def scatter_add(self, dim, index, src):
+        return _indexing.scatter_add(self, dim, index, src)
+
+    def scatter_add_(self, dim, index, src):
+        return _indexing.scatter_add_(self, dim, index, src)
+
+    def index_select(self, dim, index):
+        return _indexing.index_select(self, dim, index)
+
+    def index_add(self, dim, index, source, *, alpha=1):
+        return _indexing.index_add(self, dim, index, source, alpha=alpha)
+
+    def index_add_(self, dim, index, source, *, alpha=1):
+        return _indexing.index_add_(self, dim, index, source, alpha=alpha)
+
+    def index_fill_(self, dim, index, value):
+        return _indexing.index_fill_(self, dim, index, value)
+
+    def index_put_(self, indices, values, accumulate=False):
+        return _indexing.index_put_(self, indices, values, accumulate)
+
+    def masked_fill(self, mask, value):
+        return _indexing.masked_fill(self, mask, value)
+
+    def masked_fill_(self, mask, value):
+        return _indexing.masked_fill_(self, mask, value)
+
+    def masked_select(self, mask):
+        return _indexing.masked_select(self, mask)
+
+    def masked_scatter_(self, mask, source):
+        return _indexing.masked_scatter_(self, mask, source)
+
+    def take(self, index):
+        return _indexing.take(self, index)
+
+    def nonzero(self, *, as_tuple=False):
+        return _indexing.nonzero(self, as_tuple=as_tuple)
+
+    def argwhere(self):
+        return _indexing.nonzero(self)
+
+    # ================================================================ matrices (ops/linalg.py)
+    def __matmul__(self, other):
+        return _linalg.matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return _linalg.matmul(other, self)
+
+    def matmul(self, other):
+        return _linalg.matmul(self, other)
+
+    def mm(self, mat2):
+        return _linalg.mm(self, mat2)
+
+    def bmm(self, mat2):
+        return _linalg.bmm(self, mat2)
+
+    def mv(self, vec):
+        return _linalg.mv(self, vec)
+
+    def dot(self, other):
+        return _linalg.dot(self, other)
+
+    def vdot(self, other):
+        return _linalg.dot(self, other)
+
+    def inner(self, other):
+        return _linalg.inner(self, other)
+
+    def outer(self, vec2):
+        return _linalg.outer(self, vec2)
+
+    ger = outer
+
+    def addmm(self, mat1, mat2, *, beta=1, alpha=1):
+        return _linalg.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
+
+    def addmv(self, mat, vec, *, beta=1, alpha=1):
+        return _linalg.addmv(self, mat, vec, beta=beta, alpha=alpha)
+
+    def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
+        return _linalg.baddbmm(self, batch1, batch2, beta=beta, alpha=alpha)
+
+    def trace(self):
+        return _linalg.trace(self)
+
+    def tril(self, diagonal=0):
+        return _linalg.tril(self, diagonal)
+
+    def tril_(self, diagonal=0):
+        return _linalg.tril_(self, diagonal)
+
+    def triu(self, diagonal=0):
+        return _linalg.triu(self, diagonal)
+
+    def triu_(self, diagonal=0):
+        return _linalg.triu_(self, diagonal)
+
+    def diag(self, diagonal=0):
+        return _linalg.diag(self, diagonal)
+
+    def diag_embed(self, offset=0, dim1=-2, dim2=-1):
+        return _linalg.diag_embed(self, offset, dim1, dim2)
+
+    # ================================================================ neural-net ops (ops/nn_ops.py)
+    def softmax(self, dim, dtype=None):
+        return _nn_ops.softmax(self, dim, dtype=dtype)
+
+    def log_softmax(self, dim, dtype=None):
+        return _nn_ops.log_softmax(self, dim, dtype=dtype)
+
+    # ================================================================ random (ops/random.py)
+    def uniform_(self, from_=0, to=1, *, generator=None):
+        return _random_ops.uniform_(self, from_, to, generator=generator)
+
+    def normal_(self, mean=0, std=1, *, generator=None):
+        return _random_ops.normal_(self, mean, std, generator=generator)
+
+    def random_(self, from_=0, to=None, *, generator=None):
+        return _random_ops.random_(self, from_, to, generator=generator)
+
+    def exponential_(self, lambd=1, *, generator=None):
+        return _random_ops.exponential_(self, lambd, generator=generator)
+
+    def geometric_(self, p, *, generator=None):
+        return _random_ops.geometric_(self, p, generator=generator)
+
+    def log_normal_(self, mean=1, std=2, *, generator=None):
+        return _random_ops.log_normal_(self, mean, std, generator=generator)
+
+    def cauchy_(self, median=0, sigma=1, *, generator=None):
+        return _random_ops.cauchy_(self, median, sigma, generator=generator)
+
+    def bernoulli(self, p=None, *, generator=None):
+        return _random_ops.bernoulli(self, p, generator=generator)
+
+    def bernoulli_(self, p=0.5, *, generator=None):
+        return _random_ops.bernoulli_(self, p, generator=generator)
+
+    def multinomial(self, num_samples, replacement=False, *, generator=None):
+        return _random_ops.multinomial(self, num_samples, replacement, generator=generator)
+
+
+def _canonical_dim(dim, ndim):
+    """Wrap a negative dim; IndexError with PyTorch's text when out of range."""
+    bound = ndim if ndim > 0 else 1
+    if dim < -bound or dim >= bound:
+        raise IndexError(_errors.dim_out_of_range(dim, ndim))
+    return dim + bound if dim < 0 else dim
+
+
+def _address(array):
+    return array.__array_interface__["data"][0] if hasattr(array, "__array_interface__") \
+        else array.data.ptr
+
+
+# The op families, imported once, after Tensor exists (they build Tensors).
+from . import _tensor_str  # noqa: E402
+from .autograd import api as _autograd_api  # noqa: E402
+from .ops import conversion as _conversion  # noqa: E402
+from .ops import creation as _creation  # noqa: E402
+from .ops import indexing as _indexing  # noqa: E402
+from .ops import interop as _interop  # noqa: E402
+from .ops import linalg as _linalg  # noqa: E402
+from .ops import nn_ops as _nn_ops  # noqa: E402
+from .ops import pointwise as _pointwise  # noqa: E402
+from .ops import random as _random_ops  # noqa: E402
+from .ops import reduction as _reduction  # noqa: E402
+from .ops import views as _views  # noqa: E402

@@ -1,0 +1,148 @@
+"""The backward engine: iterative, deterministic, PyTorch's order.
+
+1. Count, for every node reachable from the roots, how many edges lead into it.
+2. Keep a ready queue ordered by sequence number (the most recently created node
+   first, leaves' AccumulateGrad as soon as ready), as PyTorch's CPU engine does.
+3. Run a node once all its incoming gradients are summed in its input buffer;
+   pass each result along its edge. No recursion, so graph depth is unbounded.
+"""
+import heapq
+
+from .. import _errors
+from .graph import AccumulateGrad
+from .grad_mode import state as _grad_state
+
+__all__ = ["run_backward"]
+
+
+def _dependencies(roots):
+    deps = {}
+    seen = set()
+    stack = [node for node in roots if node is not None]
+    for node in stack:
+        seen.add(node)
+    while stack:
+        node = stack.pop()
+        for child, _ in node.next_functions:
+            if child is None:
+                continue
+            deps[child] = deps.get(child, 0) + 1
+            if child not in seen:
+                seen.add(child)
+                stack.append(child)
+    return deps
+
+
+def _add_to_buffer(buffers, node, output_nr, grad):
+    buf = buffers.get(node)
+    if buf is None:
+        buf = buffers[node] = [None] * (output_nr + 1)
+    elif len(buf) <= output_nr:
+        buf.extend([None] * (output_nr + 1 - len(buf)))
+    old = buf[output_nr]
+    buf[output_nr] = grad if old is None else old + grad
+
+
+def _run_pre_hooks(node, grads):
+    for output_nr, hook in tuple(node._pre_hooks):
+        if output_nr is None:
+            replaced = hook(tuple(grads))
+            if replaced is not None:
+                grads[:] = list(replaced)
+        elif output_nr < len(grads) and grads[output_nr] is not None:
+            replaced = hook(grads[output_nr])
+            if replaced is not None:
+                grads[output_nr] = replaced
+
+
+def _retain(node, grads):
+    for output_nr, ref in node._retained.items():
+        tensor = ref()
+        if tensor is None or output_nr >= len(grads) or grads[output_nr] is None:
+            continue
+        grad = grads[output_nr]
+        if tensor._grad is None:
+            tensor._grad = grad if grad._requires_grad else grad._owned_copy()
+        else:
+            tensor._grad = tensor._grad + grad
+
+
+def run_backward(roots, grads, retain_graph, create_graph, capture=None):
+    """Propagate `grads` from the `(node, output_nr)` `roots` through the graph.
+
+    With `capture` (a dict `node -> {output_nr: slot}`), the gradients arriving at
+    those nodes are returned in a list instead of flowing on into leaves, which is
+    what `autograd.grad` needs; otherwise leaves accumulate into `.grad`.
+    """
+    root_nodes = [node for node, _ in roots]
+    deps = _dependencies(root_nodes)
+    buffers = {}
+    for (node, output_nr), grad in zip(roots, grads):
+        if node is not None:
+            _add_to_buffer(buffers, node, output_nr, grad)
+    captured = [None] * (len(capture_slots(capture))) if capture is not None else None
+    ready = []
+    for node in dict.fromkeys(root_nodes):
+        if node is not None and deps.get(node, 0) == 0:
+            heapq.heappush(ready, (-node._sequence_nr, id(node), node))
+    previous_mode = _grad_state.enabled
+    _grad_state.enabled = create_graph
+    try:
+        while ready:
+            node = heapq.heappop(ready)[2]
+            grads_in = buffers.pop(node, None) or [None]
+            if node._pre_hooks:
+                _run_pre_hooks(node, grads_in)
+            if node._retained:
+                _retain(node, grads_in)
+            if capture is not None and node in capture:
+                for output_nr, slot in capture[node].items():
+                    if output_nr < len(grads_in):
+                        captured[slot] = grads_in[output_nr]
+                if not node.next_functions or _only_capture(node, capture):
+                    _finish(node, retain_graph)
+                    continue
+            if all(g is None for g in grads_in):
+                # Nothing flowed in (e.g. only non-differentiable outputs were used):
+                # skip the node, but still release its children's dependency counts.
+                grads_out = (None,) * len(node.next_functions)
+            elif len(grads_in) == 1:
+                grads_out = node.backward(grads_in[0])
+            else:
+                grads_out = node.backward(*grads_in)
+            if node._hooks:
+                for hook in tuple(node._hooks):
+                    hook(grads_out, tuple(grads_in))
+            _finish(node, retain_graph)
+            for (child, output_nr), grad in zip(node.next_functions, grads_out):
+                if child is None:
+                    continue
+                if grad is not None:
+                    _add_to_buffer(buffers, child, output_nr, grad)
+                remaining = deps[child] - 1
+                deps[child] = remaining
+                if remaining == 0:
+                    heapq.heappush(ready, (-child._sequence_nr, id(child), child))
+    finally:
+        _grad_state.enabled = previous_mode
+    return captured
+
+
+def capture_slots(capture):
+    return [slot for per_node in capture.values() for slot in per_node.values()]
+
+
+def _only_capture(node, capture):
+    # A leaf accumulator that autograd.grad is asking about must not write .grad.
+    return isinstance(node, AccumulateGrad)
+
+
+def _finish(node, retain_graph):
+    if not retain_graph:
+        node.release()
+
+
+def check_root(tensor):
+    """Raise PyTorch's error for a tensor that has nothing to differentiate."""
+    if not tensor._requires_grad:
+        raise RuntimeError(_errors.NOT_REQUIRES_GRAD)

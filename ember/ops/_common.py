@@ -1,0 +1,236 @@
+"""Plumbing shared by every op family.
+
+Operand wrapping and PyTorch's type promotion for binary ops, the device check,
+result construction, graph recording (`attach`), un-broadcasting of gradients
+(`sum_to_shape`), dimension wrapping, and the one mechanism all in-place ops
+use (`inplace`).
+"""
+from .. import _dtype, _errors
+from .._backend import generic as _np_generic
+from .._tensor import Tensor, make_tensor, make_view, _canonical_dim
+from ..autograd.grad_mode import state as grad_state
+from ..autograd.graph import grad_accumulator
+
+__all__ = ["Tensor", "make_tensor", "make_view", "grad_state", "wrap", "edge", "attach",
+           "binary", "float_operand", "requires_grad", "any_requires_grad", "sum_to_shape",
+           "wrap_dim", "wrap_dims", "inplace", "check_same_device", "scalar_value"]
+
+_NO_EDGE = (None, 0)
+_FLOATING = _dtype.FLOATING
+_INTEGRAL = _dtype.INTEGRAL
+_BOOL = _dtype.BOOL
+_CATEGORY = {np_dtype: d.category for np_dtype, d in _dtype.FROM_NUMPY.items()}
+_INT64 = _dtype.int64.np_dtype
+_INT_BOUNDS = {d.np_dtype: (_dtype.iinfo(d).min, _dtype.iinfo(d).max)
+               for d in (_dtype.uint8, _dtype.int8, _dtype.int16, _dtype.int32, _dtype.int64)}
+
+
+def wrap(result, device):
+    """A new Tensor around an op's result array (NumPy returns scalars for 0-dim results)."""
+    if isinstance(result, _np_generic):
+        result = device.xp.asarray(result)
+    return make_tensor(result, device)
+
+
+def edge(x):
+    """The `(node, output_nr)` edge through which a gradient reaches `x`."""
+    if x.__class__ is not Tensor and not isinstance(x, Tensor):
+        return _NO_EDGE
+    if x.grad_fn is not None:
+        return (x.grad_fn, x._output_nr)
+    if x._requires_grad:
+        return (grad_accumulator(x), 0)
+    return _NO_EDGE
+
+
+def attach(out, node, *inputs):
+    """Record `node` as the producer of `out`, with one edge per input."""
+    node.next_functions = tuple([edge(x) for x in inputs])
+    out.grad_fn = node
+    out._requires_grad = True
+    return out
+
+
+def requires_grad(x):
+    """True for a Tensor that takes part in the graph (False for Python scalars)."""
+    return isinstance(x, Tensor) and x._requires_grad
+
+
+def any_requires_grad(*xs):
+    """Whether an op on these operands must record a node (grad mode on, one requires grad)."""
+    if not grad_state.enabled:
+        return False
+    for x in xs:
+        if isinstance(x, Tensor) and x._requires_grad:
+            return True
+    return False
+
+
+def check_same_device(a, b):
+    """PyTorch's device-mismatch error; 0-dim CPU tensors may meet any device."""
+    if a._device == b._device:
+        return
+    if a._device.type == "cpu" and a._data.ndim == 0 or b._device.type == "cpu" and b._data.ndim == 0:
+        return
+    raise RuntimeError(_errors.device_mismatch(a._device, b._device))
+
+
+def scalar_value(value):
+    """A Python number from a Python or NumPy scalar; TypeError for anything else."""
+    if isinstance(value, (bool, int, float)):
+        return value
+    if isinstance(value, _np_generic):
+        return value.item()
+    raise TypeError(f"unsupported operand type: '{type(value).__name__}'")
+
+
+def binary(input, other, name="op"):
+    """Arrays for a binary op, cast to PyTorch's result dtype: `(a, b, device)`.
+
+    A Python scalar stays a Python scalar: NumPy treats it as 'weak', which
+    matches PyTorch once the tensor side has been cast to the result category.
+    """
+    try:
+        a = input._data
+    except AttributeError:
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}") from None
+    device = input._device
+    if isinstance(other, Tensor):
+        b = other._data
+        if other._device is not device:
+            check_same_device(input, other)
+            if device.type == "cpu" and a.ndim == 0:
+                device = other._device
+        if a.dtype != b.dtype:
+            result = _result_dtype(a, b).np_dtype
+            if a.dtype != result:
+                a = a.astype(result)
+            if b.dtype != result:
+                b = b.astype(result)
+        return a, b, device
+    kind = type(other)
+    if kind is float:
+        if _CATEGORY[a.dtype] != _FLOATING:
+            a = a.astype(_dtype._defaults.float_dtype.np_dtype)
+        return a, other, device
+    if kind is int:
+        category = _CATEGORY[a.dtype]
+        if category == _BOOL:
+            a = a.astype(_INT64)
+        elif category == _INTEGRAL:
+            low, high = _INT_BOUNDS[a.dtype]
+            if other < low or other > high:
+                # PyTorch wraps an out-of-range Python int; NumPy would raise.
+                other = device.xp.asarray(other & 0xFFFFFFFFFFFFFFFF).astype(a.dtype)[()]
+        return a, other, device
+    if kind is bool:
+        return a, other, device
+    return binary(input, scalar_value(other), name)
+
+
+def _result_dtype(a, b):
+    ta = _dtype.FROM_NUMPY[a.dtype]
+    tb = _dtype.FROM_NUMPY[b.dtype]
+    if a.ndim and b.ndim or not a.ndim and not b.ndim:
+        return _dtype.promote_types(ta, tb)
+    if a.ndim:
+        return _dtype.result_type_of(ta, tb, None)
+    return _dtype.result_type_of(tb, ta, None)
+
+
+def float_operand(input):
+    """The array of `input`, cast to the default float dtype if it is integral or bool.
+
+    PyTorch's unary float ops (exp, sqrt, sin, ...) promote integers this way.
+    """
+    a = input._data
+    if _CATEGORY[a.dtype] != _FLOATING:
+        a = a.astype(_dtype._defaults.float_dtype.np_dtype)
+    return a
+
+
+def sum_to_shape(grad, shape):
+    """Sum a broadcast gradient back down to an input's shape (with ember ops)."""
+    grad_shape = grad._data.shape
+    if grad_shape == shape:
+        return grad
+    lead = len(grad_shape) - len(shape)
+    dims = list(range(lead))
+    for i, size in enumerate(shape):
+        if size == 1 and grad_shape[lead + i] != 1:
+            dims.append(lead + i)
+    if dims:
+        grad = grad.sum(tuple(dims), keepdim=True)
+    if lead:
+        grad = grad.reshape(shape)
+    return grad
+
+
+def wrap_dim(dim, ndim):
+    """A non-negative dim; IndexError with PyTorch's text when out of range."""
+    if dim.__class__ is not int:
+        dim = dim.__index__()
+    return _canonical_dim(dim, ndim)
+
+
+def wrap_dims(dims, ndim):
+    """A tuple of non-negative dims, rejecting repeats as PyTorch does."""
+    if isinstance(dims, int) or hasattr(dims, "__index__") and not isinstance(dims, (tuple, list)):
+        return (wrap_dim(dims, ndim),)
+    out = tuple(wrap_dim(d, ndim) for d in dims)
+    if len(set(out)) != len(out):
+        for d in out:
+            if out.count(d) > 1:
+                raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    return out
+
+
+def inplace(self, op, *args, **kwargs):
+    """Apply `op(self, *args, **kwargs)` and write the result into `self`'s memory.
+
+    Validates first (leaf rules, broadcast shape, dtype cast), so a failing call
+    leaves `self` and its version untouched. When the graph is recorded, `op` sees
+    a snapshot of the old values, so whatever its node saves stays valid; `self`
+    then takes over the new node as its `grad_fn` (its history is rebased).
+    """
+    recording = grad_state.enabled and (self._requires_grad or any_requires_grad(*args))
+    source = self
+    if recording:
+        _check_inplace_allowed(self)
+        source = make_tensor(self._data.copy(), self._device)
+        source.grad_fn = self.grad_fn
+        source._requires_grad = self._requires_grad
+        source._output_nr = self._output_nr
+        if self.grad_fn is None and self._requires_grad:
+            source._grad_accumulator = self._grad_accumulator
+    result = op(source, *args, **kwargs)
+    data = self._data
+    out = result._data
+    if out.shape != data.shape:
+        raise RuntimeError(_errors.inplace_broadcast(data.shape, out.shape))
+    if out.dtype != data.dtype:
+        result_dtype = _dtype.FROM_NUMPY[out.dtype]
+        self_dtype = _dtype.FROM_NUMPY[data.dtype]
+        if not _dtype.can_cast(result_dtype, self_dtype):
+            raise RuntimeError(_errors.cannot_cast(result_dtype, self_dtype))
+    self._device.xp.copyto(data, out, casting="unsafe")
+    self._storage.version += 1
+    if recording:
+        self.grad_fn = result.grad_fn
+        self._requires_grad = result._requires_grad
+        self._output_nr = result._output_nr
+    return self
+
+
+def _check_inplace_allowed(self):
+    if self.grad_fn is None and self._requires_grad:
+        raise RuntimeError(_errors.LEAF_INPLACE)
+    base = self._base
+    if base is not None:
+        if base.grad_fn is None and base._requires_grad:
+            raise RuntimeError(_errors.VIEW_OF_LEAF_INPLACE)
+        if base._requires_grad or self._requires_grad:
+            raise NotImplementedError(
+                "in-place operations on views of tensors that require grad are not supported "
+                "yet; use an out-of-place op (e.g. y = y + 1 instead of y[0] += 1)")

@@ -1,0 +1,2 @@
+"""indexing ops."""
+__all__ = []

@@ -1,0 +1,2 @@
+"""joining ops."""
+__all__ = []
