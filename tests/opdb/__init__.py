@@ -1,0 +1,77 @@
+"""The op catalog: one OpInfo per op, collected from one module per op family.
+
+An entry buys, through tests/test_ops.py: values, dtype and shape against torch,
+gradients and grad_fn names against torch, a float64 finite-difference gradcheck,
+and the same on non-contiguous inputs. Each family module defines `OPS`, a list
+of OpInfo.
+
+`op(lib, *args, **kwargs)` is called with `lib` = ember or torch and the sample's
+tensors built in that library, so one lambda serves both:
+    OpInfo("add", lambda lib, x, y: lib.add(x, y, alpha=2), samples=binary_samples)
+"""
+import dataclasses
+from typing import Callable
+
+import numpy as np
+
+FLOAT_DTYPES = ("float32", "float64")
+ALL_DTYPES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32",
+              "float64")
+
+
+@dataclasses.dataclass
+class Sample:
+    """Arguments for one call: NumPy arrays become tensors, anything else passes as is."""
+    args: tuple
+    kwargs: dict = dataclasses.field(default_factory=dict)
+    name: str = ""
+
+
+@dataclasses.dataclass
+class OpInfo:
+    name: str
+    op: Callable
+    samples: Callable                 # samples(rng, dtype) -> iterable of Sample
+    dtypes: tuple = FLOAT_DTYPES      # dtypes the forward comparison runs in
+    differentiable: bool = True
+    grad_fn: bool = True              # compare grad_fn names with torch
+    gradgrad: bool = True             # second derivatives through the recorded backward
+    atol: float = 1e-5
+    rtol: float = 1.3e-6
+    grad_atol: float = 1e-5
+    grad_rtol: float = 1e-4
+    noncontiguous: bool = True
+    skip: dict = dataclasses.field(default_factory=dict)   # test name -> reason
+
+    def __repr__(self):
+        return self.name
+
+
+def random_array(rng, shape, dtype, low=-3.0, high=3.0):
+    """A NumPy array of `dtype` with values PyTorch and NumPy treat alike."""
+    if dtype == "bool":
+        return rng.integers(0, 2, size=shape).astype(bool)
+    if dtype == "uint8":
+        return rng.integers(0, 10, size=shape).astype(np.uint8)
+    if dtype.startswith("int"):
+        return rng.integers(int(low) - 2, int(high) + 3, size=shape).astype(dtype)
+    return rng.uniform(low, high, size=shape).astype(dtype)
+
+
+def _collect():
+    from . import (indexing, joining, linalg, nn_ops, pointwise,  # noqa: F401
+                   reduction, views)
+    ops = []
+    for module in (pointwise, reduction, views, joining, indexing, linalg, nn_ops):
+        ops.extend(getattr(module, "OPS", []))
+    return ops
+
+
+ALL_OPS = None
+
+
+def all_ops():
+    global ALL_OPS
+    if ALL_OPS is None:
+        ALL_OPS = _collect()
+    return ALL_OPS

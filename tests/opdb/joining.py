@@ -1,0 +1,2 @@
+"""Catalog entries for ember/ops/joining.py."""
+OPS = []

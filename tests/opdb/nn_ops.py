@@ -1,0 +1,2 @@
+"""Catalog entries for ember/ops/nn_ops.py."""
+OPS = []

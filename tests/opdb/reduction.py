@@ -1,0 +1,2 @@
+"""Catalog entries for ember/ops/reduction.py."""
+OPS = []

@@ -1,0 +1,81 @@
+"""Build the same inputs in ember and torch, and compare what comes back."""
+import numpy as np
+
+import ember
+
+STRIDE_PAD = 2
+
+
+def to_lib(lib, value, requires_grad=False, noncontiguous=False):
+    """NumPy arrays (also inside lists/tuples) become `lib` tensors; others pass through."""
+    if isinstance(value, np.ndarray):
+        if noncontiguous and value.ndim >= 1 and value.size > 1:
+            padded = np.zeros(value.shape[:-1] + (value.shape[-1] * STRIDE_PAD,), value.dtype)
+            padded[..., ::STRIDE_PAD] = value
+            tensor = lib.tensor(padded)[..., ::STRIDE_PAD]
+            assert not tensor.is_contiguous()
+        else:
+            tensor = lib.tensor(value)
+        if requires_grad and tensor.is_floating_point():
+            tensor.requires_grad_()
+        return tensor
+    if isinstance(value, list):
+        return [to_lib(lib, v, requires_grad, noncontiguous) for v in value]
+    if isinstance(value, tuple):
+        return tuple(to_lib(lib, v, requires_grad, noncontiguous) for v in value)
+    return value
+
+
+def tensors_in(value):
+    """The tensors of a (possibly nested) argument, in order."""
+    if isinstance(value, (list, tuple)):
+        return [t for v in value for t in tensors_in(v)]
+    if hasattr(value, "requires_grad") and hasattr(value, "grad"):
+        return [value]
+    return []
+
+
+def to_numpy(t):
+    t = t.detach()
+    if str(t.dtype).endswith("bfloat16"):
+        t = t.float()
+    return np.asarray(t.cpu().numpy() if hasattr(t, "cpu") else t.numpy())
+
+
+def ember_dtype_name(torch_dtype):
+    return str(torch_dtype).replace("torch.", "ember.")
+
+
+def assert_same(ember_out, torch_out, atol=1e-5, rtol=1.3e-6, path="output"):
+    """Same type, dtype, shape and values (within tolerance for floats)."""
+    import torch  # noqa: PLC0415 - only called by tests that have the oracle
+    if isinstance(torch_out, torch.Tensor):
+        assert isinstance(ember_out, ember.Tensor), f"{path}: expected a Tensor, got {ember_out!r}"
+        assert str(ember_out.dtype) == ember_dtype_name(torch_out.dtype), (
+            f"{path}: dtype {ember_out.dtype} != {torch_out.dtype}")
+        assert tuple(ember_out.shape) == tuple(torch_out.shape), (
+            f"{path}: shape {tuple(ember_out.shape)} != {tuple(torch_out.shape)}")
+        expected = to_numpy(torch_out)
+        got = to_numpy(ember_out)
+        if expected.dtype.kind == "f":
+            np.testing.assert_allclose(got.astype(np.float64), expected.astype(np.float64),
+                                       atol=atol, rtol=rtol, equal_nan=True, err_msg=path)
+        else:
+            np.testing.assert_array_equal(got, expected, err_msg=path)
+        return
+    if isinstance(torch_out, (tuple, list)):
+        assert isinstance(ember_out, (tuple, list)), f"{path}: expected a sequence"
+        assert len(ember_out) == len(torch_out), f"{path}: length differs"
+        if hasattr(torch_out, "_fields") or hasattr(torch_out, "n_fields"):
+            fields = getattr(torch_out, "_fields", None)
+            if fields is not None:
+                assert tuple(ember_out._fields) == tuple(fields)
+        for i, (e, t) in enumerate(zip(ember_out, torch_out)):
+            assert_same(e, t, atol, rtol, f"{path}[{i}]")
+        return
+    if isinstance(torch_out, float):
+        assert isinstance(ember_out, float), f"{path}: {ember_out!r} is not a float"
+        np.testing.assert_allclose(ember_out, torch_out, atol=atol, rtol=rtol)
+        return
+    assert type(ember_out) is type(torch_out), f"{path}: {type(ember_out)} != {type(torch_out)}"
+    assert ember_out == torch_out, f"{path}: {ember_out!r} != {torch_out!r}"
