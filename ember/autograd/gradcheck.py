@@ -7,7 +7,6 @@ row with `autograd.grad` of each output element. Inputs should be float64.
 from .. import _tensor
 from .._backend import numpy as _np
 from .api import grad as _grad
-from .grad_mode import no_grad
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
@@ -39,16 +38,16 @@ def _numerical_jacobians(func, inputs, eps):
             continue
         columns = []
         for i in range(x._data.size):
-            with no_grad():
-                index = divmod_index(i, x._data.shape)
-                original = float(x._data[index])
-                x._data[index] = original + eps
-                plus = [o._data.astype("float64").reshape(-1).copy()
-                        for o in _flat_outputs(func, inputs)]
-                x._data[index] = original - eps
-                minus = [o._data.astype("float64").reshape(-1).copy()
-                         for o in _flat_outputs(func, inputs)]
-                x._data[index] = original
+            # Grad mode stays on: gradgradcheck's function differentiates inside.
+            index = divmod_index(i, x._data.shape)
+            original = float(x._data[index])
+            x._data[index] = original + eps
+            plus = [o._data.astype("float64").reshape(-1).copy()
+                    for o in _flat_outputs(func, inputs)]
+            x._data[index] = original - eps
+            minus = [o._data.astype("float64").reshape(-1).copy()
+                     for o in _flat_outputs(func, inputs)]
+            x._data[index] = original
             columns.append([(p - m) / (2 * eps) for p, m in zip(plus, minus)])
         jacobians.append(columns)
     return jacobians
