@@ -21,6 +21,6 @@ from .ops.pointwise import *  # noqa: F401,F403
 from .ops.random import *  # noqa: F401,F403
 from .ops.reduction import *  # noqa: F401,F403
 from .ops.views import *  # noqa: F401,F403
-from . import cuda
+from . import cuda, linalg, return_types
 
 __version__ = "0.1.0"

@@ -1,2 +1,3 @@
 """linalg ops."""
 __all__ = []
+LINALG_NAMESPACE = {}

@@ -1,0 +1,2 @@
+"""Named tuples returned by ops such as max(dim) -- `ember.return_types.max(values, indices)`."""
+__all__ = []
