@@ -10,7 +10,8 @@ from ._dtype import (bfloat16, bool, double, dtype, finfo, float, float16, float
 from ._size import Size
 from ._tensor import Tensor
 from . import autograd
-from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .autograd import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
+                       no_grad, set_grad_enabled)
 from .ops.conversion import *  # noqa: F401,F403
 from .ops.creation import *  # noqa: F401,F403
 from .ops.indexing import *  # noqa: F401,F403
@@ -22,5 +23,6 @@ from .ops.random import *  # noqa: F401,F403
 from .ops.reduction import *  # noqa: F401,F403
 from .ops.views import *  # noqa: F401,F403
 from . import cuda, linalg, return_types
+from .autograd import functional as _autograd_functional  # needs the ops above
 
 __version__ = "0.1.0"

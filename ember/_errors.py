@@ -31,6 +31,17 @@ NON_LEAF_GRAD_ACCESS = (
 VIEW_NOT_COMPATIBLE = (
     "view size is not compatible with input tensor's size and stride (at least one dimension "
     "spans across two contiguous subspaces). Use .reshape(...) instead.")
+INFERENCE_SAVED = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+    "inference mode in computation tracked by autograd. To work around this, you can make a "
+    "clone to get a normal tensor and use it in autograd, or use `ember.no_grad()` instead of "
+    "`ember.inference_mode()`.")
+INFERENCE_INPLACE = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
+    "clone to get a normal tensor before doing inplace update.See "
+    "https://github.com/pytorch/rfcs/pull/17 for more details.")
+INFERENCE_REQUIRES_GRAD = ("Setting requires_grad=True on inference tensor outside "
+                           "InferenceMode is not allowed.")
 ANOMALY_HINT = ("Hint: enable anomaly detection to find the operation that failed to compute "
                 "its gradient, with ember.autograd.set_detect_anomaly(True, check_nan=False).")
 
@@ -94,3 +105,8 @@ def dim_out_of_range(dim, ndim):
 def device_mismatch(device_a, device_b):
     return ("Expected all tensors to be on the same device, but found at least two devices, "
             f"{device_a} and {device_b}!")
+
+
+def not_implemented_for(kernel, dtype):
+    """PyTorch's NotImplementedError text for a kernel that lacks this dtype."""
+    return f'"{kernel}" not implemented for \'{_scalar_type_name(dtype)}\''

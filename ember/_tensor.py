@@ -43,8 +43,12 @@ def make_tensor(data, device=_CPU):
     t._grad = None
     t._output_nr = 0
     t._grad_accumulator = None
-    t._extras = None
+    t._extras = _INFERENCE_EXTRAS() if _grad_state.inference else None
     return t
+
+
+def _INFERENCE_EXTRAS():
+    return {"inference": True}
 
 
 def make_view(data, base):
@@ -59,7 +63,7 @@ def make_view(data, base):
     t._grad = None
     t._output_nr = 0
     t._grad_accumulator = None
-    t._extras = None
+    t._extras = base._extras if base._extras and base._extras.get("inference") else None
     return t
 
 
@@ -172,6 +176,10 @@ class Tensor:
     def is_complex(self):
         return False
 
+    def is_inference(self):
+        """True for tensors created under `inference_mode` (they can't enter autograd)."""
+        return bool(self._extras and self._extras.get("inference"))
+
     @property
     def _version(self):
         return self._storage.version
@@ -201,6 +209,8 @@ class Tensor:
             return self
         if requires_grad and not self.is_floating_point():
             raise RuntimeError(_errors.ONLY_FLOAT_REQUIRES_GRAD)
+        if requires_grad and self.is_inference() and not _grad_state.inference:
+            raise RuntimeError(_errors.INFERENCE_REQUIRES_GRAD)
         self._requires_grad = requires_grad
         return self
 
@@ -332,13 +342,14 @@ class Tensor:
 
     # ================================================================ Python protocol
     def __repr__(self, *, tensor_contents=None):
-        return _tensor_str.tensor_repr(self)
+        return _tensor_str.tensor_repr(self, tensor_contents)
 
     __str__ = __repr__
 
     def __format__(self, format_spec):
-        if self._data.ndim == 0:
-            return self.item().__format__(format_spec)
+        # As PyTorch: only a plain 0-dim Tensor formats as its number (Parameter does not).
+        if self._data.ndim == 0 and type(self) is Tensor:
+            return self.detach().item().__format__(format_spec)
         return object.__format__(self, format_spec)
 
     def __len__(self):

@@ -1,8 +1,14 @@
 """ember.autograd: the graph, the engine, grad modes and the user-facing API."""
 from .api import backward, grad
-from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
-from .graph import Node
+from .function import Function, FunctionCtx, once_differentiable
+from .grad_mode import (detect_anomaly, enable_grad, inference_mode, is_anomaly_enabled,
+                        is_grad_enabled, is_inference_mode_enabled, no_grad, set_detect_anomaly,
+                        set_grad_enabled)
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
+from .graph import Node
 
-__all__ = ["backward", "grad", "enable_grad", "is_grad_enabled", "no_grad",
-           "set_grad_enabled", "Node", "gradcheck", "gradgradcheck", "GradcheckError"]
+__all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable",
+           "detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "enable_grad",
+           "no_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
+           "is_inference_mode_enabled", "gradcheck", "gradgradcheck", "GradcheckError", "Node"]
+# `ember.autograd.functional` is imported by ember/__init__.py once the ops exist.

@@ -7,10 +7,10 @@
    pass each result along its edge. No recursion, so graph depth is unbounded.
 """
 import heapq
+import warnings
 
 from .. import _errors
-from .graph import AccumulateGrad
-from .grad_mode import state as _grad_state
+from .grad_mode import anomaly, state as _grad_state
 
 __all__ = ["run_backward"]
 
@@ -80,7 +80,10 @@ def run_backward(roots, grads, retain_graph, create_graph, capture=None):
     for (node, output_nr), grad in zip(roots, grads):
         if node is not None:
             _add_to_buffer(buffers, node, output_nr, grad)
-    captured = [None] * (len(capture_slots(capture))) if capture is not None else None
+    captured = execute = None
+    if capture is not None:
+        captured = [None] * len(capture_slots(capture))
+        execute = _nodes_leading_to(root_nodes, deps, capture)
     ready = []
     for node in dict.fromkeys(root_nodes):
         if node is not None and deps.get(node, 0) == 0:
@@ -95,21 +98,19 @@ def run_backward(roots, grads, retain_graph, create_graph, capture=None):
                 _run_pre_hooks(node, grads_in)
             if node._retained:
                 _retain(node, grads_in)
-            if capture is not None and node in capture:
-                for output_nr, slot in capture[node].items():
-                    if output_nr < len(grads_in):
-                        captured[slot] = grads_in[output_nr]
-                if not node.next_functions or _only_capture(node, capture):
-                    _finish(node, retain_graph)
-                    continue
-            if all(g is None for g in grads_in):
-                # Nothing flowed in (e.g. only non-differentiable outputs were used):
-                # skip the node, but still release its children's dependency counts.
-                grads_out = (None,) * len(node.next_functions)
-            elif len(grads_in) == 1:
+            if capture is not None:
+                if node in capture:
+                    for output_nr, slot in capture[node].items():
+                        if output_nr < len(grads_in):
+                            captured[slot] = grads_in[output_nr]
+                if node not in execute:
+                    continue  # nothing beyond it leads to an input; never touch .grad
+            if anomaly.enabled:
+                grads_out = _backward_with_anomaly_checks(node, grads_in)
+            elif len(grads_in) == 1 and grads_in[0] is not None:
                 grads_out = node.backward(grads_in[0])
             else:
-                grads_out = node.backward(*grads_in)
+                grads_out = _call_backward(node, grads_in)
             if node._hooks:
                 for hook in tuple(node._hooks):
                     hook(grads_out, tuple(grads_in))
@@ -128,13 +129,70 @@ def run_backward(roots, grads, retain_graph, create_graph, capture=None):
     return captured
 
 
+def _call_backward(node, grads_in):
+    if all(g is None for g in grads_in):
+        # Nothing flowed in (e.g. only non-differentiable outputs were used):
+        # skip the node, but still release its children's dependency counts.
+        return (None,) * len(node.next_functions)
+    if len(grads_in) == 1:
+        return node.backward(grads_in[0])
+    return node.backward(*grads_in)
+
+
+def _warn_forward_trace(node):
+    trace = getattr(node, "_anomaly_trace", None)
+    if trace is None:
+        trace = ["  (no forward trace: the op ran before anomaly detection was enabled)\n"]
+    warnings.warn(f"Error detected in {node.name()}. Traceback of forward call that caused "
+                  "the error:\n" + "".join(trace), UserWarning, stacklevel=4)
+
+
+def _backward_with_anomaly_checks(node, grads_in):
+    """Anomaly mode: name the forward op of a failing node, and treat NaN as failure."""
+    try:
+        grads_out = _call_backward(node, grads_in)
+        if anomaly.check_nan:
+            for i, grad in enumerate(grads_out):
+                if grad is not None and grad._data.dtype.kind == "f" and \
+                        grad._device.xp.isnan(grad._data).any():
+                    raise RuntimeError(f"Function '{node.name()}' returned nan values in its "
+                                       f"{i}th output.")
+    except Exception:
+        _warn_forward_trace(node)
+        raise
+    return grads_out
+
+
 def capture_slots(capture):
     return [slot for per_node in capture.values() for slot in per_node.values()]
 
 
-def _only_capture(node, capture):
-    # A leaf accumulator that autograd.grad is asking about must not write .grad.
-    return isinstance(node, AccumulateGrad)
+def _nodes_leading_to(roots, deps, capture):
+    """The nodes autograd.grad must run: those with a path to a captured input.
+
+    Everything else (other leaves' AccumulateGrad above all) is left alone, so
+    `autograd.grad` never writes any `.grad`.
+    """
+    remaining = dict(deps)
+    order = []
+    stack = [n for n in dict.fromkeys(roots) if n is not None and remaining.get(n, 0) == 0]
+    while stack:  # Kahn's algorithm: parents before children
+        node = stack.pop()
+        order.append(node)
+        for child, _ in node.next_functions:
+            if child is not None:
+                remaining[child] -= 1
+                if remaining[child] == 0:
+                    stack.append(child)
+    reaches_input = set()
+    execute = set()
+    for node in reversed(order):
+        if any(child in reaches_input for child, _ in node.next_functions):
+            execute.add(node)
+            reaches_input.add(node)
+        elif node in capture:
+            reaches_input.add(node)
+    return execute
 
 
 def _finish(node, retain_graph):

@@ -8,9 +8,11 @@ change made afterwards is caught instead of silently giving a wrong gradient.
 """
 import itertools
 import re
+import traceback
 import weakref
 
 from .. import _errors
+from .grad_mode import state as _grad_state
 
 __all__ = ["Node", "AccumulateGrad"]
 
@@ -54,6 +56,9 @@ class Node:
     # ---------------------------------------------------------- saved tensors
     def save(self, *tensors):
         """Remember tensors (or None) for backward, with their current versions."""
+        for t in tensors:
+            if t is not None and t._extras is not None:
+                _check_not_inference(t)
         self._saved = tuple(
             None if t is None else (t, t._storage.version, False) for t in tensors)
 
@@ -63,6 +68,8 @@ class Node:
         The output is kept as a detached alias; unpacking rebuilds its link to
         this node, so a double backward still differentiates through it.
         """
+        if tensor._extras is not None:
+            _check_not_inference(tensor)
         alias = tensor._alias()
         self._saved = (self._saved or ()) + ((alias, alias._storage.version, output_nr),)
 
@@ -178,6 +185,16 @@ def grad_accumulator(tensor):
         node = AccumulateGrad(tensor)
         tensor._grad_accumulator = weakref.ref(node)
     return node
+
+
+def record_forward_trace(node):
+    """Anomaly mode: remember where the forward op that made `node` was called."""
+    node._anomaly_trace = traceback.format_stack()[:-2]
+
+
+def _check_not_inference(tensor):
+    if tensor._extras.get("inference") and not _grad_state.inference:
+        raise RuntimeError(_errors.INFERENCE_SAVED)
 
 
 def short_name(node):

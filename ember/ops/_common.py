@@ -9,7 +9,8 @@ from .. import _dtype, _errors
 from .._backend import generic as _np_generic
 from .._tensor import Tensor, make_tensor, make_view, _canonical_dim
 from ..autograd.grad_mode import state as grad_state
-from ..autograd.graph import grad_accumulator
+from ..autograd.graph import grad_accumulator, record_forward_trace
+from ..autograd.grad_mode import anomaly
 
 __all__ = ["Tensor", "make_tensor", "make_view", "grad_state", "wrap", "edge", "attach",
            "binary", "float_operand", "requires_grad", "any_requires_grad", "sum_to_shape",
@@ -46,6 +47,8 @@ def edge(x):
 def attach(out, node, *inputs):
     """Record `node` as the producer of `out`, with one edge per input."""
     node.next_functions = tuple([edge(x) for x in inputs])
+    if anomaly.enabled:
+        record_forward_trace(node)
     out.grad_fn = node
     out._requires_grad = True
     return out
@@ -194,6 +197,8 @@ def inplace(self, op, *args, **kwargs):
     a snapshot of the old values, so whatever its node saves stays valid; `self`
     then takes over the new node as its `grad_fn` (its history is rebased).
     """
+    if self._extras is not None and self._extras.get("inference") and not grad_state.inference:
+        raise RuntimeError(_errors.INFERENCE_INPLACE)
     recording = grad_state.enabled and (self._requires_grad or any_requires_grad(*args))
     source = self
     if recording:
