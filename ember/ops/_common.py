@@ -221,10 +221,13 @@ def inplace(self, op, *args, **kwargs):
             raise RuntimeError(_errors.cannot_cast(result_dtype, self_dtype))
     self._device.xp.copyto(data, out, casting="unsafe")
     self._storage.version += 1
-    if recording:
-        self.grad_fn = result.grad_fn
-        self._requires_grad = result._requires_grad
-        self._output_nr = result._output_nr
+    if recording and result.grad_fn is not None:
+        if self._base is not None:
+            _view_rebase.rebase_view_history(self, result)
+        else:
+            self.grad_fn = result.grad_fn
+            self._requires_grad = True
+            self._output_nr = result._output_nr
     return self
 
 
@@ -235,7 +238,6 @@ def _check_inplace_allowed(self):
     if base is not None:
         if base.grad_fn is None and base._requires_grad:
             raise RuntimeError(_errors.VIEW_OF_LEAF_INPLACE)
-        if base._requires_grad or self._requires_grad:
-            raise NotImplementedError(
-                "in-place operations on views of tensors that require grad are not supported "
-                "yet; use an out-of-place op (e.g. y = y + 1 instead of y[0] += 1)")
+
+
+from . import _view_rebase  # noqa: E402 - its nodes build on the helpers above
