@@ -8,6 +8,7 @@ from ._dtype import (bfloat16, bool, double, dtype, finfo, float, float16, float
                      get_default_dtype, half, iinfo, int, int8, int16, int32, int64, long,
                      promote_types, result_type, set_default_dtype, short, uint8, can_cast)
 from ._size import Size
+from ._tensor_str import set_printoptions
 from ._tensor import Tensor
 from . import autograd
 from .autograd import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
