@@ -18,9 +18,9 @@ __all__ = ["run_backward"]
 def _dependencies(roots):
     deps = {}
     seen = set()
-    stack = [node for node in roots if node is not None]
-    for node in stack:
-        seen.add(node)
+    # Several roots may share a node (e.g. both outputs of aminmax): count it once.
+    stack = list(dict.fromkeys(node for node in roots if node is not None))
+    seen.update(stack)
     while stack:
         node = stack.pop()
         for child, _ in node.next_functions:

@@ -1,57 +1,45 @@
-"""Reductions: sum, mean, prod, max/min, std/var, norms, cumulative ops, sorting.
+"""Reductions: sum, mean, prod, std/var, norms, logsumexp, all/any.
 
 Each op is its public function followed by its backward node. `dim` may be an
 int, a tuple, or None (all dimensions); `keepdim` keeps reduced dims as size 1.
+A backward first gives the incoming gradient back its reduced dims (size 1,
+`_kept`), then lets broadcasting spread it over the input. Masks that only
+select where a gradient goes (ties of a max, zeros of a norm) are constants:
+their derivative is zero, so double backward stays exact.
+
+Selection ops (max/min, sort, topk, median, unique) live in `sorting.py` and
+cumulative ops in `cumulative.py`; both are re-exported here, so
+`ember/_tensor.py` and `ember/__init__.py` reach the whole family through
+this module.
 """
+import builtins
+import math
+import warnings
+
 from .. import _dtype
 from ..autograd.graph import Node
-from ._common import attach, grad_state, wrap, wrap_dims
+from . import pointwise
+from ._common import attach, grad_state, make_tensor, wrap, wrap_dims
 
-__all__ = ["sum", "mean"]
+__all__ = ["sum", "nansum", "mean", "nanmean", "prod", "std", "var", "std_mean", "var_mean",
+           "norm", "logsumexp", "all", "any", "count_nonzero"]
+
+_INT64 = _dtype.int64.np_dtype
+_FLOAT32 = _dtype.float32.np_dtype
+# Half-precision sums accumulate in float32, as PyTorch's CPU kernels do.
+_ACCUMULATE = {_dtype.float16.np_dtype: _FLOAT32}
+if _dtype.bfloat16.np_dtype is not None:
+    _ACCUMULATE[_dtype.bfloat16.np_dtype] = _FLOAT32
 
 
+# ---------------------------------------------------------------- shared helpers
 def _reduce_axes(input, dim):
-    ndim = input._data.ndim
+    """None for a reduction over every dim (dim None or empty), else a tuple of dims."""
     if dim is None:
         return None
+    ndim = input._data.ndim
     axes = wrap_dims(dim, ndim)
-    return axes if axes else None
-
-
-def sum(input, dim=None, keepdim=False, *, dtype=None):
-    """Sum over `dim` (all dims when None); integers and bools sum as int64."""
-    data = input._data
-    axes = _reduce_axes(input, dim)
-    if dtype is not None:
-        np_dtype = dtype.np_dtype
-    elif data.dtype.kind in "iub":
-        np_dtype = _dtype.int64.np_dtype
-    else:
-        np_dtype = None
-    result = data.sum(axis=axes, keepdims=keepdim, dtype=np_dtype)
-    out = wrap(result, input._device)
-    if grad_state.enabled and input._requires_grad:
-        node = SumBackward0() if dim is None else SumBackward1()
-        node.shape = data.shape
-        node.axes = axes
-        node.keepdim = keepdim
-        attach(out, node, input)
-    return out
-
-
-class SumBackward0(Node):
-    __slots__ = ("shape", "axes", "keepdim")
-
-    def backward(self, grad):
-        if not self.keepdim and self.axes is not None:
-            grad = grad.reshape(_kept_shape(self.shape, self.axes))
-        elif not self.keepdim:
-            grad = grad.reshape((1,) * len(self.shape))
-        return (grad.expand(self.shape),)
-
-
-class SumBackward1(SumBackward0):
-    __slots__ = ()
+    return axes if axes and ndim else None
 
 
 def _kept_shape(shape, axes):
@@ -60,40 +48,585 @@ def _kept_shape(shape, axes):
     return tuple(1 if i in axes else s for i, s in enumerate(shape))
 
 
+def _kept(grad, shape, axes, keepdim):
+    """`grad` with the reduced dims restored as size 1, so it broadcasts over the input."""
+    if keepdim:
+        return grad
+    return grad.reshape(_kept_shape(shape, axes))
+
+
+def _kept_array(array, shape, axes, keepdim):
+    return array if keepdim else array.reshape(_kept_shape(shape, axes))
+
+
+def _count(shape, axes):
+    """How many elements each output element reduces over."""
+    n = 1
+    for i, s in enumerate(shape):
+        if axes is None or i in axes:
+            n *= s
+    return n
+
+
+def _constant(array, device):
+    """A tensor outside the graph (a mask or a weight used in a backward)."""
+    return make_tensor(array, device)
+
+
+def _type_name(data):
+    return _dtype.FROM_NUMPY[data.dtype].tensor_type[:-6]
+
+
+def _integral_result(data, dtype):
+    """The dtype a sum/prod returns: `dtype`, else int64 for integers and bools."""
+    if dtype is not None:
+        return dtype.np_dtype
+    if data.dtype.kind in "iub":
+        return _INT64
+    return data.dtype
+
+
+def _summed(input, axes, keepdim, out_dtype, reducer):
+    """`reducer` ('sum', 'prod', 'nansum') in out_dtype, accumulating half precision in float32."""
+    data = input._data
+    reducer = getattr(input._device.xp, reducer)
+    if data.dtype != out_dtype and data.dtype.kind not in "iub":
+        data = data.astype(out_dtype)
+    accumulate = _ACCUMULATE.get(out_dtype, out_dtype)
+    result = reducer(data, axis=axes, keepdims=keepdim, dtype=accumulate)
+    if accumulate is not out_dtype:
+        result = result.astype(out_dtype)
+    return result
+
+
+# ---------------------------------------------------------------- sum / nansum
+def sum(input, dim=None, keepdim=False, *, dtype=None):
+    """Sum over `dim` (all dims when None); integers and bools sum as int64."""
+    data = input._data
+    axes = _reduce_axes(input, dim)
+    if dtype is None and data.dtype.kind == "f" and data.dtype not in _ACCUMULATE:
+        result = data.sum(axis=axes, keepdims=keepdim)   # the fast path
+    else:
+        result = _summed(input, axes, keepdim, _integral_result(data, dtype), "sum")
+    out = wrap(result, input._device)
+    if grad_state.enabled and input._requires_grad and out._data.dtype.kind == "f":
+        node = SumBackward0() if dim is None else SumBackward1()
+        node.shape = data.shape
+        node.axes = axes
+        node.keepdim = keepdim
+        node.dtype = input.dtype if data.dtype != out._data.dtype else None
+        attach(out, node, input)
+    return out
+
+
+class SumBackward0(Node):
+    __slots__ = ("shape", "axes", "keepdim", "dtype")
+
+    def backward(self, grad):
+        grad = _kept(grad, self.shape, self.axes, self.keepdim).expand(self.shape)
+        return (grad if self.dtype is None else grad.to(self.dtype),)
+
+
+class SumBackward1(SumBackward0):
+    __slots__ = ()
+
+
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    """Sum treating NaN as zero."""
+    data = input._data
+    axes = _reduce_axes(input, dim)
+    result = _summed(input, axes, keepdim, _integral_result(data, dtype), "nansum")
+    out = wrap(result, input._device)
+    if grad_state.enabled and input._requires_grad and out._data.dtype.kind == "f":
+        node = NansumBackward0()
+        node.axes = axes
+        node.keepdim = keepdim
+        node.save(input)
+        attach(out, node, input)
+    return out
+
+
+class NansumBackward0(Node):
+    __slots__ = ("axes", "keepdim")
+
+    def backward(self, grad):
+        (input,) = self.saved_tensors
+        data = input._data
+        keep = _constant(input._device.xp.isnan(data) == False, input._device)  # noqa: E712
+        grad = _kept(grad, data.shape, self.axes, self.keepdim)
+        return (grad.to(input.dtype) * keep,)
+
+
+# ---------------------------------------------------------------- mean / nanmean
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     """Mean over `dim`; integer inputs raise as in PyTorch (pass a float dtype)."""
     data = input._data
     if dtype is None and data.dtype.kind in "iub":
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point "
-            f"or complex dtype. Got: {_dtype.FROM_NUMPY[data.dtype].tensor_type[:-6]}")
+            f"or complex dtype. Got: {_type_name(data)}")
     if dtype is not None:
-        data = data.astype(dtype.np_dtype)
+        data = data.astype(dtype.np_dtype, copy=False)
     axes = _reduce_axes(input, dim)
-    result = data.mean(axis=axes, keepdims=keepdim)
+    accumulate = _ACCUMULATE.get(data.dtype)
+    if data.size:
+        result = data.mean(axis=axes, keepdims=keepdim, dtype=accumulate)
+    else:   # NaN like PyTorch, without NumPy's "Mean of empty slice" warning
+        result = data.sum(axis=axes, keepdims=keepdim) / 0
     out = wrap(result.astype(data.dtype, copy=False), input._device)
     if grad_state.enabled and input._requires_grad:
         node = MeanBackward0() if dim is None else MeanBackward1()
         node.shape = data.shape
         node.axes = axes
         node.keepdim = keepdim
-        count = 1
-        for i, s in enumerate(data.shape):
-            if axes is None or i in axes:
-                count *= s
-        node.count = count
+        node.count = _count(data.shape, axes)
+        node.dtype = input.dtype if dtype is not None and dtype is not input.dtype else None
         attach(out, node, input)
     return out
 
 
 class MeanBackward0(Node):
-    __slots__ = ("shape", "axes", "keepdim", "count")
+    __slots__ = ("shape", "axes", "keepdim", "count", "dtype")
 
     def backward(self, grad):
-        if not self.keepdim:
-            grad = grad.reshape(_kept_shape(self.shape, self.axes))
-        return (grad.expand(self.shape) / self.count,)
+        grad = _kept(grad, self.shape, self.axes, self.keepdim).expand(self.shape) / self.count
+        return (grad if self.dtype is None else grad.to(self.dtype),)
 
 
 class MeanBackward1(MeanBackward0):
     __slots__ = ()
+
+
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+    """Mean over the non-NaN values: nansum / count, as PyTorch composes it (DivBackward0)."""
+    data = input._data
+    if data.dtype.kind != "f":
+        raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
+                           f"but got {_type_name(data)}")
+    axes = _reduce_axes(input, dim)
+    total = nansum(input, dim, keepdim, dtype=dtype)
+    present = input._device.xp.isnan(data) == False  # noqa: E712
+    count = present.sum(axis=axes, keepdims=keepdim).astype(total._data.dtype)
+    return pointwise.div(total, _constant(count, input._device))
+
+
+# ---------------------------------------------------------------- prod
+def prod(input, dim=None, keepdim=False, *, dtype=None):
+    """Product over one dim (or all); integers and bools multiply as int64."""
+    data = input._data
+    if dim is not None and not hasattr(dim, "__index__") or isinstance(dim, bool):
+        raise TypeError(f"prod() received an invalid combination of arguments - got "
+                        f"({type(dim).__name__}), but expected one of:\n"
+                        " * (*, torch.dtype dtype = None)\n"
+                        " * (int dim, bool keepdim = False, *, torch.dtype dtype = None)\n")
+    axes = None if dim is None else wrap_dims(dim, data.ndim)
+    if not data.ndim:
+        axes = None
+    result = _summed(input, axes, keepdim, _integral_result(data, dtype), "prod")
+    out = wrap(result, input._device)
+    if grad_state.enabled and input._requires_grad and out._data.dtype.kind == "f":
+        node = ProdBackward0() if dim is None else ProdBackward1()
+        node.axes = axes
+        node.keepdim = keepdim
+        node.save(input)
+        node.save_output(out)
+        attach(out, node, input)
+    return out
+
+
+class ProdBackward0(Node):
+    __slots__ = ("axes", "keepdim")
+
+    def backward(self, grad):
+        input, result = self.saved_tensors
+        shape = input._data.shape
+        grad = _kept(grad, shape, self.axes, self.keepdim)
+        result = _kept(result, shape, self.axes, self.keepdim)
+        if input.dtype is not result.dtype:
+            grad, result = grad.to(input.dtype), result.to(input.dtype)
+        return (grad * _product_of_others(input, result, self.axes),)
+
+
+class ProdBackward1(ProdBackward0):
+    __slots__ = ()
+
+
+def _product_of_others(input, result, axes):
+    """For each element, the product of the other elements of its slice, exact with zeros.
+
+    Without zeros that is result / input. With zeros, `y` (the input with zeros
+    replaced by 1) has a safe product `p`; per slice, with zero count c, the
+    element's share is p / y at non-zeros when c == 0, `s * p / y` when c == 1
+    (s, the sum of the zero entries, is 0 but carries their derivative), p at the
+    zero when c == 1, and (s - x) * p at each zero when c == 2. Written this way
+    the second derivatives come out right too.
+    """
+    data = input._data
+    zero = data == 0
+    if not zero.any():
+        return result / input
+    device = input._device
+    dtype = data.dtype
+    counts = zero.sum(axis=axes, keepdims=True)
+    zeros = _constant(zero.astype(dtype), device)
+    nonzeros = _constant((~zero).astype(dtype), device)
+    c0, c1, c2 = (_constant((counts == k).astype(dtype), device) for k in (0, 1, 2))
+    y = input * nonzeros + zeros
+    p = y.prod() if axes is None else y.prod(axes[0], True)
+    if axes is None:
+        p = p.reshape((1,) * data.ndim)
+    s = sum(input * zeros, axes, True)
+    return nonzeros * (c0 + c1 * s) * p / y + zeros * (c1 + c2 * (s - input)) * p
+
+
+# ---------------------------------------------------------------- std / var
+def _correction(name, dim, unbiased, correction):
+    """(dim, correction) from PyTorch's overloads: (unbiased), (dim, unbiased), correction=."""
+    if isinstance(dim, bool):
+        dim, unbiased = None, dim
+    if unbiased is not None and correction is not None:
+        raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                        "(correction=int, unbiased=bool, )")
+    if correction is None:
+        correction = 1 if unbiased is None else int(unbiased)
+    return dim, correction
+
+
+def _variance(input, dim, keepdim, correction, name):
+    """(var array, axes, dof): the shared forward of std, var, std_mean and var_mean."""
+    data = input._data
+    if data.dtype.kind != "f":
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+    axes = _reduce_axes(input, dim)
+    n = _count(data.shape, axes)
+    dof = n - correction
+    if dof <= 0:
+        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less "
+                      "than the reduction factor (input numel divided by output numel).",
+                      UserWarning, stacklevel=4)
+    accumulate = _ACCUMULATE.get(data.dtype, data.dtype)
+    work = data.astype(accumulate, copy=False)
+    centered = work - work.sum(axis=axes, keepdims=True) / n
+    squares = (centered * centered).sum(axis=axes, keepdims=keepdim)
+    return squares / builtins.max(0, dof), axes, dof
+
+
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """Variance with Bessel's `correction` (1 unless `unbiased=False` or given)."""
+    dim, correction = _correction("var", dim, unbiased, correction)
+    result, axes, dof = _variance(input, dim, keepdim, correction, "var")
+    out = wrap(result.astype(input._data.dtype, copy=False), input._device)
+    if grad_state.enabled and input._requires_grad:
+        node = VarBackward0()
+        node.axes, node.keepdim, node.dof = axes, keepdim, dof
+        node.save(input)
+        attach(out, node, input)
+    return out
+
+
+class VarBackward0(Node):
+    __slots__ = ("axes", "keepdim", "dof")
+
+    def backward(self, grad):
+        (input,) = self.saved_tensors
+        return (_var_backward(grad, input, self.axes, self.keepdim, self.dof),)
+
+
+def _var_backward(grad, input, axes, keepdim, dof):
+    """2 (x - mean) / dof; PyTorch's inf/NaN pattern when there are no degrees of freedom."""
+    data = input._data
+    grad = _kept(grad, data.shape, axes, keepdim)
+    if dof <= 0 and axes is None:
+        same = data == data.mean()
+        weight = input._device.xp.where(same, math.nan, math.inf).astype(data.dtype)
+        return grad * _constant(weight, input._device)
+    scale = 2.0 / dof if dof else math.inf
+    return scale * grad * (input - mean(input, axes, True))
+
+
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """Standard deviation: the square root of `var` with the same arguments."""
+    dim, correction = _correction("std", dim, unbiased, correction)
+    result, axes, dof = _variance(input, dim, keepdim, correction, "std")
+    xp = input._device.xp
+    out = wrap(xp.sqrt(result).astype(input._data.dtype, copy=False), input._device)
+    if grad_state.enabled and input._requires_grad:
+        node = StdBackward0()
+        node.axes, node.keepdim, node.dof = axes, keepdim, dof
+        node.save(input)
+        node.save_output(out)
+        attach(out, node, input)
+    return out
+
+
+class StdBackward0(Node):
+    __slots__ = ("axes", "keepdim", "dof")
+
+    def backward(self, grad):
+        input, result = self.saved_tensors
+        return (_std_backward(grad, input, result, self.axes, self.keepdim, self.dof),)
+
+
+def _std_backward(grad, input, result, axes, keepdim, dof):
+    """var's gradient scaled by 1 / (2 std), zero where std is zero (as PyTorch masks it)."""
+    shape = input._data.shape
+    result = _kept(result, shape, axes, keepdim)
+    grad = _kept(grad, shape, axes, keepdim)
+    zero = result._data == 0
+    device = input._device
+    safe = result + _constant(zero.astype(result._data.dtype), device)
+    grad_var = _var_backward(grad / (2 * safe), input, axes, True, dof)
+    return grad_var * _constant((~zero).astype(result._data.dtype), device)
+
+
+def _two_outputs(out0, out1, node, input):
+    attach(out0, node, input)
+    out1.grad_fn = node
+    out1._requires_grad = True
+    out1._output_nr = 1
+
+
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """(var, mean) in one pass; a plain tuple, as in PyTorch."""
+    dim, correction = _correction("var_mean", dim, unbiased, correction)
+    with _no_record():
+        variance = var(input, dim, keepdim=keepdim, correction=correction)
+        average = mean(input, dim, keepdim)
+    if grad_state.enabled and input._requires_grad:
+        node = VarMeanBackward0()
+        node.axes, node.keepdim, node.dof = _reduce_axes(input, dim), keepdim, None
+        node.dof = _count(input._data.shape, node.axes) - correction
+        node.save(input)
+        _two_outputs(variance, average, node, input)
+    return variance, average
+
+
+class VarMeanBackward0(Node):
+    __slots__ = ("axes", "keepdim", "dof")
+
+    def backward(self, grad_var=None, grad_mean=None):
+        (input,) = self.saved_tensors
+        total = None
+        if grad_var is not None:
+            total = _var_backward(grad_var, input, self.axes, self.keepdim, self.dof)
+        return (_add_mean_grad(total, grad_mean, input, self.axes, self.keepdim),)
+
+
+def _add_mean_grad(total, grad_mean, input, axes, keepdim):
+    if grad_mean is None:
+        return total
+    shape = input._data.shape
+    part = _kept(grad_mean, shape, axes, keepdim).expand(shape) / _count(shape, axes)
+    return part if total is None else total + part
+
+
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """(std, mean) in one pass; a plain tuple, as in PyTorch."""
+    dim, correction = _correction("std_mean", dim, unbiased, correction)
+    with _no_record():
+        deviation = std(input, dim, keepdim=keepdim, correction=correction)
+        average = mean(input, dim, keepdim)
+    if grad_state.enabled and input._requires_grad:
+        node = StdMeanBackward0()
+        node.axes, node.keepdim = _reduce_axes(input, dim), keepdim
+        node.dof = _count(input._data.shape, node.axes) - correction
+        node.save(input)
+        node.save_output(deviation)
+        _two_outputs(deviation, average, node, input)
+    return deviation, average
+
+
+class StdMeanBackward0(Node):
+    __slots__ = ("axes", "keepdim", "dof")
+
+    def backward(self, grad_std=None, grad_mean=None):
+        input, result = self.saved_tensors
+        total = None
+        if grad_std is not None:
+            total = _std_backward(grad_std, input, result, self.axes, self.keepdim, self.dof)
+        return (_add_mean_grad(total, grad_mean, input, self.axes, self.keepdim),)
+
+
+class _no_record:
+    """Compute the parts of a fused op without recording them (the fused node is recorded)."""
+
+    __slots__ = ("previous",)
+
+    def __enter__(self):
+        self.previous = grad_state.enabled
+        grad_state.enabled = False
+
+    def __exit__(self, *exc):
+        grad_state.enabled = self.previous
+
+
+# ---------------------------------------------------------------- norm
+def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+    """torch.norm: 'fro' and numbers are vector norms over `dim` (all dims when None)."""
+    if isinstance(p, str):
+        if p == "nuc":
+            raise NotImplementedError("norm(p='nuc') needs linalg.matrix_norm")
+        if p != "fro":
+            raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
+        if dim is not None and not isinstance(dim, int) and len(dim) > 2:
+            raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got "
+                               + " ".join(str(d) for d in dim))
+        p = 2
+    return vector_norm(input, p, dim, keepdim, dtype=dtype)
+
+
+def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None):
+    """linalg.vector_norm: (sum |x|^ord)^(1/ord), with max/min |x| for +-inf, count for 0."""
+    data = input._data
+    if data.dtype.kind != "f":
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
+                           f"input. Got {_type_name(data)}")
+    if dtype is not None and dtype is not input.dtype:
+        if not dtype.is_floating_point or dtype.itemsize < data.dtype.itemsize:
+            raise RuntimeError(f"linalg.vector_norm: the dtype of the input ({_type_name(data)}) "
+                               "should be convertible without narrowing to the specified dtype "
+                               f"({dtype.tensor_type[:-6]})")
+        input = input.to(dtype)
+        data = input._data
+    ord = float(ord)
+    axes = _reduce_axes(input, dim)
+    xp = input._device.xp
+    work = xp.abs(data.astype(_ACCUMULATE.get(data.dtype, data.dtype), copy=False))
+    if math.isinf(ord):
+        if data.size == 0 and (axes is None or builtins.any(data.shape[a] == 0 for a in axes)):
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {ord:g} norm on an empty "
+                               "tensor because the operation does not have an identity")
+        reducer = work.max if ord > 0 else work.min
+        result = reducer(axis=axes, keepdims=keepdim)
+    elif ord == 0:
+        result = (work != 0).sum(axis=axes, keepdims=keepdim).astype(work.dtype)
+    elif ord == 1:
+        result = work.sum(axis=axes, keepdims=keepdim)
+    elif ord == 2:
+        result = xp.sqrt((work * work).sum(axis=axes, keepdims=keepdim))
+    else:
+        result = (work ** ord).sum(axis=axes, keepdims=keepdim) ** (1.0 / ord)
+    out = wrap(xp.asarray(result).astype(data.dtype, copy=False), input._device)
+    if grad_state.enabled and input._requires_grad:
+        node = LinalgVectorNormBackward0()
+        node.ord, node.axes, node.keepdim = ord, axes, keepdim
+        node.save(input)
+        node.save_output(out)
+        attach(out, node, input)
+    return out
+
+
+class LinalgVectorNormBackward0(Node):
+    __slots__ = ("ord", "axes", "keepdim")
+
+    def backward(self, grad):
+        input, result = self.saved_tensors
+        data = input._data
+        xp, device, dtype = input._device.xp, input._device, data.dtype
+        grad = _kept(grad, data.shape, self.axes, self.keepdim)
+        result = _kept(result, data.shape, self.axes, self.keepdim)
+        p = self.ord
+        sign = _constant(xp.sign(data), device)
+        if p == 0:
+            return (None,)   # PyTorch leaves the gradient of the 0-"norm" undefined
+        if p == 1:
+            return (grad * sign,)
+        if math.isinf(p):
+            hit = xp.abs(data) == result._data
+            weight = xp.sign(data) * hit / hit.sum(axis=self.axes, keepdims=True)
+            return (grad * _constant(weight.astype(dtype), device),)
+        zero = result._data == 0
+        safe = result + _constant(zero.astype(dtype), device)
+        keep = _constant((~zero).astype(dtype), device)
+        if p == 2:
+            return (input * (grad / safe) * keep,)
+        magnitude = input * sign
+        if p < 1:
+            # |x|^(p-1) is infinite at x == 0, where the gradient is zero
+            at_zero = _constant((data == 0).astype(dtype), device)
+            scaled = sign * (magnitude + at_zero) ** (p - 1)
+            return (scaled * grad * safe ** (1 - p) * keep,)
+        scaled = sign * magnitude ** (p - 1) if p < 2 else input * magnitude ** (p - 2)
+        return (scaled * (grad / safe ** (p - 1)) * keep,)
+
+
+# ---------------------------------------------------------------- logsumexp
+def logsumexp(input, dim, keepdim=False):
+    """log(sum(exp(x))) over `dim`, computed stably by shifting by the max."""
+    data = input._data
+    xp = input._device.xp
+    if data.dtype.kind != "f":
+        data = data.astype(_dtype.get_default_dtype().np_dtype)
+    axes = _reduce_axes(input, dim)
+    work = data.astype(_ACCUMULATE.get(data.dtype, data.dtype), copy=False)
+    if work.size == 0:
+        result = xp.log(xp.exp(work).sum(axis=axes, keepdims=keepdim))
+    else:
+        shift = work.max(axis=axes, keepdims=True)
+        shift = xp.where(xp.isfinite(shift), shift, 0)
+        total = xp.exp(work - shift).sum(axis=axes, keepdims=True)
+        result = _kept_array(xp.log(total) + shift, data.shape, axes, True)
+        if not keepdim:
+            result = result.reshape(_reduced_shape(data.shape, axes))
+    out = wrap(xp.asarray(result).astype(data.dtype, copy=False), input._device)
+    if grad_state.enabled and input._requires_grad:
+        node = LogsumexpBackward0()
+        node.axes, node.keepdim = axes, keepdim
+        node.save(input)
+        node.save_output(out)
+        attach(out, node, input)
+    return out
+
+
+def _reduced_shape(shape, axes):
+    return tuple(s for i, s in enumerate(shape) if axes is not None and i not in axes)
+
+
+class LogsumexpBackward0(Node):
+    __slots__ = ("axes", "keepdim")
+
+    def backward(self, grad):
+        input, result = self.saved_tensors
+        shape = input._data.shape
+        grad = _kept(grad, shape, self.axes, self.keepdim)
+        return (grad * pointwise.exp(input - _kept(result, shape, self.axes, self.keepdim)),)
+
+
+# ---------------------------------------------------------------- all / any / count_nonzero
+def _logical_reduction(input, dim, keepdim, reducer):
+    data = input._data
+    reducer = getattr(input._device.xp, reducer)
+    axes = None if dim is None else wrap_dims(dim, data.ndim)
+    if not data.ndim:
+        axes = None
+    result = reducer(data, axis=axes, keepdims=keepdim)
+    if data.dtype == _dtype.uint8.np_dtype:   # PyTorch keeps uint8 for uint8 input
+        result = input._device.xp.asarray(result).astype(data.dtype)
+    return wrap(result, input._device)
+
+
+def all(input, dim=None, keepdim=False):
+    """Whether every element (along `dim`) is nonzero; bool, or uint8 for uint8 input."""
+    return _logical_reduction(input, dim, keepdim, "all")
+
+
+def any(input, dim=None, keepdim=False):
+    """Whether some element (along `dim`) is nonzero; bool, or uint8 for uint8 input."""
+    return _logical_reduction(input, dim, keepdim, "any")
+
+
+def count_nonzero(input, dim=None):
+    """The number of nonzero elements (along `dim`), as int64."""
+    data = input._data
+    axes = _reduce_axes(input, dim)
+    result = (data != 0).sum(axis=axes, dtype=_INT64)
+    return wrap(result, input._device)
+
+
+# The selection and cumulative parts of the family; imported last, they use the helpers above.
+from .sorting import *  # noqa: E402,F401,F403
+from .cumulative import *  # noqa: E402,F401,F403
+from .cumulative import cumsum_  # noqa: E402,F401 - a Tensor method only, not ember.cumsum_
+from . import cumulative as _cumulative, sorting as _sorting  # noqa: E402
+
+__all__ += _sorting.__all__ + _cumulative.__all__

@@ -1,0 +1,200 @@
+"""Cumulative ops: cumsum, cumprod, cummax, cummin (and the in-place cumsum_).
+
+Part of the reduction family (re-exported by `reduction.py`). cumsum's adjoint
+is a reverse cumsum (`_reverse_cumsum`, itself differentiable); cumprod's
+gradient stays exact when the input holds zeros; cummax/cummin send the
+gradient back to where each running extreme was found, like the selection
+ops in `sorting.py`.
+"""
+from .. import return_types as _rt
+from ..autograd.graph import Node
+from ._common import attach, grad_state, inplace, wrap, wrap_dim
+from .reduction import _ACCUMULATE, _constant, _integral_result
+from .sorting import _BOOL_KIND, _SelectBackward, _index_array, _select_node
+
+__all__ = ["cumsum", "cumprod", "cummax", "cummin"]
+
+
+# ---------------------------------------------------------------- cumsum / cumprod
+def _cumulative(input, dim, dtype, accumulate):
+    """Shared forward of cumsum/cumprod: (result array, wrapped dim)."""
+    data = input._data
+    d = wrap_dim(dim, data.ndim)
+    out_dtype = _integral_result(data, dtype)
+    if data.dtype != out_dtype and data.dtype.kind not in "iub":
+        data = data.astype(out_dtype)
+    if not data.ndim:
+        return data.astype(out_dtype), d
+    work = _ACCUMULATE.get(out_dtype, out_dtype)
+    return accumulate(data, axis=d, dtype=work).astype(out_dtype, copy=False), d
+
+
+def cumsum(input, dim, *, dtype=None):
+    """Running sums along `dim`; integers and bools sum as int64."""
+    result, d = _cumulative(input, dim, dtype, input._device.xp.cumsum)
+    out = wrap(result, input._device)
+    if grad_state.enabled and input._requires_grad and result.dtype.kind == "f":
+        node = CumsumBackward0()
+        node.dim = d
+        node.dtype = input.dtype if result.dtype != input._data.dtype else None
+        attach(out, node, input)
+    return out
+
+
+class CumsumBackward0(Node):
+    __slots__ = ("dim", "dtype")
+
+    def backward(self, grad):
+        grad = _reverse_cumsum(grad, self.dim) if grad._data.ndim else grad
+        return (grad if self.dtype is None else grad.to(self.dtype),)
+
+
+def _reverse_cumsum(input, dim):
+    """Sums from each position to the end of `dim`: cumsum's adjoint."""
+    xp = input._device.xp
+    data = input._data
+    result = xp.flip(xp.cumsum(xp.flip(data, dim), axis=dim), dim)
+    out = wrap(xp.ascontiguousarray(result), input._device)
+    if grad_state.enabled and input._requires_grad:
+        node = ReverseCumsumBackward0()
+        node.dim = dim
+        attach(out, node, input)
+    return out
+
+
+class ReverseCumsumBackward0(Node):
+    __slots__ = ("dim",)
+
+    def backward(self, grad):
+        return (cumsum(grad, self.dim),)
+
+
+_INPLACE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
+                  "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int",
+                  "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+                  "bool": "bool"}
+
+
+def cumsum_(input, dim, *, dtype=None):
+    """In-place cumsum; `dtype`, if given, must be the tensor's own."""
+    if dtype is not None and dtype is not input.dtype:
+        raise RuntimeError(f"Bad in-place call: input tensor dtype "
+                           f"{_INPLACE_NAMES[input.dtype.name]} and output tensor dtype "
+                           f"{_INPLACE_NAMES[dtype.name]} should match")
+    if input._data.dtype.kind == _BOOL_KIND:
+        raise NotImplementedError('"cumsum_out_cpu" not implemented for \'Bool\'')
+    return inplace(input, cumsum, dim)
+
+
+def cumprod(input, dim, *, dtype=None):
+    """Running products along `dim`; integers and bools multiply as int64."""
+    result, d = _cumulative(input, dim, dtype, input._device.xp.cumprod)
+    out = wrap(result, input._device)
+    if grad_state.enabled and input._requires_grad and result.dtype.kind == "f":
+        node = CumprodBackward0()
+        node.dim = d
+        node.save(input)
+        node.save_output(out)
+        attach(out, node, input)
+    return out
+
+
+class CumprodBackward0(Node):
+    __slots__ = ("dim",)
+
+    def backward(self, grad):
+        input, result = self.saved_tensors
+        if not input._data.ndim:
+            return (grad.to(input.dtype),)
+        original = input.dtype
+        if original is not result.dtype:
+            input, grad = input.to(result.dtype), grad.to(result.dtype)
+        return (_cumprod_backward(grad, input, result, self.dim).to(original),)
+
+
+def _cumprod_backward(grad, input, result, dim):
+    """sum over i >= k of grad_i * prod_{j <= i, j != k} x_j, exact with zeros.
+
+    Before a slice's first zero that is reverse_cumsum(grad * result) / x; at the
+    first zero it is the same sum with that zero replaced by 1 (only i >= z
+    counts); after it, every term holds the zero.
+    """
+    data = input._data
+    xp, device, dtype = input._device.xp, input._device, data.dtype
+    zero = data == 0
+    if not zero.any():
+        return _reverse_cumsum(grad * result, dim) / input
+    if grad_state.enabled:   # create_graph: the quadratic formula, exact at every order
+        return _cumprod_backward_quadratic(grad, input, dim)
+    seen = xp.cumsum(zero, axis=dim)
+    before = _constant((seen == 0).astype(dtype), device)
+    first = (seen == 1) & zero
+    at = _constant(first.astype(dtype), device)
+    from_first = _constant((seen >= 1).astype(dtype), device)
+    safe = input * before + (1 - before)
+    head = _reverse_cumsum(grad * result, dim) / safe * before
+    replaced = input * (1 - at) + at
+    tail = (grad * cumprod(replaced, dim) * from_first).sum(dim, keepdim=True) * at
+    return head + tail
+
+
+def _cumprod_backward_quadratic(grad, input, dim):
+    """The same sum built literally: for each k, cumprod with x_k replaced by 1.
+
+    A new axis k sits before `dim` (the axis i): O(n^2) memory along `dim`, which
+    is why only double backward through inputs with zeros takes this path.
+    """
+    data = input._data
+    xp, device, dtype = input._device.xp, input._device, data.dtype
+    shape = data.shape
+    n = shape[dim]
+    wide = shape[:dim] + (1, n) + shape[dim + 1:]
+    trailing = (1,) * (len(shape) - dim - 1)
+    eye = xp.eye(n, dtype=dtype).reshape((n, n) + trailing)
+    later = xp.triu(xp.ones((n, n), dtype=dtype)).reshape((n, n) + trailing)
+    others = input.reshape(wide) * _constant(1 - eye, device) + _constant(eye, device)
+    terms = cumprod(others, dim + 1) * grad.reshape(wide) * _constant(later, device)
+    return terms.sum(dim + 1)
+
+
+# ---------------------------------------------------------------- cummax / cummin
+def cummax(input, dim):
+    """Running maxima along `dim` and where each was found (the latest on ties)."""
+    return _cumulative_extreme(input, dim, "max", _rt.cummax, CummaxBackward0)
+
+
+def cummin(input, dim):
+    """Running minima along `dim` and where each was found (the latest on ties)."""
+    return _cumulative_extreme(input, dim, "min", _rt.cummin, CumminBackward0)
+
+
+def _cumulative_extreme(input, dim, which, result_type, node_type):
+    data = input._data
+    xp = input._device.xp
+    d = wrap_dim(dim, data.ndim)
+    if not data.ndim:
+        values, indices = data.copy(), _index_array(xp, ())
+    else:
+        ufunc = xp.maximum if which == "max" else xp.minimum
+        values = ufunc.accumulate(data, axis=d)
+        # An index moves to i when x_i reaches the running extreme (or is NaN, which sticks).
+        reached = data == values
+        if data.dtype.kind == "f":
+            reached |= xp.isnan(data)
+        shape = [1] * data.ndim
+        shape[d] = data.shape[d]
+        positions = xp.arange(data.shape[d], dtype=xp.int64).reshape(shape)
+        indices = xp.maximum.accumulate(xp.where(reached, positions, 0), axis=d)
+    out = wrap(values, input._device)
+    if grad_state.enabled and input._requires_grad:
+        _select_node(node_type, input, out, d, indices, True)
+    return result_type(out, wrap(indices, input._device))
+
+
+class CummaxBackward0(_SelectBackward):
+    __slots__ = ()
+
+
+class CumminBackward0(_SelectBackward):
+    __slots__ = ()
+
