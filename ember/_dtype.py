@@ -227,7 +227,7 @@ class finfo:
         self.min = builtins.float(info.min)
         self.tiny = builtins.float(info.smallest_normal)
         self.smallest_normal = self.tiny
-        self.resolution = builtins.float(info.resolution)
+        self.resolution = 10.0 ** -builtins.int(info.precision)
         self.dtype = type.name
 
     def __repr__(self):

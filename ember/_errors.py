@@ -110,3 +110,24 @@ def device_mismatch(device_a, device_b):
 def not_implemented_for(kernel, dtype):
     """PyTorch's NotImplementedError text for a kernel that lacks this dtype."""
     return f'"{kernel}" not implemented for \'{_scalar_type_name(dtype)}\''
+
+
+def scalar_type_name(dtype):
+    """'Float', 'Long', ...: how PyTorch names a dtype in most messages."""
+    return _SCALAR_NAMES[dtype.name]
+
+
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
+              "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int",
+              "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+              "bool": "bool"}
+
+
+def cpp_type_name(dtype):
+    """'float', 'long int', ...: the C++ type name some PyTorch checks print."""
+    return _CPP_NAMES[dtype.name]
+
+
+def mm_dtype_mismatch(dtype1, dtype2):
+    return ("expected m1 and m2 to have the same dtype, but got: "
+            f"{cpp_type_name(dtype1)} != {cpp_type_name(dtype2)}")

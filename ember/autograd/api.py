@@ -101,6 +101,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     captured = _run_for_inputs(roots, grads, inputs, retain_graph, create_graph)
     result = []
     for tensor, g in zip(inputs, captured):
+        if g is not None and g._data.dtype != tensor._data.dtype:
+            g = g.to(tensor.dtype)
         if g is None:
             if materialize_grads:
                 g = tensor.new_zeros(tensor.shape)

@@ -157,6 +157,9 @@ class AccumulateGrad(Node):
 
     def backward(self, grad):
         variable = self.variable
+        if grad._data.dtype != variable._data.dtype:
+            # Mixed-dtype ops send back the promoted dtype; PyTorch casts to the input's.
+            grad = grad.to(variable.dtype)
         hooks = variable._extras.get("hooks") if variable._extras else None
         if hooks:
             for hook in tuple(hooks):

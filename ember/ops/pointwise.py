@@ -1,45 +1,81 @@
-"""Elementwise ops: arithmetic, powers, exponentials, and their gradients.
+"""Elementwise arithmetic: add, sub, mul, div (and its rounding modes), remainders,
+powers, neg/reciprocal/square, the fused addcmul/addcdiv/lerp, and their gradients.
 
 Each op is its public function followed by its backward node, named as PyTorch
-names it. Binary ops go through `binary()` for PyTorch's type promotion and
-broadcast-error text; backward formulas use ember ops so they can be recorded
-for higher-order gradients, and `sum_to_shape` undoes broadcasting.
+names it. Binary ops go through `binary()` for PyTorch's type promotion;
+backward formulas use ember ops so they can be recorded for higher-order
+gradients, and `sum_to_shape` undoes broadcasting.
+
+The other elementwise families live beside this module (pointwise_math,
+pointwise_select, pointwise_logic) and are re-exported from here, so that
+`ember.ops.pointwise` is the one door Tensor methods and `ember.xxx` go through.
 """
-from .. import _errors
 from ..autograd.graph import Node
 from ._common import (Tensor, any_requires_grad, attach, binary, float_operand, grad_state,
                       inplace, sum_to_shape, wrap)
+from ._elementwise import (DEFAULTS, NotImplementedBackward, broadcast_error, shape_of,
+                           unsupported, upcast)
+from . import (pointwise_binary, pointwise_logic, pointwise_math, pointwise_power,
+               pointwise_select)
+from .pointwise_binary import *  # noqa: F401,F403
+from .pointwise_logic import *  # noqa: F401,F403
+from .pointwise_math import *  # noqa: F401,F403
+from .pointwise_power import *  # noqa: F401,F403
+from .pointwise_select import *  # noqa: F401,F403
+# Tensor methods and operators whose names torch does not export at the top level.
+from .pointwise_binary import addcdiv_, addcmul_, atan2_, copysign_, hypot_, lerp_  # noqa: F401
+from .pointwise_logic import (_invert, bitwise_and_, bitwise_left_shift_,  # noqa: F401
+                              bitwise_not_, bitwise_or_, bitwise_right_shift_, bitwise_xor_,
+                              eq_, ge_, gt_, le_, logical_and_, logical_not_, logical_or_,
+                              logical_xor_, lt_, ne_, rlshift, rrshift)
+from .pointwise_math import erfinv_  # noqa: F401
+from .pointwise_power import float_power_, pow_, rpow  # noqa: F401
+from .pointwise_select import sgn_, sign_  # noqa: F401
 
 __all__ = ["add", "sub", "subtract", "rsub", "mul", "multiply", "div", "divide", "true_divide",
-           "neg", "negative", "pow", "exp"]
+           "floor_divide", "remainder", "fmod", "neg", "negative", "positive", "reciprocal",
+           "neg_", "negative_", "reciprocal_"]
+__all__ += (pointwise_math.__all__ + pointwise_binary.__all__ + pointwise_power.__all__
+            + pointwise_select.__all__ + pointwise_logic.__all__)
+
+_BOOL_SUB = ("Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+             "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+_BOOL_SUB_BOTH = ("Subtraction, the `-` operator, with two bool tensors is not supported. Use "
+                  "the `^` or `logical_xor()` operator instead.")
 
 
-def _broadcast_error(a, b):
-    shape_b = getattr(b, "shape", ())
-    message = _errors.broadcast_mismatch(a.shape, shape_b)
-    return RuntimeError(message) if message else None
-
-
-def _shape(x):
-    return x._data.shape if isinstance(x, Tensor) else ()
+def _scaled(b, alpha, dtype, xp):
+    """alpha * other in the result dtype, with PyTorch's checks on alpha's type."""
+    kind = dtype.kind
+    if kind in "iub" and isinstance(alpha, float):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
+                           "point number.")
+    if alpha.__class__ is bool and kind != "b":
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if kind == "b":
+        return xp.logical_and(b, bool(alpha))
+    if kind in "iu":
+        # PyTorch casts alpha to the result dtype, wrapping out-of-range values.
+        alpha = xp.asarray(alpha & 0xFFFFFFFFFFFFFFFF).astype(dtype)[()]
+    return b * alpha
 
 
 # ---------------------------------------------------------------- add / sub
-def add(input, other, *, alpha=1, out=None):
+def add(input, other, *, alpha=1):
     """input + alpha * other, broadcast, with PyTorch's type promotion."""
     a, b, device = binary(input, other, "add")
-    if alpha != 1:
-        b = b * alpha
+    if alpha.__class__ is not int or alpha != 1:
+        b = _scaled(b, alpha, a.dtype, device.xp)
     try:
         result = a + b
     except ValueError:
-        raise _broadcast_error(a, b) from None
+        raise broadcast_error(a, b) from None
     out_t = wrap(result, device)
     if grad_state.enabled and (input._requires_grad or isinstance(other, Tensor)
                                and other._requires_grad):
         node = AddBackward0()
         node.alpha = alpha
-        node.shapes = (a.shape, _shape(other))
+        node.shapes = (a.shape, shape_of(other))
         attach(out_t, node, input, other)
     return out_t
 
@@ -62,24 +98,32 @@ def add_(input, other, *, alpha=1):
     return inplace(input, add, other, alpha=alpha)
 
 
-def sub(input, other, *, alpha=1, out=None):
+def _check_bool_sub(input, other):
+    """PyTorch refuses `-` whenever a bool tensor or a Python bool takes part."""
+    input_bool = input._data.dtype.kind == "b"
+    other_bool = other.__class__ is bool or isinstance(other, Tensor) and \
+        other._data.dtype.kind == "b"
+    if input_bool or other_bool:
+        both = input_bool and isinstance(other, Tensor) and other_bool
+        raise RuntimeError(_BOOL_SUB_BOTH if both else _BOOL_SUB)
+
+
+def sub(input, other, *, alpha=1):
     """input - alpha * other."""
+    _check_bool_sub(input, other)
     a, b, device = binary(input, other, "sub")
-    if a.dtype.kind == "b":  # after promotion, only bool - bool stays bool
-        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
-                           "supported. Use the `^` or `logical_xor()` operator instead.")
-    if alpha != 1:
-        b = b * alpha
+    if alpha.__class__ is not int or alpha != 1:
+        b = _scaled(b, alpha, a.dtype, device.xp)
     try:
         result = a - b
     except ValueError:
-        raise _broadcast_error(a, b) from None
+        raise broadcast_error(a, b) from None
     out_t = wrap(result, device)
     if grad_state.enabled and (input._requires_grad or isinstance(other, Tensor)
                                and other._requires_grad):
         node = SubBackward0()
         node.alpha = alpha
-        node.shapes = (a.shape, _shape(other))
+        node.shapes = (a.shape, shape_of(other))
         attach(out_t, node, input, other)
     return out_t
 
@@ -105,19 +149,25 @@ def sub_(input, other, *, alpha=1):
 
 def rsub(input, other, *, alpha=1):
     """other - alpha * input (what `2 - x` calls)."""
+    _check_bool_sub(input, other)
     a, b, device = binary(input, other, "rsub")
-    result = b - (a * alpha if alpha != 1 else a)
+    try:
+        result = b - (a if alpha.__class__ is int and alpha == 1
+                      else _scaled(a, alpha, a.dtype, device.xp))
+    except ValueError:
+        raise broadcast_error(b, a) from None
     out_t = wrap(result, device)
     if grad_state.enabled and (input._requires_grad or isinstance(other, Tensor)
                                and other._requires_grad):
-        node = RsubBackward1()
+        node = RsubBackward0() if isinstance(other, Tensor) else RsubBackward1()
         node.alpha = alpha
-        node.shapes = (a.shape, _shape(other))
+        node.shapes = (a.shape, shape_of(other))
         attach(out_t, node, input, other)
     return out_t
 
 
-class RsubBackward1(Node):
+class RsubBackward0(Node):
+    """rsub(tensor, tensor); RsubBackward1 is rsub(tensor, number), as in `2 - x`."""
     __slots__ = ("alpha", "shapes")
 
     def backward(self, grad):
@@ -129,19 +179,23 @@ class RsubBackward1(Node):
         return grad_a, grad_b
 
 
+class RsubBackward1(RsubBackward0):
+    __slots__ = ()
+
+
 # ---------------------------------------------------------------- mul / div
-def mul(input, other, *, out=None):
+def mul(input, other):
     """input * other, broadcast."""
     a, b, device = binary(input, other, "mul")
     try:
         result = a * b
     except ValueError:
-        raise _broadcast_error(a, b) from None
+        raise broadcast_error(a, b) from None
     out_t = wrap(result, device)
     if grad_state.enabled and (input._requires_grad or isinstance(other, Tensor)
                                and other._requires_grad):
         node = MulBackward0()
-        node.shapes = (a.shape, _shape(other))
+        node.shapes = (a.shape, shape_of(other))
         if isinstance(other, Tensor):
             node.other_scalar = None
             node.save(input, other)
@@ -172,24 +226,24 @@ def mul_(input, other):
     return inplace(input, mul, other)
 
 
-def div(input, other, *, rounding_mode=None, out=None):
+def div(input, other, *, rounding_mode=None):
     """input / other: true division (integers give floats) unless a rounding mode is given."""
     if rounding_mode is not None:
         return _div_rounded(input, other, rounding_mode)
     a, b, device = binary(input, other, "div")
     if a.dtype.kind in "iub":
-        a = float_operand(input) if a is input._data else a.astype(
-            float_operand(input).dtype)
-        b = b.astype(a.dtype) if isinstance(other, Tensor) else b
+        a = a.astype(DEFAULTS.float_dtype.np_dtype)
+        if isinstance(other, Tensor):
+            b = b.astype(a.dtype)
     try:
         result = a / b
     except ValueError:
-        raise _broadcast_error(a, b) from None
+        raise broadcast_error(a, b) from None
     out_t = wrap(result, device)
     if grad_state.enabled and (input._requires_grad or isinstance(other, Tensor)
                                and other._requires_grad):
         node = DivBackward0()
-        node.shapes = (a.shape, _shape(other))
+        node.shapes = (a.shape, shape_of(other))
         if isinstance(other, Tensor):
             node.other_scalar = None
             node.save(input, other)
@@ -218,22 +272,177 @@ class DivBackward0(Node):
         return grad_a, grad_b
 
 
-def _div_rounded(input, other, rounding_mode):
-    raise NotImplementedError("div with rounding_mode")
-
-
 def div_(input, other, *, rounding_mode=None):
     return inplace(input, div, other, rounding_mode=rounding_mode)
 
 
 def rdiv(input, other):
-    """other / input (what `2 / x` calls)."""
+    """other / input (what `2 / x` calls): PyTorch records reciprocal then mul."""
     return mul(reciprocal(input), other)
 
 
-# ---------------------------------------------------------------- neg / pow / exp
+# ---------------------------------------------------------------- rounded division, remainders
+def _check_divisor(b):
+    """Integer division by zero is an error in PyTorch, not a warning."""
+    if (b == 0).any() if hasattr(b, "any") else b == 0:
+        raise RuntimeError("ZeroDivisionError")
+
+
+def _floor_divide(xp, a, b):
+    return xp.floor_divide(a, b)
+
+
+def _trunc_divide(xp, a, b):
+    if a.dtype.kind == "f" or getattr(b, "dtype", None) is not None and b.dtype.kind == "f":
+        return xp.trunc(a / b)
+    quotient = xp.floor_divide(a, b)
+    inexact = (a - quotient * b) != 0
+    return quotient + (inexact & ((a < 0) != (b < 0)))
+
+
+_ROUNDED = {"trunc": (_trunc_divide, "div_trunc_cpu"), "floor": (_floor_divide, "div_floor_cpu")}
+
+
+def _divide_arrays(input, other, function, kernel, swap=False):
+    """`function(xp, a, b)` on promoted operands, with PyTorch's dtype and zero checks."""
+    a, b, device = binary(input, other, kernel)
+    if swap:
+        a, b = (device.xp.asarray(b).astype(a.dtype), a)
+    kind = a.dtype.kind
+    if kind == "b":
+        raise unsupported(kernel, a)
+    xp = device.xp
+    try:
+        if kind != "f":
+            _check_divisor(b)
+            return wrap(function(xp, a, b), device)
+        return wrap(upcast(lambda x, y: function(xp, x, y), a, b), device)
+    except ValueError:
+        raise broadcast_error(a, b) from None
+
+
+def _div_rounded(input, other, rounding_mode):
+    if rounding_mode not in _ROUNDED:
+        raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+                           f"but found '{rounding_mode}'")
+    function, kernel = _ROUNDED[rounding_mode]
+    out = _divide_arrays(input, other, function, kernel)
+    if any_requires_grad(input, other):
+        node = DivBackward2()
+        node.shapes = (input._data.shape, shape_of(other))
+        attach(out, node, input, other)
+    return out
+
+
+class DivBackward2(Node):
+    """Rounded division is piecewise constant: zero gradients."""
+    __slots__ = ("shapes",)
+
+    def backward(self, grad):
+        xp = grad._device.xp
+        return tuple(wrap(xp.zeros(shape, grad._data.dtype), grad._device)
+                     for shape in self.shapes)
+
+
+def floor_divide(input, other):
+    """input // other, rounding toward -inf. PyTorch defines no gradient for it."""
+    out = _divide_arrays(input, other, _floor_divide, "div_floor_cpu")
+    if any_requires_grad(input, other):
+        attach(out, NotImplementedBackward("floor_divide"), input, other)
+    return out
+
+
+def floor_divide_(input, other):
+    return inplace(input, floor_divide, other)
+
+
+def rfloordiv(input, other):
+    """other // input, for `2 // x`."""
+    out = _divide_arrays(input, other, _floor_divide, "div_floor_cpu", swap=True)
+    if any_requires_grad(input):
+        attach(out, NotImplementedBackward("floor_divide"), input)
+    return out
+
+
+def _remainder(xp, a, b):
+    return xp.remainder(a, b)
+
+
+def remainder(input, other):
+    """Python's modulus: the result takes the sign of the divisor."""
+    out = _divide_arrays(input, other, _remainder, "remainder_cpu")
+    if any_requires_grad(input, other):
+        node = RemainderBackward1() if isinstance(other, Tensor) else RemainderBackward0()
+        node.save(input, other if isinstance(other, Tensor) else None)
+        attach(out, node, input, other)
+    return out
+
+
+class RemainderBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, grad):
+        input, other = self.saved_tensors
+        grad_a = sum_to_shape(grad, input.shape) if self.needs_input_grad(0) else None
+        grad_b = None
+        if other is not None and self.needs_input_grad(1):
+            grad_b = sum_to_shape(-grad * input.div(other, rounding_mode="floor"), other.shape)
+        return grad_a, grad_b
+
+
+class RemainderBackward1(RemainderBackward0):
+    __slots__ = ()
+
+
+def remainder_(input, other):
+    return inplace(input, remainder, other)
+
+
+def rremainder(input, other):
+    """other % input, for `2 % x` (PyTorch defines no gradient for it)."""
+    out = _divide_arrays(input, other, _remainder, "remainder_cpu", swap=True)
+    if any_requires_grad(input):
+        attach(out, NotImplementedBackward("remainder"), input)
+    return out
+
+
+def _fmod(xp, a, b):
+    return xp.fmod(a, b)
+
+
+def fmod(input, other):
+    """C's fmod: the result takes the sign of the dividend."""
+    out = _divide_arrays(input, other, _fmod, "fmod_cpu")
+    if any_requires_grad(input, other):
+        node = FmodBackward1() if isinstance(other, Tensor) else FmodBackward0()
+        node.save(input, other if isinstance(other, Tensor) else None)
+        attach(out, node, input, other)
+    return out
+
+
+class FmodBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, grad):
+        input, other = self.saved_tensors
+        grad_a = sum_to_shape(grad, input.shape) if self.needs_input_grad(0) else None
+        grad_b = None
+        if other is not None and self.needs_input_grad(1):
+            grad_b = sum_to_shape(-grad * input.div(other, rounding_mode="trunc"), other.shape)
+        return grad_a, grad_b
+
+
+class FmodBackward1(FmodBackward0):
+    __slots__ = ()
+
+
+def fmod_(input, other):
+    return inplace(input, fmod, other)
+
+
+# ---------------------------------------------------------------- neg / positive / reciprocal
 def neg(input):
-    """-input."""
+    """-input (integers wrap, as in PyTorch)."""
     if input._data.dtype.kind == "b":
         raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If "
                            "you are trying to invert a mask, use the `~` or `logical_not()` "
@@ -254,75 +463,37 @@ class NegBackward0(Node):
         return (-grad,)
 
 
-def pow(input, exponent):
-    """input ** exponent."""
-    if not isinstance(input, Tensor):
-        return rpow(exponent, input)
-    a, b, device = binary(input, exponent, "pow")
-    out_t = wrap(a ** b, device)
-    if any_requires_grad(input, exponent):
-        if isinstance(exponent, Tensor):
-            node = PowBackward1()
-            node.save(input, exponent)
-            node.save_output(out_t)
-        else:
-            node = PowBackward0()
-            node.exponent = b
-            node.save(input)
-        attach(out_t, node, input, exponent)
-    return out_t
+def neg_(input):
+    return inplace(input, neg)
 
 
-class PowBackward0(Node):
-    __slots__ = ("exponent",)
-
-    def backward(self, grad):
-        (input,) = self.saved_tensors
-        exponent = self.exponent
-        if exponent == 0:
-            return (grad * 0, None)
-        return (grad * exponent * input ** (exponent - 1), None)
+negative_ = neg_
 
 
-class PowBackward1(Node):
-    __slots__ = ()
-
-    def backward(self, grad):
-        input, exponent, result = self.saved_tensors
-        grad_a = grad_b = None
-        if self.next_functions[0][0] is not None:
-            grad_a = sum_to_shape(grad * exponent * input ** (exponent - 1), input.shape)
-        if self.next_functions[1][0] is not None:
-            grad_b = sum_to_shape(grad * result * log(input), exponent.shape)
-        return grad_a, grad_b
+def positive(input):
+    """`+input`: the tensor itself (PyTorch returns the same object)."""
+    if input._data.dtype.kind == "b":
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return input
 
 
-def rpow(input, other):
-    """other ** input, for `2 ** x`."""
-    raise NotImplementedError("rpow")
-
-
-def exp(input):
-    """e ** input."""
-    out_t = wrap(input._device.xp.exp(float_operand(input)), input._device)
+def reciprocal(input):
+    """1 / input; integers promote to the default float dtype."""
+    out = wrap(1 / float_operand(input), input._device)
     if grad_state.enabled and input._requires_grad:
-        node = ExpBackward0()
-        node.save_output(out_t)
-        attach(out_t, node, input)
-    return out_t
+        node = ReciprocalBackward0()
+        node.save_output(out)
+        attach(out, node, input)
+    return out
 
 
-class ExpBackward0(Node):
+class ReciprocalBackward0(Node):
     __slots__ = ()
 
     def backward(self, grad):
         (result,) = self.saved_tensors
-        return (grad * result,)
+        return (-grad * (result * result),)
 
 
-def log(input):
-    raise NotImplementedError("log")
-
-
-def reciprocal(input):
-    raise NotImplementedError("reciprocal")
+def reciprocal_(input):
+    return inplace(input, reciprocal)

@@ -1,0 +1,158 @@
+"""Powers: pow in its three forms (tensor**number, tensor**tensor, number**tensor),
+float_power, and square, with their gradients.
+
+Integer powers follow PyTorch, not NumPy: a negative Python-int exponent on an
+integer tensor is an error, while negative exponents inside a tensor give
+1 (base 1), +-1 (base -1) or 0 (any other base), as C integer division would.
+"""
+import math
+
+from .. import _dtype, _errors
+from ..autograd.graph import Node
+from ._common import Tensor, any_requires_grad, attach, binary, inplace, sum_to_shape, wrap
+from ._elementwise import broadcast_error, unsupported, zeros_like
+from .pointwise_math import log
+from .pointwise_select import where
+
+__all__ = ["pow", "float_power", "square", "square_"]
+
+_NEGATIVE_INT_POWER = "Integers to negative integer powers are not allowed."
+_FLOAT64 = _dtype.float64
+
+
+def _int_power(xp, base, exponent):
+    """base ** exponent for integer arrays, with PyTorch's answer for negative exponents."""
+    negative = exponent < 0
+    if not negative.any():
+        return xp.power(base, exponent)
+    result = xp.power(base, xp.where(negative, 0, exponent))
+    odd = (exponent % 2) != 0
+    inverse = xp.where(base == 1, 1, xp.where(base == -1, xp.where(odd, -1, 1), 0))
+    return xp.where(negative, inverse, result).astype(result.dtype, copy=False)
+
+
+def _power(xp, a, b):
+    if a.dtype.kind in "iu" and hasattr(b, "dtype"):
+        return _int_power(xp, a, b)
+    return xp.power(a, b)
+
+
+def pow(input, exponent):
+    """input ** exponent, broadcast, with PyTorch's type promotion."""
+    if not isinstance(input, Tensor):
+        return rpow(exponent, input)
+    kind = input._data.dtype.kind
+    if exponent.__class__ is int and exponent < 0 and kind in "iub":
+        raise RuntimeError(_NEGATIVE_INT_POWER)
+    if exponent.__class__ is bool and kind == "b":
+        # bool ** bool stays bool: x ** True is x, x ** False is all True.
+        data = input._data.copy() if exponent else input._device.xp.ones_like(input._data)
+        return wrap(data, input._device)
+    a, b, device = binary(input, exponent, "pow")
+    if a.dtype.kind == "b":
+        raise unsupported("pow", a)
+    try:
+        out = wrap(_power(device.xp, a, b), device)
+    except ValueError:
+        raise broadcast_error(a, b) from None
+    if any_requires_grad(input, exponent):
+        if isinstance(exponent, Tensor):
+            node = PowBackward1()
+            node.save(input, exponent)
+            node.save_output(out)
+        else:
+            node = PowBackward0()
+            node.exponent = b
+            node.save(input)
+        attach(out, node, input, exponent)
+    return out
+
+
+class PowBackward0(Node):
+    __slots__ = ("exponent",)
+
+    def backward(self, grad):
+        (input,) = self.saved_tensors
+        exponent = self.exponent
+        if exponent == 0:
+            return (zeros_like(grad), None)
+        return (grad * (exponent * input.pow(exponent - 1)), None)
+
+
+class PowBackward1(Node):
+    __slots__ = ()
+
+    def backward(self, grad):
+        input, exponent, result = self.saved_tensors
+        grad_a = grad_b = None
+        if self.needs_input_grad(0):
+            grad_a = where(exponent == 0, 0.0, grad * (exponent * input.pow(exponent - 1)))
+            grad_a = sum_to_shape(grad_a, input.shape)
+        if self.needs_input_grad(1):
+            zero_base = (input == 0).logical_and(exponent >= 0)
+            grad_b = sum_to_shape(grad * where(zero_base, 0.0, result * log(input)),
+                                  exponent.shape)
+        return grad_a, grad_b
+
+
+def pow_(input, exponent):
+    return inplace(input, pow, exponent)
+
+
+def rpow(input, other):
+    """other ** input for a number `other` (what `2 ** x` and `pow(2, x)` call)."""
+    a, b, device = binary(input, other, "pow")
+    xp = device.xp
+    if a.dtype.kind == "b":
+        raise unsupported("pow", a)
+    out = wrap(_power(xp, xp.asarray(b).astype(a.dtype), a), device)
+    if any_requires_grad(input):
+        node = PowBackward2()
+        node.base = b
+        node.save(input)
+        node.save_output(out)
+        attach(out, node, input)
+    return out
+
+
+class PowBackward2(Node):
+    __slots__ = ("base",)
+
+    def backward(self, grad):
+        exponent, result = self.saved_tensors
+        base = self.base
+        if base == 0:
+            # log(0) is -inf: PyTorch masks it to 0 where the exponent is >= 0.
+            return (grad * where(exponent >= 0, 0.0, result * float("-inf")),)
+        return (grad * (result * math.log(base)),)
+
+
+def float_power(input, exponent):
+    """pow computed in float64 (PyTorch decomposes it into `to(float64)` then `pow`)."""
+    if isinstance(input, Tensor):
+        base = input.to(_FLOAT64)
+        if isinstance(exponent, Tensor):
+            return pow(base, exponent.to(_FLOAT64))
+        return pow(base, float(exponent))
+    return rpow(exponent.to(_FLOAT64), float(input))
+
+
+def float_power_(input, exponent):
+    """In-place float_power: only a float64 tensor can hold the result."""
+    if input.dtype is not _FLOAT64:
+        raise RuntimeError(f"the base given to float_power_ has dtype {_name(input)} but the "
+                           "operation's result requires dtype Double")
+    return inplace(input, float_power, exponent)
+
+
+def _name(tensor):
+    return _errors._scalar_type_name(tensor.dtype)
+
+
+def square(input):
+    """input ** 2 (PyTorch records it as pow; bool squares to int64)."""
+    return pow(input, 2)
+
+
+def square_(input):
+    return inplace(input, square)

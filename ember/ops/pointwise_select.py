@@ -1,0 +1,611 @@
+"""Elementwise ops that pick, bound or round values: abs and sign, rounding,
+relu and clamp, maximum/minimum, where, nan_to_num, and fill_/zero_.
+
+Most of these have piecewise-constant parts, so their gradients are masks of the
+incoming gradient (or zero), exactly as PyTorch's formulas write them.
+"""
+from .. import _dtype, _errors
+from ..autograd.graph import Node
+from ._common import (Tensor, any_requires_grad, attach, binary, grad_state, inplace,
+                      sum_to_shape, wrap)
+from ._elementwise import (broadcast_error, dtype_of, require_tensor, shape_of, unsupported,
+                           upcast, zeros_like)
+
+__all__ = ["abs", "absolute", "sign", "sgn", "signbit", "floor", "ceil", "round", "trunc", "fix",
+           "frac", "relu", "clamp", "clip", "clamp_min", "clamp_max", "maximum", "minimum", "fmax",
+           "fmin", "where", "nan_to_num", "abs_", "floor_", "ceil_", "round_", "trunc_", "fix_",
+           "frac_", "relu_", "clamp_", "clip_", "clamp_min_", "clamp_max_", "nan_to_num_", "fill_",
+           "zero_"]
+
+_INT_MASK = 0xFFFFFFFFFFFFFFFF
+
+
+def _unary_same(input, kernel, function, node_class, allow_int=True):
+    """`function(input)` in input's own dtype; bool (and ints unless allowed) refused."""
+    a = input._data
+    kind = a.dtype.kind
+    if kind == "b" or kind in "iu" and not allow_int:
+        raise unsupported(kernel, a)
+    out = wrap(function(a) if kind == "f" else a.copy(), input._device)
+    if grad_state.enabled and input._requires_grad:
+        node = node_class()
+        node.save(input)
+        attach(out, node, input)
+    return out
+
+
+class _ZeroGrad(Node):
+    """Shared backward of the piecewise-constant ops: the gradient is zero."""
+    __slots__ = ()
+
+    def backward(self, grad):
+        return (zeros_like(grad),)
+
+
+# ---------------------------------------------------------------- abs and sign
+def abs(input):
+    """|input| (integers keep their dtype; the minimum integer stays negative)."""
+    a = input._data
+    if a.dtype.kind == "b":
+        raise unsupported("abs_cpu", a)
+    out = wrap(input._device.xp.abs(a), input._device)
+    if grad_state.enabled and input._requires_grad:
+        node = AbsBackward0()
+        node.save(input)
+        attach(out, node, input)
+    return out
+
+
+absolute = abs
+
+
+class AbsBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, grad):
+        (input,) = self.saved_tensors
+        return (grad * input.sgn(),)
+
+
+def sign(input):
+    """-1, 0 or 1 by sign; 0 for nan (as PyTorch, unlike NumPy); bool stays bool."""
+    return _sign(input, SignBackward0)
+
+
+class SignBackward0(_ZeroGrad):
+    __slots__ = ()
+
+
+def sgn(input):
+    """sign for real tensors (PyTorch's complex-aware spelling)."""
+    return _sign(input, SgnBackward0)
+
+
+class SgnBackward0(_ZeroGrad):
+    __slots__ = ()
+
+
+def _sign(input, node_class):
+    a = input._data
+    if a.dtype.kind == "b":
+        out = wrap(a.copy(), input._device)
+    else:
+        out = wrap((a > 0).astype(a.dtype) - (a < 0).astype(a.dtype), input._device)
+    if grad_state.enabled and input._requires_grad:
+        attach(out, node_class(), input)
+    return out
+
+
+def signbit(input):
+    """True where the sign bit is set (-0.0 included)."""
+    a = input._data
+    xp = input._device.xp
+    if a.dtype.kind == "f":
+        return wrap(xp.signbit(a), input._device)
+    return wrap(a < 0 if a.dtype.kind == "i" else xp.zeros(a.shape, bool), input._device)
+
+
+# ---------------------------------------------------------------- rounding
+def floor(input):
+    return _unary_same(input, "floor_vml_cpu", input._device.xp.floor, FloorBackward0)
+
+
+class FloorBackward0(_ZeroGrad):
+    __slots__ = ()
+
+
+def ceil(input):
+    return _unary_same(input, "ceil_vml_cpu", input._device.xp.ceil, CeilBackward0)
+
+
+class CeilBackward0(_ZeroGrad):
+    __slots__ = ()
+
+
+def trunc(input):
+    """Round toward zero."""
+    return _unary_same(input, "trunc_vml_cpu", input._device.xp.trunc, TruncBackward0)
+
+
+fix = trunc
+
+
+class TruncBackward0(_ZeroGrad):
+    __slots__ = ()
+
+
+def round(input, *, decimals=0):
+    """Round half to even, optionally to `decimals` places (negative: tens, hundreds...)."""
+    xp = input._device.xp
+    if decimals == 0:
+        return _unary_same(input, "round_vml_cpu", xp.rint, RoundBackward0)
+    if decimals > 0:
+        scale = 10.0 ** decimals
+
+        def function(a):
+            return upcast(lambda x: xp.rint(x * scale) / scale, a)
+    else:
+        scale = 10.0 ** -decimals
+
+        def function(a):
+            return upcast(lambda x: xp.rint(x / scale) * scale, a)
+    return _unary_same(input, "round_cpu", function, RoundBackward1, allow_int=False)
+
+
+class RoundBackward0(_ZeroGrad):
+    __slots__ = ()
+
+
+class RoundBackward1(_ZeroGrad):
+    __slots__ = ()
+
+
+def frac(input):
+    """input - trunc(input), keeping its sign."""
+    xp = input._device.xp
+    return _unary_same(input, "frac_cpu", lambda a: a - xp.trunc(a), FracBackward0,
+                       allow_int=False)
+
+
+class FracBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, grad):
+        return (grad,)
+
+
+# ---------------------------------------------------------------- relu and clamp
+def relu(input):
+    """max(input, 0); nan stays nan."""
+    a = input._data
+    if a.dtype.kind == "b":
+        raise RuntimeError("Boolean inputs not supported for relu")
+    out = wrap(input._device.xp.maximum(a, 0), input._device)
+    if grad_state.enabled and input._requires_grad:
+        node = ReluBackward0()
+        node.save_output(out)
+        attach(out, node, input)
+    return out
+
+
+class ReluBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, grad):
+        (result,) = self.saved_tensors
+        return (where(result <= 0, 0.0, grad),)
+
+
+def _bound(value, dtype, xp):
+    """A clamp bound in the result dtype: arrays cast, Python ints wrapped like PyTorch."""
+    if isinstance(value, Tensor):
+        return value._data.astype(dtype, copy=False)
+    if dtype.kind in "iu" and type(value) is int:
+        return xp.asarray(value & _INT_MASK).astype(dtype)[()]
+    return value
+
+
+def _clamp_arrays(input, min, max):
+    """Input and bounds cast to PyTorch's result dtype for clamp."""
+    a = input._data
+    if a.dtype.kind == "f" and not isinstance(min, Tensor) and not isinstance(max, Tensor):
+        return a, min, max  # a float tensor keeps its dtype against Python numbers
+    operands = [x for x in (input, min, max) if x is not None]
+    result = _dtype._result_type_many(operands).np_dtype
+    a = a.astype(result, copy=False)
+    xp = input._device.xp
+    if a.dtype.kind == "b" and not any(isinstance(x, Tensor) for x in operands[1:]):
+        raise unsupported("clamp_scalar_cpu", a)
+    return a, _bound(min, result, xp), _bound(max, result, xp)
+
+
+def _clamp_forward(xp, a, low, high):
+    try:
+        if low is not None:
+            a = xp.maximum(a, low)
+        if high is not None:
+            a = xp.minimum(a, high)
+    except ValueError:
+        raise broadcast_error(a, low if high is None else high) from None
+    return a
+
+
+def clamp(input, min=None, max=None):
+    """Bound input to [min, max] (max wins where min > max); bounds are numbers or tensors."""
+    if min is None and max is None:
+        raise RuntimeError("ember.clamp: At least one of 'min' or 'max' must not be None")
+    a, low, high = _clamp_arrays(input, min, max)
+    xp = input._device.xp
+    out = wrap(_clamp_forward(xp, a, low, high), input._device)
+    if any_requires_grad(input, min, max):
+        tensors = isinstance(min, Tensor) or isinstance(max, Tensor)
+        node = ClampBackward0() if tensors else ClampBackward1()
+        node.bounds = (min, max)
+        node.save(input, min if isinstance(min, Tensor) else None,
+                  max if isinstance(max, Tensor) else None)
+        attach(out, node, input, min, max)
+    return out
+
+
+clip = clamp
+
+
+class ClampBackward1(Node):
+    """clamp with number bounds: the gradient passes where min <= input <= max."""
+    __slots__ = ("bounds",)
+
+    def _inputs(self):
+        input, min, max = self.saved_tensors
+        return (input, self.bounds[0] if min is None else min,
+                self.bounds[1] if max is None else max)
+
+    def backward(self, grad):
+        input, min, max = self._inputs()
+        if min is not None and max is not None:
+            keep = (input >= min).logical_and(input <= max)
+        elif min is not None:
+            keep = input >= min
+        else:
+            keep = input <= max
+        return where(keep, grad, 0.0), None, None
+
+
+class ClampBackward0(ClampBackward1):
+    """clamp with tensor bounds: each bound gets the gradient where it was chosen."""
+    __slots__ = ()
+
+    def backward(self, grad):
+        input, min, max = self._inputs()
+        (grad_input,) = ClampBackward1.backward(self, grad)[:1]
+        grad_min = grad_max = None
+        if isinstance(min, Tensor) and self.needs_input_grad(1):
+            chosen = input < min
+            if max is not None:
+                chosen = chosen.logical_and(min < max)
+            grad_min = sum_to_shape(where(chosen, grad, 0.0), min.shape)
+        if isinstance(max, Tensor) and self.needs_input_grad(2):
+            chosen = input > max
+            if min is not None:
+                chosen = chosen.logical_or(max < min)
+            grad_max = sum_to_shape(where(chosen, grad, 0.0), max.shape)
+        return sum_to_shape(grad_input, input.shape), grad_min, grad_max
+
+
+def clamp_min(input, min):
+    """max(input, min), elementwise."""
+    a, low, _ = _clamp_arrays(input, min, None)
+    out = wrap(_clamp_forward(input._device.xp, a, low, None), input._device)
+    if any_requires_grad(input, min):
+        node = ClampMinBackward1() if isinstance(min, Tensor) else ClampMinBackward0()
+        node.bound = min
+        node.save(input)
+        attach(out, node, input, min)
+    return out
+
+
+class ClampMinBackward0(Node):
+    __slots__ = ("bound",)
+
+    def backward(self, grad):
+        (input,) = self.saved_tensors
+        min = self.bound
+        grad_input = sum_to_shape(where(input >= min, grad, 0.0), input.shape)
+        grad_min = None
+        if self.needs_input_grad(1):
+            grad_min = sum_to_shape(where(input < min, grad, 0.0), min.shape)
+        return grad_input, grad_min
+
+
+class ClampMinBackward1(ClampMinBackward0):
+    __slots__ = ()
+
+
+def clamp_max(input, max):
+    """min(input, max), elementwise."""
+    a, _, high = _clamp_arrays(input, None, max)
+    out = wrap(_clamp_forward(input._device.xp, a, None, high), input._device)
+    if any_requires_grad(input, max):
+        node = ClampMaxBackward1() if isinstance(max, Tensor) else ClampMaxBackward0()
+        node.bound = max
+        node.save(input)
+        attach(out, node, input, max)
+    return out
+
+
+class ClampMaxBackward0(Node):
+    __slots__ = ("bound",)
+
+    def backward(self, grad):
+        (input,) = self.saved_tensors
+        max = self.bound
+        grad_input = sum_to_shape(where(input <= max, grad, 0.0), input.shape)
+        grad_max = None
+        if self.needs_input_grad(1):
+            grad_max = sum_to_shape(where(input > max, grad, 0.0), max.shape)
+        return grad_input, grad_max
+
+
+class ClampMaxBackward1(ClampMaxBackward0):
+    __slots__ = ()
+
+
+# ---------------------------------------------------------------- maximum / minimum
+def _extremum(input, other, name, function, node_class):
+    require_tensor(other, name)
+    a, b, device = binary(input, other, name)
+    try:
+        out = wrap(function(a, b), device)
+    except ValueError:
+        raise broadcast_error(a, b) from None
+    if any_requires_grad(input, other):
+        node = node_class()
+        node.save(input, other)
+        attach(out, node, input, other)
+    return out
+
+
+def maximum(input, other):
+    """Elementwise max; nan wins."""
+    return _extremum(input, other, "maximum", input._device.xp.maximum, MaximumBackward0)
+
+
+class MaximumBackward0(Node):
+    """Equal inputs share the gradient half and half, as in PyTorch."""
+    __slots__ = ()
+
+    def backward(self, grad):
+        input, other = self.saved_tensors
+        shared = where(input == other, grad / 2, grad)
+        grad_a = grad_b = None
+        if self.needs_input_grad(0):
+            grad_a = sum_to_shape(where(input < other, 0.0, shared), input.shape)
+        if self.needs_input_grad(1):
+            grad_b = sum_to_shape(where(input > other, 0.0, shared), other.shape)
+        return grad_a, grad_b
+
+
+def minimum(input, other):
+    """Elementwise min; nan wins."""
+    return _extremum(input, other, "minimum", input._device.xp.minimum, MinimumBackward0)
+
+
+class MinimumBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, grad):
+        input, other = self.saved_tensors
+        shared = where(input == other, grad / 2, grad)
+        grad_a = grad_b = None
+        if self.needs_input_grad(0):
+            grad_a = sum_to_shape(where(input > other, 0.0, shared), input.shape)
+        if self.needs_input_grad(1):
+            grad_b = sum_to_shape(where(input < other, 0.0, shared), other.shape)
+        return grad_a, grad_b
+
+
+def fmax(input, other):
+    """Elementwise max ignoring nan (nan only where both are nan)."""
+    return _extremum(input, other, "fmax", input._device.xp.fmax, FmaxBackward0)
+
+
+class FmaxBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, grad):
+        input, other = self.saved_tensors
+        to_input = (input >= other).logical_or(other.isnan())
+        grad_a = grad_b = None
+        if self.needs_input_grad(0):
+            grad_a = sum_to_shape(where(to_input, grad, 0.0), input.shape)
+        if self.needs_input_grad(1):
+            grad_b = sum_to_shape(where(to_input, 0.0, grad), other.shape)
+        return grad_a, grad_b
+
+
+def fmin(input, other):
+    """Elementwise min ignoring nan."""
+    return _extremum(input, other, "fmin", input._device.xp.fmin, FminBackward0)
+
+
+class FminBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, grad):
+        input, other = self.saved_tensors
+        to_input = (input <= other).logical_or(other.isnan())
+        grad_a = grad_b = None
+        if self.needs_input_grad(0):
+            grad_a = sum_to_shape(where(to_input, grad, 0.0), input.shape)
+        if self.needs_input_grad(1):
+            grad_b = sum_to_shape(where(to_input, 0.0, grad), other.shape)
+        return grad_a, grad_b
+
+
+# ---------------------------------------------------------------- where
+def where(condition, input=None, other=None):
+    """input where condition holds, else other; `where(condition)` lists the True indices."""
+    if input is None and other is None:
+        device = condition._device
+        return tuple(wrap(i.astype(_dtype.int64.np_dtype, copy=False), device)
+                     for i in device.xp.nonzero(condition._data))
+    c = condition._data
+    if c.dtype.kind != "b":
+        raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor "
+                           f"with dtype {_errors._scalar_type_name(dtype_of(c))}")
+    if isinstance(input, Tensor) and isinstance(other, Tensor) and \
+            input._data.dtype == other._data.dtype:
+        device = input._device
+        a, b = input._data, other._data
+        result = a.dtype
+    else:
+        result = _dtype._result_type_many((input, other)).np_dtype
+        device = next((x._device for x in (input, other) if isinstance(x, Tensor)),
+                      condition._device)
+        a = input._data.astype(result, copy=False) if isinstance(input, Tensor) else input
+        b = other._data.astype(result, copy=False) if isinstance(other, Tensor) else other
+    xp = device.xp
+    try:
+        chosen = xp.where(c, a, b)
+    except ValueError:
+        raise _where_broadcast_error(c, a, b) from None
+    out = wrap(chosen.astype(result, copy=False), device)
+    if any_requires_grad(input, other):
+        node = WhereBackward0()
+        node.shapes = (shape_of(input), shape_of(other))
+        node.save(condition)
+        attach(out, node, condition, input, other)
+    return out
+
+
+def _where_broadcast_error(c, a, b):
+    shapes = [x.shape for x in (c, a, b) if hasattr(x, "shape")]
+    for i, first in enumerate(shapes):
+        for second in shapes[i + 1:]:
+            if _errors.broadcast_mismatch(first, second):
+                return broadcast_error(_Shape(first), _Shape(second))
+    return RuntimeError("where: shapes cannot be broadcast together")
+
+
+class _Shape:
+    __slots__ = ("shape",)
+
+    def __init__(self, shape):
+        self.shape = shape
+
+
+class WhereBackward0(Node):
+    __slots__ = ("shapes",)
+
+    def backward(self, grad):
+        (condition,) = self.saved_tensors
+        shape_a, shape_b = self.shapes
+        grad_a = grad_b = None
+        if self.needs_input_grad(1):
+            grad_a = sum_to_shape(where(condition, grad, 0.0), shape_a)
+        if self.needs_input_grad(2):
+            grad_b = sum_to_shape(where(condition, 0.0, grad), shape_b)
+        return None, grad_a, grad_b
+
+
+# ---------------------------------------------------------------- nan_to_num
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
+    """nan, +inf and -inf replaced (by default with 0 and the dtype's extremes)."""
+    a = input._data
+    xp = input._device.xp
+    if a.dtype.kind != "f":
+        out = wrap(a.copy(), input._device)
+    else:
+        info = _dtype.finfo(dtype_of(a))
+        high = info.max if posinf is None else posinf
+        low = info.min if neginf is None else neginf
+        replaced = xp.where(a != a, nan, a)
+        replaced = xp.where(replaced == xp.inf, high, replaced)
+        replaced = xp.where(replaced == -xp.inf, low, replaced)
+        out = wrap(replaced.astype(a.dtype, copy=False), input._device)
+    if grad_state.enabled and input._requires_grad:
+        node = NanToNumBackward0()
+        node.save(input)
+        attach(out, node, input)
+    return out
+
+
+class NanToNumBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, grad):
+        (input,) = self.saved_tensors
+        return (grad * input.isfinite(),)
+
+
+def nan_to_num_(input, nan=0.0, posinf=None, neginf=None):
+    return inplace(input, nan_to_num, nan, posinf, neginf)
+
+
+# ---------------------------------------------------------------- fill_ / zero_
+def _filled(input, value):
+    """A tensor like `input` holding `value` everywhere (cast as PyTorch's fill_ casts)."""
+    a = input._data
+    xp = input._device.xp
+    if isinstance(value, Tensor):
+        if value._data.ndim:
+            raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor "
+                               f"with {value._data.ndim} dimensions.")
+        scalar = value._data
+    else:
+        scalar = xp.asarray(value & _INT_MASK if type(value) is int else value)
+    filled = xp.empty(a.shape, a.dtype)
+    filled[...] = scalar.astype(a.dtype)
+    out = wrap(filled, input._device)
+    if any_requires_grad(input, value):
+        node = FillBackward3() if isinstance(value, Tensor) else FillBackward2()
+        attach(out, node, input, value)
+    return out
+
+
+class FillBackward2(Node):
+    __slots__ = ()
+
+    def backward(self, grad):
+        return zeros_like(grad), None
+
+
+class FillBackward3(Node):
+    __slots__ = ()
+
+    def backward(self, grad):
+        return zeros_like(grad), grad.sum()
+
+
+def fill_(input, value):
+    """Set every element to `value` (a number or a 0-dim tensor), in place."""
+    return inplace(input, _filled, value)
+
+
+def _zeroed(input):
+    out = wrap(input._device.xp.zeros_like(input._data), input._device)
+    if grad_state.enabled and input._requires_grad:
+        attach(out, ZeroBackward0(), input)
+    return out
+
+
+class ZeroBackward0(_ZeroGrad):
+    __slots__ = ()
+
+
+def zero_(input):
+    """Set every element to zero, in place."""
+    return inplace(input, _zeroed)
+
+
+def _inplace(op):
+    def method(input, *args, **kwargs):
+        return inplace(input, op, *args, **kwargs)
+    method.__name__ = op.__name__ + "_"
+    method.__doc__ = f"In-place {op.__name__}; see `_common.inplace` for the rules."
+    return method
+
+
+abs_, sign_, sgn_, floor_, ceil_, round_, trunc_, frac_, relu_, clamp_, clamp_min_, clamp_max_ = [
+    _inplace(op) for op in (abs, sign, sgn, floor, ceil, round, trunc, frac, relu, clamp,
+                            clamp_min, clamp_max)]
+absolute_, fix_, clip_ = abs_, trunc_, clamp_
