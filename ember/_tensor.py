@@ -148,12 +148,12 @@ class Tensor:
 
     def is_contiguous(self, memory_format=None):
         """C-contiguity as PyTorch defines it (size-1 dimensions may have any stride)."""
+        if self._data.size == 0:
+            return True
         expected = 1
         for size, stride in zip(reversed(self._data.shape), reversed(self.stride())):
             if size == 1:
                 continue
-            if size == 0:
-                return True
             if stride != expected:
                 return False
             expected *= size
@@ -370,10 +370,10 @@ class Tensor:
         return bool(self._data.reshape(()).item())
 
     def __int__(self):
-        return int(self.item())
+        return int(_interop.one_element_scalar(self))
 
     def __float__(self):
-        return float(self.item())
+        return float(_interop.one_element_scalar(self))
 
     def __index__(self):
         if self._data.dtype.kind not in "iub" or self._data.size != 1:
@@ -564,7 +564,7 @@ class Tensor:
         return _pointwise.abs(self)
 
     def __invert__(self):
-        return _pointwise.bitwise_not(self)
+        return _pointwise._invert(self)
 
     def __and__(self, other):
         return _pointwise.bitwise_and(self, other)
@@ -609,10 +609,10 @@ class Tensor:
         return _pointwise.bitwise_right_shift_(self, other)
 
     def __eq__(self, other):
-        return _pointwise.eq(self, other)
+        return False if other is None else _pointwise.eq(self, other)
 
     def __ne__(self, other):
-        return _pointwise.ne(self, other)
+        return True if other is None else _pointwise.ne(self, other)
 
     def __lt__(self, other):
         return _pointwise.lt(self, other)
@@ -1077,6 +1077,103 @@ class Tensor:
     def zero_(self):
         return _pointwise.zero_(self)
 
+    def asinh_(self):
+        return _pointwise.asinh_(self)
+
+    def acosh_(self):
+        return _pointwise.acosh_(self)
+
+    def atanh_(self):
+        return _pointwise.atanh_(self)
+
+    def erfc_(self):
+        return _pointwise.erfc_(self)
+
+    def erfinv_(self):
+        return _pointwise.erfinv_(self)
+
+    def deg2rad_(self):
+        return _pointwise.deg2rad_(self)
+
+    def rad2deg_(self):
+        return _pointwise.rad2deg_(self)
+
+    def sgn_(self):
+        return _pointwise.sgn_(self)
+
+    def logical_not_(self):
+        return _pointwise.logical_not_(self)
+
+    def bitwise_not_(self):
+        return _pointwise.bitwise_not_(self)
+
+    def logit_(self, eps=None):
+        return _pointwise.logit_(self, eps=None)
+
+    def hypot_(self, other):
+        return _pointwise.hypot_(self, other)
+
+    def copysign_(self, other):
+        return _pointwise.copysign_(self, other)
+
+    def xlogy_(self, other):
+        return _pointwise.xlogy_(self, other)
+
+    def logical_and_(self, other):
+        return _pointwise.logical_and_(self, other)
+
+    def logical_or_(self, other):
+        return _pointwise.logical_or_(self, other)
+
+    def logical_xor_(self, other):
+        return _pointwise.logical_xor_(self, other)
+
+    def bitwise_and_(self, other):
+        return _pointwise.bitwise_and_(self, other)
+
+    def bitwise_or_(self, other):
+        return _pointwise.bitwise_or_(self, other)
+
+    def bitwise_xor_(self, other):
+        return _pointwise.bitwise_xor_(self, other)
+
+    def bitwise_left_shift_(self, other):
+        return _pointwise.bitwise_left_shift_(self, other)
+
+    def bitwise_right_shift_(self, other):
+        return _pointwise.bitwise_right_shift_(self, other)
+
+    def eq_(self, other):
+        return _pointwise.eq_(self, other)
+
+    def ne_(self, other):
+        return _pointwise.ne_(self, other)
+
+    def lt_(self, other):
+        return _pointwise.lt_(self, other)
+
+    def le_(self, other):
+        return _pointwise.le_(self, other)
+
+    def gt_(self, other):
+        return _pointwise.gt_(self, other)
+
+    def ge_(self, other):
+        return _pointwise.ge_(self, other)
+
+    def logaddexp2(self, other):
+        return _pointwise.logaddexp2(self, other)
+
+    def float_power_(self, exponent):
+        return _pointwise.float_power_(self, exponent)
+
+    def isreal(self):
+        return _pointwise.isreal(self)
+
+    arcsin_, arccos_, arctan_, arctan2_ = asin_, acos_, atan_, atan2_
+    arcsinh_, arccosh_, arctanh_ = asinh_, acosh_, atanh_
+    not_equal_, less_, less_equal_, greater_, greater_equal_ = ne_, lt_, le_, gt_, ge_
+
     # ================================================================ reductions (ops/reduction.py)
     def sum(self, dim=None, keepdim=False, *, dtype=None):
         return _reduction.sum(self, dim, keepdim, dtype=dtype)
@@ -1153,7 +1250,7 @@ class Tensor:
     def median(self, dim=None, keepdim=False):
         return _reduction.median(self, dim, keepdim)
 
-    def sort(self, dim=-1, descending=False, stable=False):
+    def sort(self, dim=-1, descending=False, stable=None):
         return _reduction.sort(self, dim, descending, stable=stable)
 
     def argsort(self, dim=-1, descending=False, stable=False):
@@ -1208,14 +1305,14 @@ class Tensor:
 
     @property
     def H(self):
-        return _views.T(self)
+        return _views.H(self)
 
     @property
     def mH(self):
-        return _views.mT(self)
+        return _views.mH(self)
 
     def adjoint(self):
-        return _views.mT(self)
+        return _views.adjoint(self)
 
     def permute(self, *dims):
         return _views.permute(self, *dims)
@@ -1340,6 +1437,15 @@ class Tensor:
     def index_put_(self, indices, values, accumulate=False):
         return _indexing.index_put_(self, indices, values, accumulate)
 
+    def index_put(self, indices, values, accumulate=False):
+        return _indexing.index_put(self, indices, values, accumulate)
+
+    def index_fill(self, dim, index, value):
+        return _indexing.index_fill(self, dim, index, value)
+
+    def masked_scatter(self, mask, source):
+        return _indexing.masked_scatter(self, mask, source)
+
     def masked_fill(self, mask, value):
         return _indexing.masked_fill(self, mask, value)
 
@@ -1384,7 +1490,7 @@ class Tensor:
         return _linalg.dot(self, other)
 
     def vdot(self, other):
-        return _linalg.dot(self, other)
+        return _linalg.vdot(self, other)
 
     def inner(self, other):
         return _linalg.inner(self, other)
@@ -1438,8 +1544,8 @@ class Tensor:
     def normal_(self, mean=0, std=1, *, generator=None):
         return _random_ops.normal_(self, mean, std, generator=generator)
 
-    def random_(self, from_=0, to=None, *, generator=None):
-        return _random_ops.random_(self, from_, to, generator=generator)
+    def random_(self, *args, generator=None, **kwargs):
+        return _random_ops.random_(self, *args, generator=generator, **kwargs)
 
     def exponential_(self, lambd=1, *, generator=None):
         return _random_ops.exponential_(self, lambd, generator=generator)

@@ -1,5 +1,5 @@
-"""ember.linalg: the `torch.linalg` namespace; the ops themselves live in ops/linalg.py."""
-from .ops.linalg import LINALG_NAMESPACE as _NAMESPACE
+"""ember.linalg: the `torch.linalg` namespace; the ops themselves live in ember/ops/."""
+from .ops.linalg import matmul
+from .ops.norms import matrix_norm, norm, vecdot, vector_norm
 
-globals().update(_NAMESPACE)
-__all__ = sorted(_NAMESPACE)
+__all__ = ["matmul", "matrix_norm", "norm", "vecdot", "vector_norm"]

@@ -1,2 +1,89 @@
-"""nn_ops ops."""
-__all__ = []
+"""Neural-net ops: softmax and log_softmax along one dimension.
+
+Both subtract the maximum along `dim` before exponentiating, so large inputs do
+not overflow; float16/bfloat16 are computed in float32 and rounded once. Their
+backward formulas are written in ember ops, so double backward works.
+"""
+from .. import _dtype, _errors
+from ..autograd.graph import Node
+from ._common import attach, grad_state, make_tensor, wrap_dim
+
+__all__ = ["softmax", "log_softmax"]
+
+_REDUCED = {_dtype.float16.np_dtype}
+if _dtype.bfloat16.np_dtype is not None:
+    _REDUCED.add(_dtype.bfloat16.np_dtype)
+_FLOAT32 = _dtype.float32.np_dtype
+
+
+def _prepare(input, dim, dtype, name):
+    """The (cast) input, its array in compute precision, and the wrapped dim."""
+    if dim is None or isinstance(dim, str):
+        raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
+    if dtype is not None:
+        input = input.to(dtype)
+    data = input._data
+    ndim = data.ndim
+    axis = wrap_dim(dim, ndim)
+    if data.dtype.kind not in "f" and data.dtype not in _REDUCED:
+        kernel = "_lastdim_kernel_impl" if ndim == 0 or axis == ndim - 1 else "_kernel_impl"
+        raise NotImplementedError(f'"{name}{kernel}" not implemented for '
+                                  f"'{_errors.scalar_type_name(_dtype.FROM_NUMPY[data.dtype])}'")
+    computed = data.astype(_FLOAT32) if data.dtype in _REDUCED else data
+    return input, computed, (axis if ndim else None)
+
+
+def _shifted(xp, x, axis):
+    """x minus its maximum along `axis` (a new array): the largest exponent becomes 0."""
+    if x.size == 0:
+        return x.copy()
+    return xp.asarray(x - xp.max(x, axis=axis, keepdims=True))  # 0-dim: NumPy gives a scalar
+
+
+def softmax(input, dim, dtype=None):
+    """exp(x) / sum(exp(x)) along `dim`."""
+    input, x, axis = _prepare(input, dim, dtype, "softmax")
+    xp = input._device.xp
+    values = _shifted(xp, x, axis)
+    if values.size:
+        xp.exp(values, out=values)
+        values /= xp.sum(values, axis=axis, keepdims=True)
+    out = make_tensor(values.astype(input._data.dtype, copy=False), input._device)
+    if grad_state.enabled and input._requires_grad:
+        node = SoftmaxBackward0()
+        node.dim = axis
+        node.save_output(out)
+        attach(out, node, input)
+    return out
+
+
+class SoftmaxBackward0(Node):
+    __slots__ = ("dim",)
+
+    def backward(self, grad):
+        (result,) = self.saved_tensors
+        return (result * (grad - (grad * result).sum(self.dim, keepdim=True)),)
+
+
+def log_softmax(input, dim, dtype=None):
+    """x - log(sum(exp(x))) along `dim`, without forming exp(x) of large values."""
+    input, x, axis = _prepare(input, dim, dtype, "log_softmax")
+    xp = input._device.xp
+    values = _shifted(xp, x, axis)
+    if values.size:
+        values -= xp.log(xp.sum(xp.exp(values), axis=axis, keepdims=True))
+    out = make_tensor(values.astype(input._data.dtype, copy=False), input._device)
+    if grad_state.enabled and input._requires_grad:
+        node = LogSoftmaxBackward0()
+        node.dim = axis
+        node.save_output(out)
+        attach(out, node, input)
+    return out
+
+
+class LogSoftmaxBackward0(Node):
+    __slots__ = ("dim",)
+
+    def backward(self, grad):
+        (result,) = self.saved_tensors
+        return (grad - result.exp() * grad.sum(self.dim, keepdim=True),)

@@ -1,0 +1,173 @@
+"""Matrix-structure ops: trace, tril/triu, diag, diag_embed.
+
+Each op is its public function followed by its backward node. Putting values on a
+diagonal (diag_embed, and the backward of taking one) is one array helper,
+`_scatter_diagonal`; taking a diagonal is the views family's `diagonal`.
+"""
+from .. import _dtype, _errors
+from ..autograd.graph import Node
+from ._common import attach, grad_state, inplace, make_tensor, wrap, wrap_dim
+
+__all__ = ["trace", "tril", "triu", "diag", "diag_embed"]
+
+_REDUCED = {_dtype.float16.np_dtype}
+if _dtype.bfloat16.np_dtype is not None:
+    _REDUCED.add(_dtype.bfloat16.np_dtype)
+_INT64 = _dtype.int64.np_dtype
+_FLOAT32 = _dtype.float32.np_dtype
+
+
+def _type_name(array):
+    return _errors.scalar_type_name(_dtype.FROM_NUMPY[array.dtype])
+
+
+# ---------------------------------------------------------------- trace
+def trace(input):
+    """Sum of the main diagonal of a matrix; integers sum as int64, as `sum` does."""
+    data = input._data
+    if data.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {data.ndim}")
+    if data.dtype.kind == "b":
+        raise NotImplementedError(f"\"trace\" not implemented for '{_type_name(data)}'")
+    xp = input._device.xp
+    if data.dtype.kind in "iu":
+        result = xp.trace(data, dtype=_INT64)
+    elif data.dtype in _REDUCED:
+        result = xp.trace(data, dtype=_FLOAT32).astype(data.dtype)
+    else:
+        result = xp.trace(data)
+    out = wrap(result, input._device)
+    if grad_state.enabled and input._requires_grad:
+        node = TraceBackward0()
+        node.shape = data.shape
+        attach(out, node, input)
+    return out
+
+
+class TraceBackward0(Node):
+    __slots__ = ("shape",)
+
+    def backward(self, grad):
+        # grad times a constant identity: recorded as a multiply, so it differentiates again.
+        eye = grad._device.xp.eye(self.shape[0], self.shape[1], dtype=grad._data.dtype)
+        return (grad * make_tensor(eye, grad._device),)
+
+
+# ---------------------------------------------------------------- tril / triu
+def _triangle(input, diagonal, name, node_type):
+    data = input._data
+    if data.ndim < 2:
+        raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
+    xp = input._device.xp
+    out = make_tensor((xp.tril if name == "tril" else xp.triu)(data, diagonal), input._device)
+    if grad_state.enabled and input._requires_grad:
+        node = node_type()
+        node.diagonal = diagonal
+        attach(out, node, input)
+    return out
+
+
+def tril(input, diagonal=0):
+    """The lower triangle of the last two dimensions (on and below `diagonal`); zeros elsewhere."""
+    return _triangle(input, diagonal, "tril", TrilBackward0)
+
+
+class TrilBackward0(Node):
+    __slots__ = ("diagonal",)
+
+    def backward(self, grad):
+        return (tril(grad, self.diagonal),)
+
+
+def tril_(input, diagonal=0):
+    return inplace(input, tril, diagonal)
+
+
+def triu(input, diagonal=0):
+    """The upper triangle of the last two dimensions (on and above `diagonal`); zeros elsewhere."""
+    return _triangle(input, diagonal, "triu", TriuBackward0)
+
+
+class TriuBackward0(Node):
+    __slots__ = ("diagonal",)
+
+    def backward(self, grad):
+        return (triu(grad, self.diagonal),)
+
+
+def triu_(input, diagonal=0):
+    return inplace(input, triu, diagonal)
+
+
+# ---------------------------------------------------------------- diag / diag_embed
+def _scatter_diagonal(xp, values, shape, offset, dim1, dim2):
+    """Zeros of `shape` with `values` (last dim = along the diagonal) on a diagonal."""
+    out = xp.zeros(shape, dtype=values.dtype)
+    moved = xp.moveaxis(out, (dim1, dim2), (-2, -1))  # a view: writes land in `out`
+    index = xp.arange(values.shape[-1])
+    moved[..., index + max(-offset, 0), index + max(offset, 0)] = values
+    return out
+
+
+def diag(input, diagonal=0):
+    """A 1-D tensor becomes a diagonal matrix; a 2-D tensor gives (a copy of) its diagonal."""
+    ndim = input._data.ndim
+    if ndim == 1:
+        return diag_embed(input, diagonal, 0, 1)
+    if ndim == 2:
+        out = make_tensor(input._data.diagonal(diagonal).copy(), input._device)
+        if grad_state.enabled and input._requires_grad:
+            node = DiagonalBackward0_copy()
+            node.shape, node.offset = input._data.shape, diagonal
+            attach(out, node, input)
+        return out
+    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {ndim}D")
+
+
+class DiagonalBackward0_copy(Node):  # noqa: N801 - PyTorch's name for diagonal_copy's node
+    __slots__ = ("shape", "offset")
+
+    def backward(self, grad):
+        return (_diagonal_backward(grad, self.shape, self.offset, 0, 1),)
+
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    """Put the last dimension on the (offset) diagonal of new dims `dim1`, `dim2`."""
+    data = input._data
+    ndim = data.ndim + 1
+    first, second = wrap_dim(dim1, ndim), wrap_dim(dim2, ndim)
+    if first == second:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    size = data.shape[-1] + abs(offset)
+    shape = list(data.shape[:-1])
+    for position in sorted((first, second)):
+        shape.insert(position, size)
+    result = _scatter_diagonal(input._device.xp, data, tuple(shape), offset, first, second)
+    out = make_tensor(result, input._device)
+    if grad_state.enabled and input._requires_grad:
+        node = DiagEmbedBackward0()
+        node.offset, node.dim1, node.dim2 = offset, first, second
+        attach(out, node, input)
+    return out
+
+
+class DiagEmbedBackward0(Node):
+    __slots__ = ("offset", "dim1", "dim2")
+
+    def backward(self, grad):
+        return (grad.diagonal(self.offset, self.dim1, self.dim2),)
+
+
+def _diagonal_backward(grad, shape, offset, dim1, dim2):
+    """Zeros of `shape` with `grad` on a diagonal: the gradient of taking that diagonal."""
+    result = _scatter_diagonal(grad._device.xp, grad._data, shape, offset, dim1, dim2)
+    out = make_tensor(result, grad._device)
+    if grad_state.enabled and grad._requires_grad:
+        node = DiagonalBackwardBackward0()
+        node.offset, node.dim1, node.dim2 = offset, dim1, dim2
+        attach(out, node, grad)
+    return out
+
+
+class DiagonalBackwardBackward0(DiagEmbedBackward0):
+    __slots__ = ()
