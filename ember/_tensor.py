@@ -1175,62 +1175,62 @@ class Tensor:
     not_equal_, less_, less_equal_, greater_, greater_equal_ = ne_, lt_, le_, gt_, ge_
 
     # ================================================================ reductions (ops/reduction.py)
-    def sum(self, dim=None, keepdim=False, *, dtype=None):
-        return _reduction.sum(self, dim, keepdim, dtype=dtype)
+    def sum(self, dim=None, keepdim=False, *, dtype=None, **aliases):
+        return _reduction.sum(self, dim, keepdim, dtype=dtype, **aliases)
 
-    def nansum(self, dim=None, keepdim=False, *, dtype=None):
-        return _reduction.nansum(self, dim, keepdim, dtype=dtype)
+    def nansum(self, dim=None, keepdim=False, *, dtype=None, **aliases):
+        return _reduction.nansum(self, dim, keepdim, dtype=dtype, **aliases)
 
-    def mean(self, dim=None, keepdim=False, *, dtype=None):
-        return _reduction.mean(self, dim, keepdim, dtype=dtype)
+    def mean(self, dim=None, keepdim=False, *, dtype=None, **aliases):
+        return _reduction.mean(self, dim, keepdim, dtype=dtype, **aliases)
 
-    def nanmean(self, dim=None, keepdim=False, *, dtype=None):
-        return _reduction.nanmean(self, dim, keepdim, dtype=dtype)
+    def nanmean(self, dim=None, keepdim=False, *, dtype=None, **aliases):
+        return _reduction.nanmean(self, dim, keepdim, dtype=dtype, **aliases)
 
-    def prod(self, dim=None, keepdim=False, *, dtype=None):
-        return _reduction.prod(self, dim, keepdim, dtype=dtype)
+    def prod(self, dim=None, keepdim=False, *, dtype=None, **aliases):
+        return _reduction.prod(self, dim, keepdim, dtype=dtype, **aliases)
 
-    def amax(self, dim=(), keepdim=False):
-        return _reduction.amax(self, dim, keepdim)
+    def amax(self, dim=(), keepdim=False, **aliases):
+        return _reduction.amax(self, dim, keepdim, **aliases)
 
-    def amin(self, dim=(), keepdim=False):
-        return _reduction.amin(self, dim, keepdim)
+    def amin(self, dim=(), keepdim=False, **aliases):
+        return _reduction.amin(self, dim, keepdim, **aliases)
 
     def aminmax(self, *, dim=None, keepdim=False):
         return _reduction.aminmax(self, dim=dim, keepdim=keepdim)
 
-    def max(self, dim=None, keepdim=False):
-        return _reduction.max(self, dim, keepdim)
+    def max(self, dim=None, keepdim=False, **aliases):
+        return _reduction.max(self, dim, keepdim, **aliases)
 
-    def min(self, dim=None, keepdim=False):
-        return _reduction.min(self, dim, keepdim)
+    def min(self, dim=None, keepdim=False, **aliases):
+        return _reduction.min(self, dim, keepdim, **aliases)
 
-    def argmax(self, dim=None, keepdim=False):
-        return _reduction.argmax(self, dim, keepdim)
+    def argmax(self, dim=None, keepdim=False, **aliases):
+        return _reduction.argmax(self, dim, keepdim, **aliases)
 
-    def argmin(self, dim=None, keepdim=False):
-        return _reduction.argmin(self, dim, keepdim)
+    def argmin(self, dim=None, keepdim=False, **aliases):
+        return _reduction.argmin(self, dim, keepdim, **aliases)
 
-    def std(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
-        return _reduction.std(self, dim, unbiased, keepdim, correction=correction)
+    def std(self, dim=None, unbiased=None, keepdim=False, *, correction=None, **aliases):
+        return _reduction.std(self, dim, unbiased, keepdim, correction=correction, **aliases)
 
-    def var(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
-        return _reduction.var(self, dim, unbiased, keepdim, correction=correction)
+    def var(self, dim=None, unbiased=None, keepdim=False, *, correction=None, **aliases):
+        return _reduction.var(self, dim, unbiased, keepdim, correction=correction, **aliases)
 
     def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
         return _reduction.norm(self, p, dim, keepdim, dtype=dtype)
 
-    def logsumexp(self, dim, keepdim=False):
-        return _reduction.logsumexp(self, dim, keepdim)
+    def logsumexp(self, dim, keepdim=False, **aliases):
+        return _reduction.logsumexp(self, dim, keepdim, **aliases)
 
-    def cumsum(self, dim, *, dtype=None):
-        return _reduction.cumsum(self, dim, dtype=dtype)
+    def cumsum(self, dim=None, *, dtype=None, **aliases):
+        return _reduction.cumsum(self, dim, dtype=dtype, **aliases)
 
     def cumsum_(self, dim, *, dtype=None):
         return _reduction.cumsum_(self, dim, dtype=dtype)
 
-    def cumprod(self, dim, *, dtype=None):
-        return _reduction.cumprod(self, dim, dtype=dtype)
+    def cumprod(self, dim=None, *, dtype=None, **aliases):
+        return _reduction.cumprod(self, dim, dtype=dtype, **aliases)
 
     def cummax(self, dim):
         return _reduction.cummax(self, dim)
@@ -1238,17 +1238,17 @@ class Tensor:
     def cummin(self, dim):
         return _reduction.cummin(self, dim)
 
-    def all(self, dim=None, keepdim=False):
-        return _reduction.all(self, dim, keepdim)
+    def all(self, dim=None, keepdim=False, **aliases):
+        return _reduction.all(self, dim, keepdim, **aliases)
 
-    def any(self, dim=None, keepdim=False):
-        return _reduction.any(self, dim, keepdim)
+    def any(self, dim=None, keepdim=False, **aliases):
+        return _reduction.any(self, dim, keepdim, **aliases)
 
     def count_nonzero(self, dim=None):
         return _reduction.count_nonzero(self, dim)
 
-    def median(self, dim=None, keepdim=False):
-        return _reduction.median(self, dim, keepdim)
+    def median(self, dim=None, keepdim=False, **aliases):
+        return _reduction.median(self, dim, keepdim, **aliases)
 
     def sort(self, dim=-1, descending=False, stable=None):
         return _reduction.sort(self, dim, descending, stable=stable)

@@ -14,7 +14,7 @@ from ..autograd.grad_mode import anomaly
 
 __all__ = ["Tensor", "make_tensor", "make_view", "grad_state", "wrap", "edge", "attach",
            "binary", "float_operand", "requires_grad", "any_requires_grad", "sum_to_shape",
-           "wrap_dim", "wrap_dims", "inplace", "check_same_device", "scalar_value"]
+           "wrap_dim", "wrap_dims", "dim_aliases", "inplace", "check_same_device", "scalar_value"]
 
 _NO_EDGE = (None, 0)
 _FLOATING = _dtype.FLOATING
@@ -168,6 +168,18 @@ def sum_to_shape(grad, shape):
     if lead:
         grad = grad.reshape(shape)
     return grad
+
+
+def dim_aliases(dim, keepdim, aliases):
+    """Resolve NumPy-style `axis=` / `keepdims=` (PyTorch accepts both) into dim, keepdim."""
+    aliases = dict(aliases)
+    if "axis" in aliases:
+        dim = aliases.pop("axis")
+    if "keepdims" in aliases:
+        keepdim = aliases.pop("keepdims")
+    if aliases:
+        raise TypeError(f"got an unexpected keyword argument '{next(iter(aliases))}'")
+    return dim, keepdim
 
 
 def wrap_dim(dim, ndim):

@@ -1,80 +1,355 @@
-"""Creation ops: tensor(), the legacy Tensor(...) constructor, factories."""
+"""Creation ops: tensor(), the legacy Tensor(...) constructor, factories, *_like, new_*.
+
+Data inference lives in `_data.py`, ranges (arange, linspace, meshgrid...) in
+`ranges.py`, the NumPy bridges (from_numpy, as_tensor, asarray) in `interop.py`;
+all are exported from here.
+"""
+import builtins
 import warnings
 
 from .. import _dtype, _errors
-from .._backend import ndarray as _np_ndarray
-from .._device import resolve as _resolve_device
+from .._backend import generic as _np_generic, numpy as _np
+from .._device import CPU as _CPU, resolve as _resolve_device
 from ._common import Tensor, make_tensor
+from ._data import (LIMITS, _NUMBER, _float_or, _infer_array, _is_sequence, check_out, finish,
+                    to_device)
+from .interop import as_tensor, asarray, from_numpy  # noqa: F401 - exported from here
+from .ranges import *  # noqa: F401,F403
+from .ranges import __all__ as _ranges_all
 
-__all__ = ["tensor"]
+__all__ = ["tensor", "zeros", "ones", "empty", "full", "eye", "scalar_tensor", "empty_strided",
+           "zeros_like", "ones_like", "empty_like", "full_like", "as_tensor", "asarray",
+           "from_numpy"] + _ranges_all
 
-_LIST_LIKE = (list, tuple)
-
-
-def _infer_array(data, xp, dtype):
-    """A fresh array from Python data, with PyTorch's dtype inference."""
-    if dtype is not None:
-        try:
-            return xp.array(data, dtype=dtype.np_dtype)
-        except OverflowError:
-            return xp.array(data).astype(dtype.np_dtype)
-    array = xp.array(data)
-    kind = array.dtype.kind
-    if kind == "f":
-        if not isinstance(data, _np_ndarray):
-            array = array.astype(_dtype._defaults.float_dtype.np_dtype, copy=False)
-    elif kind == "O":
-        raise TypeError(f"Could not infer dtype of {type(data).__name__}")
-    elif kind == "i" and not isinstance(data, _np_ndarray):
-        array = array.astype(_dtype.int64.np_dtype, copy=False)
-    elif kind in "US":
-        raise TypeError(f"new(): invalid data type '{array.dtype.type.__name__}'")
-    _dtype.from_numpy_dtype(array.dtype)
-    return array
+_defaults = _dtype._defaults
+_FLOATING = _dtype.FLOATING
+_INT64 = _dtype.int64
+_INF = float("inf")
+_COPY_WARNING = (
+    "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
+    "or sourceTensor.detach().clone().requires_grad_(True), rather than {}(sourceTensor).")
 
 
+def size_arg(args, name, size=None):
+    """A shape from `f(2, 3)`, `f((2, 3))`, `f([2, 3])`, `f(Size)` or `f(size=...)`."""
+    if size is not None:
+        args = (size,)
+    if len(args) == 1 and isinstance(args[0], (list, tuple)):
+        args = args[0]
+        single = False
+    else:
+        single = len(args) == 1
+    shape = []
+    for i, s in enumerate(args):
+        if s.__class__ is not int:
+            if isinstance(s, bool) or not hasattr(s, "__index__") or isinstance(s, float):
+                if single:
+                    raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of "
+                                    f"ints, not {type(s).__name__}")
+                raise TypeError(f"{name}(): argument 'size' failed to unpack the object at pos "
+                                f"{i + 1} with error \"type must be tuple of ints,but got "
+                                f"{type(s).__name__}\"")
+            s = s.__index__()
+        shape.append(s)
+    for s in shape:
+        if s < 0:
+            if name == "zeros":
+                raise RuntimeError("zeros: Dimension size must be non-negative.")
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
+                               f"{_errors.shape_list(shape)}")
+    return tuple(shape)
+
+
+# ================================================================ tensor()
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new tensor holding a copy of `data` (lists, scalars, arrays, tensors)."""
     dev = _resolve_device(device)
     if isinstance(data, Tensor):
-        warnings.warn(
-            "To copy construct from a tensor, it is recommended to use "
-            "sourceTensor.detach().clone() or sourceTensor.detach().clone().requires_grad_(True), "
-            "rather than ember.tensor(sourceTensor).", UserWarning, stacklevel=2)
-        array = data._data.astype(dtype.np_dtype) if dtype is not None else data._data.copy()
-    elif isinstance(data, _LIST_LIKE) and any(isinstance(x, Tensor) for x in data):
-        array = _infer_array([x.tolist() if isinstance(x, Tensor) else x for x in data],
-                             dev.xp, dtype)
-    else:
-        array = _infer_array(data, dev.xp, dtype)
-    out = make_tensor(array, dev)
-    if requires_grad:
-        if not out.is_floating_point():
-            raise RuntimeError(_errors.ONLY_FLOAT_REQUIRES_GRAD_FACTORY)
-        out._requires_grad = True
-    return out
+        warnings.warn(_COPY_WARNING.format("ember.tensor"), UserWarning, stacklevel=2)
+        return _copy_tensor(data, dtype, dev, requires_grad)
+    return finish(to_device(_infer_array(data, dtype), dev), dev, requires_grad)
 
 
-def legacy_constructor(cls, *args, device=None):
-    """`ember.Tensor(...)`: float32 data, or an uninitialised tensor of a given size."""
+def _copy_tensor(data, dtype, dev, requires_grad):
+    array = data._data
+    if data._device is not _CPU:
+        array = array.get()
+    array = array.astype(array.dtype if dtype is None else dtype.np_dtype, copy=True)
+    return finish(to_device(array, dev), dev, requires_grad)
+
+# ================================================================ the legacy constructor
+def legacy_constructor(cls, *args, device=None, **kwargs):
+    """`ember.Tensor(...)`: float32 data, an uninitialised tensor of a size, or an alias."""
+    if kwargs:
+        raise TypeError(_legacy_signature_error(args, kwargs))
     dev = _resolve_device(device)
     if not args:
         array = dev.xp.empty((0,), dtype=_dtype.float32.np_dtype)
-    elif all(isinstance(a, int) and not isinstance(a, bool) for a in args):
-        array = dev.xp.zeros(args, dtype=_dtype.float32.np_dtype)
-    elif len(args) == 1 and type(args[0]).__name__ == "Size":
-        array = dev.xp.zeros(tuple(args[0]), dtype=_dtype.float32.np_dtype)
+    elif len(args) == 1 and isinstance(args[0], Tensor):
+        out = args[0]._alias()
+    elif len(args) == 1 and type(args[0]).__name__ == "Size" or _all_ints(args):
+        shape = size_arg(args, "new")
+        array = dev.xp.empty(shape, dtype=_dtype.float32.np_dtype)
     elif len(args) == 1:
         data = args[0]
-        if isinstance(data, Tensor):
-            if data.dtype is not _dtype.float32:
-                raise TypeError(f"expected {_dtype.float32.tensor_type} (got "
-                                f"{data.dtype.tensor_type})")
-            return data
-        array = _infer_array(data, dev.xp, _dtype.float32)
+        if not _is_sequence(data):
+            module = type(data).__module__
+            name = type(data).__name__
+            name = name if module == "builtins" else f"{module}.{name}"
+            raise TypeError(f"new(): data must be a sequence (got {name})")
+        array = to_device(_infer_array(data, _dtype.float32), dev)
     else:
-        raise TypeError("new() received an invalid combination of arguments")
-    out = make_tensor(array, dev)
+        bad = next(i for i, a in enumerate(args) if not _is_int(a))
+        raise TypeError(f"new(): argument 'size' failed to unpack the object at pos {bad + 1} "
+                        f"with error \"type must be tuple of ints,but got "
+                        f"{type(args[bad]).__name__}\"")
+    if len(args) != 1 or not isinstance(args[0], Tensor):
+        out = make_tensor(array, dev)
     if cls is not Tensor:
         out.__class__ = cls
     return out
+
+
+def _is_int(x):
+    return isinstance(x, int) and not isinstance(x, bool) or isinstance(x, _np.integer)
+
+
+def _all_ints(args):
+    return all(_is_int(a) for a in args)
+
+
+def _legacy_signature_error(args, kwargs):
+    got = ", ".join([type(a).__name__ for a in args]
+                    + [f"{k}={type(v).__module__.split('.')[0]}.{type(v).__name__}"
+                       for k, v in kwargs.items()])
+    return (f"new() received an invalid combination of arguments - got ({got}), but expected "
+            "one of:\n * (*, ember.device device = None)\n * (ember.Storage storage)\n"
+            " * (Tensor other)\n * (tuple of ints size, *, ember.device device = None)\n"
+            " * (object data, *, ember.device device = None)\n")
+
+
+# ================================================================ factories
+def zeros(*args, size=None, out=None, dtype=None, layout=None, device=None, pin_memory=False,
+          requires_grad=False):
+    """A tensor of zeros (default float dtype)."""
+    check_out(out, "zeros")
+    shape = size_arg(args, "zeros", size)
+    dev = _resolve_device(device)
+    return finish(dev.xp.zeros(shape, dtype=_float_or(dtype).np_dtype), dev, requires_grad)
+
+
+def ones(*args, size=None, out=None, dtype=None, layout=None, device=None, pin_memory=False,
+         requires_grad=False):
+    """A tensor of ones (default float dtype)."""
+    check_out(out, "ones")
+    shape = size_arg(args, "ones", size)
+    dev = _resolve_device(device)
+    return finish(dev.xp.ones(shape, dtype=_float_or(dtype).np_dtype), dev, requires_grad)
+
+
+def empty(*args, size=None, out=None, dtype=None, layout=None, device=None, pin_memory=False,
+          requires_grad=False, memory_format=None):
+    """An uninitialised tensor (its values are whatever the memory held)."""
+    check_out(out, "empty")
+    shape = size_arg(args, "empty", size)
+    dev = _resolve_device(device)
+    return finish(dev.xp.empty(shape, dtype=_float_or(dtype).np_dtype), dev, requires_grad)
+
+
+def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, pin_memory=False,
+         requires_grad=False):
+    """A tensor filled with `fill_value`; the dtype follows the value's kind, as in PyTorch."""
+    check_out(out, "full")
+    if not isinstance(size, (list, tuple)):
+        raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not "
+                        f"{type(size).__name__}")
+    shape = size_arg((size,), "full")
+    dev = _resolve_device(device)
+    value = fill_number(fill_value, "full")
+    dtype = dtype or _fill_dtype(value)
+    return finish(dev.xp.full(shape, fill_scalar(value, dtype), dtype=dtype.np_dtype), dev,
+                  requires_grad)
+
+
+def fill_number(value, name, argument="fill_value", position=2):
+    """A Python number from a Python/NumPy scalar or a one-element tensor."""
+    if isinstance(value, _NUMBER):
+        return value
+    if isinstance(value, _np_generic):
+        return value.item()
+    if isinstance(value, Tensor) and value._data.ndim == 0:
+        return value.item()
+    raise TypeError(f"{name}(): argument '{argument}' (position {position}) must be Number, "
+                    f"not {type(value).__name__}")
+
+
+def _fill_dtype(value):
+    if isinstance(value, bool):
+        return _dtype.bool
+    if isinstance(value, int):
+        return _INT64
+    return _defaults.float_dtype
+
+
+_C_TYPE_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int",
+                 "int64": "int64_t", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+                 "float32": "float", "float64": "double"}
+
+
+def fill_scalar(value, dtype):
+    """`value` as a NumPy scalar of `dtype`, with PyTorch's overflow check."""
+    if dtype.category != _dtype.BOOL and _overflows(value, dtype):
+        raise RuntimeError(f"value cannot be converted to type {_C_TYPE_NAMES[dtype.name]} "
+                           "without overflow")
+    wide = _np.float64 if isinstance(value, float) else _np.int64
+    return _np.array(value, dtype=wide).astype(dtype.np_dtype)[()]
+
+
+def _overflows(value, dtype):
+    lowest, largest = LIMITS[dtype]
+    if dtype.category == _FLOATING:
+        if isinstance(value, float) and (value != value or value in (_INF, -_INF)):
+            return False
+        return abs(value) > largest
+    if isinstance(value, float):
+        return not value == value or value < lowest or value > largest
+    low = -largest if lowest == 0 else lowest  # PyTorch lets -255 wrap into uint8
+    return value < low or value > largest
+
+
+def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, pin_memory=False,
+        requires_grad=False):
+    """The n x m identity matrix."""
+    check_out(out, "eye")
+    if n < 0:
+        raise RuntimeError(f"n must be greater or equal to 0, got {n}")
+    if m is None:
+        m = n
+    elif m < 0:
+        raise RuntimeError(f"m must be greater or equal to 0, got {m}")
+    dev = _resolve_device(device)
+    return finish(dev.xp.eye(n, m, dtype=_float_or(dtype).np_dtype), dev, requires_grad)
+
+
+def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=False,
+                  requires_grad=False):
+    """A 0-dim tensor of the default float dtype (whatever the kind of `s`)."""
+    value = fill_number(s, "scalar_tensor", "s", 1)
+    dev = _resolve_device(device)
+    dtype = _float_or(dtype)
+    return finish(to_device(_np.asarray(fill_scalar(value, dtype)), dev), dev, requires_grad)
+
+
+def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_memory=False,
+                  requires_grad=False):
+    """An uninitialised tensor with the given strides over a buffer just big enough."""
+    shape = size_arg((size,), "empty_strided")
+    stride = tuple(stride)
+    if len(shape) != len(stride):
+        raise RuntimeError(f"dimensionality of sizes ({len(shape)}) must match dimensionality "
+                           f"of strides ({len(stride)})")
+    dev = _resolve_device(device)
+    np_dtype = _float_or(dtype).np_dtype
+    extent = 0 if 0 in shape else 1 + sum((n - 1) * s for n, s in zip(shape, stride))
+    buffer = dev.xp.empty((extent,), dtype=np_dtype)
+    itemsize = buffer.itemsize
+    data = dev.xp.lib.stride_tricks.as_strided(buffer, shape, [s * itemsize for s in stride])
+    out = finish(data, dev, requires_grad)
+    out._storage.root = buffer
+    return out
+
+
+# ================================================================ *_like and new_*
+def _wants_contiguous(memory_format):
+    return memory_format is not None and "contiguous" in str(memory_format)
+
+
+def empty_preserving(data, np_dtype, xp):
+    """An uninitialised array shaped like `data`, its dims laid out in data's stride order.
+
+    PyTorch's preserve_format: a dense tensor's strides are kept exactly (a transposed
+    input gives a transposed output); others get dense strides in the same order.
+    """
+    if data.flags.c_contiguous or data.ndim < 2:
+        return xp.empty(data.shape, dtype=np_dtype)
+    strides = data.strides
+    order = sorted(builtins.range(data.ndim), key=lambda d: -abs(strides[d]))
+    inverse = [order.index(d) for d in builtins.range(data.ndim)]
+    return xp.empty([data.shape[d] for d in order], dtype=np_dtype).transpose(inverse)
+
+
+def _like(input, dtype, device, fill, requires_grad, memory_format=None):
+    """A new tensor shaped like `input`, keeping its memory layout (preserve_format)."""
+    dtype = dtype or input.dtype
+    dev = input._device if device is None else _resolve_device(device)
+    if dev is input._device and not _wants_contiguous(memory_format):
+        array = empty_preserving(input._data, dtype.np_dtype, dev.xp)
+    else:
+        array = dev.xp.empty(input._data.shape, dtype=dtype.np_dtype)
+    if fill is not None:
+        array[...] = fill_scalar(fill, dtype)
+    return finish(array, dev, requires_grad)
+
+
+def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
+               memory_format=None):
+    return _like(input, dtype, device, 0, requires_grad, memory_format)
+
+
+def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
+              memory_format=None):
+    return _like(input, dtype, device, 1, requires_grad, memory_format)
+
+
+def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
+               memory_format=None):
+    return _like(input, dtype, device, None, requires_grad, memory_format)
+
+
+def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
+              memory_format=None):
+    """Like `input`, filled with `fill_value` (cast to input's dtype unless `dtype` is given)."""
+    value = fill_number(fill_value, "full_like")
+    return _like(input, dtype, device, value, requires_grad, memory_format)
+
+
+def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
+    """`tensor(data)` with this tensor's dtype and device as defaults."""
+    dtype = dtype or self.dtype
+    dev = self._device if device is None else _resolve_device(device)
+    if isinstance(data, Tensor):
+        warnings.warn(_COPY_WARNING.format("tensor.new_tensor"), UserWarning, stacklevel=3)
+        return _copy_tensor(data, dtype, dev, requires_grad)
+    return finish(to_device(_infer_array(data, dtype), dev), dev, requires_grad)
+
+
+def _new(self, size, dtype, device, requires_grad, name, fill):
+    shape = size_arg(size, name)
+    dtype = dtype or self.dtype
+    dev = self._device if device is None else _resolve_device(device)
+    xp = dev.xp
+    if fill is None:
+        array = xp.empty(shape, dtype=dtype.np_dtype)
+    else:
+        array = xp.full(shape, fill_scalar(fill, dtype), dtype=dtype.np_dtype)
+    return finish(array, dev, requires_grad)
+
+
+def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+    return _new(self, size, dtype, device, requires_grad, "new_zeros", 0)
+
+
+def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+    return _new(self, size, dtype, device, requires_grad, "new_ones", 1)
+
+
+def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+    return _new(self, size, dtype, device, requires_grad, "new_empty", None)
+
+
+def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    if not isinstance(size, (list, tuple)):
+        raise TypeError(f"new_full(): argument 'size' (position 1) must be tuple of ints, not "
+                        f"{type(size).__name__}")
+    value = fill_number(fill_value, "new_full")
+    return _new(self, (size,), dtype, device, requires_grad, "new_full", value)

@@ -8,7 +8,7 @@ ops in `sorting.py`.
 """
 from .. import return_types as _rt
 from ..autograd.graph import Node
-from ._common import attach, grad_state, inplace, wrap, wrap_dim
+from ._common import dim_aliases, attach, grad_state, inplace, wrap, wrap_dim
 from .reduction import _ACCUMULATE, _constant, _integral_result
 from .sorting import _BOOL_KIND, _SelectBackward, _index_array, _select_node
 
@@ -29,8 +29,12 @@ def _cumulative(input, dim, dtype, accumulate):
     return accumulate(data, axis=d, dtype=work).astype(out_dtype, copy=False), d
 
 
-def cumsum(input, dim, *, dtype=None):
+def cumsum(input, dim=None, *, dtype=None, **aliases):
     """Running sums along `dim`; integers and bools sum as int64."""
+    if aliases:  # NumPy-style axis=, which PyTorch accepts too
+        dim, _ = dim_aliases(dim, False, aliases)
+    if dim is None:
+        raise TypeError("missing required argument 'dim'")
     result, d = _cumulative(input, dim, dtype, input._device.xp.cumsum)
     out = wrap(result, input._device)
     if grad_state.enabled and input._requires_grad and result.dtype.kind == "f":
@@ -86,8 +90,12 @@ def cumsum_(input, dim, *, dtype=None):
     return inplace(input, cumsum, dim)
 
 
-def cumprod(input, dim, *, dtype=None):
+def cumprod(input, dim=None, *, dtype=None, **aliases):
     """Running products along `dim`; integers and bools multiply as int64."""
+    if aliases:  # NumPy-style axis=, which PyTorch accepts too
+        dim, _ = dim_aliases(dim, False, aliases)
+    if dim is None:
+        raise TypeError("missing required argument 'dim'")
     result, d = _cumulative(input, dim, dtype, input._device.xp.cumprod)
     out = wrap(result, input._device)
     if grad_state.enabled and input._requires_grad and result.dtype.kind == "f":

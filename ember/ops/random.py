@@ -1,2 +1,551 @@
-"""random ops."""
-__all__ = []
+"""Random sampling: rand/randn/randint/randperm/normal/bernoulli/multinomial and Tensor.*_().
+
+Every draw goes through a `Generator` (`ember/_random.py`; the default one
+unless `generator=` is given), always on the CPU, then moves to the target
+device. Sampling is not differentiable: where PyTorch records a node (normal
+with tensor arguments, in-place sampling on a non-leaf) it passes back zeros,
+and we do the same under the same node names.
+"""
+from .. import _dtype, _errors, _random
+from .._backend import numpy as _np
+from .._device import resolve as _resolve_device
+from .._random import (Generator, default_generator, get_rng_state, initial_seed,
+                       manual_seed, seed, set_rng_state)
+from ..autograd.graph import Node
+from ._common import Tensor, attach, grad_state, inplace, make_tensor
+from ._data import LIMITS, check_out
+from .creation import empty_like, finish, size_arg, to_device, zeros
+from .ranges import _NOT_IMPLEMENTED_NAMES as _SCALAR_NAMES
+
+__all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed",
+           "get_rng_state", "set_rng_state", "rand", "randn", "randint", "randperm", "normal",
+           "bernoulli", "multinomial", "rand_like", "randn_like", "randint_like"]
+
+_FLOATING = _dtype.FLOATING
+_C_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char",
+            "int16": "short int", "int32": "int", "int64": "long int", "float16": "c10::Half",
+            "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double"}
+_P_RANGE_ERROR = ("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error "
+                  "message be improved?  If so, please report an enhancement request to "
+                  "PyTorch.)")
+_resolve_generator = _random.resolve
+
+
+def _fmt(x):
+    """A number the way PyTorch's messages print it (-1.0 as -1)."""
+    return str(int(x)) if isinstance(x, float) and x.is_integer() else str(x)
+
+
+def _require_floating(dtype, kernel):
+    if dtype.category != _FLOATING:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for "
+                                  f"'{_SCALAR_NAMES[dtype.name]}'")
+
+
+def _float_dtype(dtype):
+    return _dtype._defaults.float_dtype if dtype is None else dtype
+
+
+def _std_normal(gen, shape, dtype):
+    return gen._draw_normal(shape).astype(dtype.np_dtype)
+
+
+class _ZeroGradient(Node):
+    """Sampling has no gradient: PyTorch's nodes pass zeros back to each input."""
+
+    __slots__ = ("inputs",)
+
+    def record(self, out, *inputs):
+        self.inputs = [(x.shape, x.dtype, x.device) for x in inputs]
+        return attach(out, self, *inputs)
+
+    def backward(self, grad):
+        return tuple(None if edge[0] is None else zeros(shape, dtype=dtype, device=device)
+                     for edge, (shape, dtype, device) in zip(self.next_functions, self.inputs))
+
+
+# ================================================================ factories
+def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
+         pin_memory=False, requires_grad=False):
+    """Uniform samples in [0, 1)."""
+    check_out(out, "rand")
+    shape = size_arg(size, "rand")
+    dtype = _float_dtype(dtype)
+    _require_floating(dtype, "check_uniform_bounds")
+    dev = _resolve_device(device)
+    values = _resolve_generator(generator)._draw_uniform(shape, dtype.np_dtype)
+    return finish(to_device(values, dev), dev, requires_grad)
+
+
+def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
+          pin_memory=False, requires_grad=False):
+    """Standard normal samples."""
+    check_out(out, "randn")
+    shape = size_arg(size, "randn")
+    dtype = _float_dtype(dtype)
+    _require_floating(dtype, "normal_kernel_cpu")
+    dev = _resolve_device(device)
+    values = _std_normal(_resolve_generator(generator), shape, dtype)
+    return finish(to_device(values, dev), dev, requires_grad)
+
+
+def _check_int_bounds(low, high, dtype):
+    """PyTorch's random_ checks: from < to, and both representable in `dtype`."""
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
+                           f">= to={high}")
+    low_min, high_max = LIMITS[dtype]
+    if not low_min <= low <= high_max:
+        raise RuntimeError(f"from is out of bounds for {_C_NAMES[dtype.name]}")
+    if not low_min <= high - 1 <= high_max:
+        raise RuntimeError(f"to - 1 is out of bounds for {_C_NAMES[dtype.name]}")
+
+
+def _int_arg(x, name, args):
+    if isinstance(x, int) and not isinstance(x, bool):
+        return x
+    if hasattr(x, "__index__") and not isinstance(x, (bool, float)):
+        return x.__index__()
+    got = ", ".join(type(a).__name__ for a in args)
+    raise TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but "
+                    "expected one of:\n * (int high, tuple of ints size, *, ember.Generator "
+                    "generator, ember.dtype dtype = None, ...)\n * (int low, int high, tuple of "
+                    "ints size, *, ember.Generator generator, ember.dtype dtype = None, ...)\n")
+
+
+def randint(*args, size=None, low=None, high=None, generator=None, out=None, dtype=None,
+            layout=None, device=None, pin_memory=False, requires_grad=False):
+    """Integers uniform in [low, high): `randint(high, size)` or `randint(low, high, size)`."""
+    check_out(out, "randint")
+    positional = list(args)
+    if size is None:
+        if not positional:
+            raise TypeError("randint() missing required argument 'size'")
+        size = positional.pop()
+        if not isinstance(size, (list, tuple)):
+            raise TypeError(f"randint(): argument 'size' (position {len(args)}) must be tuple "
+                            f"of ints, not {type(size).__name__}")
+    if len(positional) == 2:
+        low, high = positional
+    elif len(positional) == 1:
+        if high is None:
+            high = positional[0]
+        else:
+            low = positional[0]
+    elif positional:
+        raise TypeError(f"randint() takes from 2 to 3 positional arguments but {len(args)} were "
+                        "given")
+    if high is None:
+        raise TypeError("randint() missing required argument 'high'")
+    low = 0 if low is None else _int_arg(low, "randint", args)
+    high = _int_arg(high, "randint", args)
+    shape = size_arg((size,), "randint")
+    dtype = dtype or _dtype.int64
+    _check_int_bounds(low, high, dtype)
+    dev = _resolve_device(device)
+    values = _resolve_generator(generator)._draw_integers(low, high, shape)
+    return finish(to_device(values.astype(dtype.np_dtype), dev), dev, requires_grad)
+
+
+def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None,
+             pin_memory=False, requires_grad=False):
+    """A random permutation of 0..n-1."""
+    check_out(out, "randperm")
+    n = size_arg((n,), "randperm")[0]
+    dtype = dtype or _dtype.int64
+    if dtype is _dtype.bool:
+        raise NotImplementedError("\"randperm\" not implemented for 'Bool'")
+    limit = LIMITS[dtype][1]
+    if n - 1 > limit:
+        from .creation import _C_TYPE_NAMES  # noqa: PLC0415 - error path only
+        raise RuntimeError(f"value cannot be converted to type {_C_TYPE_NAMES[dtype.name]} "
+                           "without overflow")
+    dev = _resolve_device(device)
+    values = _resolve_generator(generator)._draw_permutation(n)
+    return finish(to_device(values.astype(dtype.np_dtype), dev), dev, requires_grad)
+
+
+def _fill_like(input, values, dtype, device, requires_grad, memory_format):
+    """Samples (drawn in logical order) laid out like `input`, as PyTorch's *_like do."""
+    out = empty_like(input, dtype=dtype, device=device, memory_format=memory_format)
+    out._data[...] = to_device(values, out._device)
+    out._requires_grad = bool(requires_grad)
+    return out
+
+
+def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
+              requires_grad=False, memory_format=None):
+    sample = rand(input.shape, generator=generator, dtype=dtype or input.dtype,
+                  requires_grad=requires_grad)
+    return _fill_like(input, sample._data, dtype, device, requires_grad, memory_format)
+
+
+def randn_like(input, *, generator=None, dtype=None, layout=None, device=None,
+               requires_grad=False, memory_format=None):
+    sample = randn(input.shape, generator=generator, dtype=dtype or input.dtype,
+                   requires_grad=requires_grad)
+    return _fill_like(input, sample._data, dtype, device, requires_grad, memory_format)
+
+
+def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=None,
+                 device=None, requires_grad=False, memory_format=None):
+    """`randint_like(x, high)` or `randint_like(x, low, high)`, with x's dtype by default."""
+    if high is None:
+        low, high = 0, low
+    sample = randint(low, high, input.shape, generator=generator, dtype=dtype or input.dtype,
+                     requires_grad=requires_grad)
+    return _fill_like(input, sample._data, dtype, device, requires_grad, memory_format)
+
+
+# ================================================================ normal
+def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None,
+           device=None, pin_memory=False, requires_grad=False):
+    """Normal samples; mean and std may each be a tensor (broadcast) or a number."""
+    check_out(out, "normal")
+    gen = _resolve_generator(generator)
+    mean_is_tensor, std_is_tensor = isinstance(mean, Tensor), isinstance(std, Tensor)
+    if not mean_is_tensor and not std_is_tensor:
+        if size is None:
+            raise TypeError(f"normal() received an invalid combination of arguments - got "
+                            f"({type(mean).__name__}, {type(std).__name__}), but expected one "
+                            "of:\n * (Tensor mean, Tensor std)\n * (Tensor mean, float std = 1)"
+                            "\n * (float mean, Tensor std)\n * (float mean, float std, tuple of "
+                            "ints size)\n")
+        _check_std(std)
+        shape = size_arg((size,), "normal")
+        dtype = _float_dtype(dtype)
+        dev = _resolve_device(device)
+        values = (gen._draw_normal(shape) * std + mean).astype(dtype.np_dtype)
+        return finish(to_device(values, dev), dev, requires_grad)
+    if mean_is_tensor and std_is_tensor:
+        return _normal_tensors(mean, std, gen)
+    tensor_arg = mean if mean_is_tensor else std
+    dtype = tensor_arg.dtype
+    _require_floating(dtype, "normal_kernel_cpu")
+    if std_is_tensor:
+        _check_std_tensor(std)
+    else:
+        _check_std(std)
+    z = gen._draw_normal(tensor_arg.shape)
+    m = mean._data if mean_is_tensor else mean
+    s = std._data if std_is_tensor else std
+    out = make_tensor(to_device((z * s + m).astype(dtype.np_dtype), tensor_arg._device),
+                      tensor_arg._device)
+    if grad_state.enabled and tensor_arg._requires_grad:
+        node = NormalBackward1() if mean_is_tensor else NormalBackward2()
+        node.record(out, tensor_arg)
+    return out
+
+
+class NormalBackward1(_ZeroGradient):
+    __slots__ = ()
+
+
+class NormalBackward2(_ZeroGradient):
+    __slots__ = ()
+
+
+def _normal_tensors(mean, std, gen):
+    dtype = _dtype.promote_types(mean.dtype, std.dtype)
+    _require_floating(dtype, "normal_kernel_cpu")
+    message = _errors.broadcast_mismatch(mean.shape, std.shape)
+    if message:
+        raise RuntimeError(message)
+    _check_std_tensor(std)
+    shape = _np.broadcast_shapes(mean.shape, std.shape)
+    z = to_device(gen._draw_normal(shape), mean._device)
+    values = (z * std._data.astype(_np.float64) + mean._data.astype(_np.float64))
+    out = make_tensor(values.astype(dtype.np_dtype), mean._device)
+    if grad_state.enabled and (mean._requires_grad or std._requires_grad):
+        NormalBackward3().record(out, mean, std)
+    return out
+
+
+class NormalBackward3(_ZeroGradient):
+    __slots__ = ()
+
+
+def _check_std(std):
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt(std)}")
+
+
+def _check_std_tensor(std):
+    if std._data.size and (std._data < 0).any():
+        raise RuntimeError("normal expects all elements of std >= 0.0")
+
+
+# ================================================================ bernoulli / multinomial
+def bernoulli(input, p=None, *, generator=None, out=None):
+    """0/1 samples with probability `input` (or a fixed `p`), in input's dtype."""
+    check_out(out, "bernoulli")
+    gen = _resolve_generator(generator)
+    if p is not None:
+        _check_p(p)
+        values = gen._draw_uniform(input.shape, _np.float64) < p
+        return make_tensor(to_device(values.astype(input._data.dtype), input._device),
+                           input._device)
+    _require_floating(input.dtype, "bernoulli_tensor_cpu_p_")
+    probabilities = input._data
+    if probabilities.size and ((probabilities < 0) | (probabilities > 1)).any():
+        raise RuntimeError(_P_RANGE_ERROR)
+    draws = to_device(gen._draw_uniform(input.shape, _np.float64), input._device)
+    out_t = make_tensor((draws < probabilities).astype(probabilities.dtype), input._device)
+    if grad_state.enabled and input._requires_grad:
+        BernoulliBackward0().record(out_t, input)
+    return out_t
+
+
+class BernoulliBackward0(_ZeroGradient):
+    __slots__ = ()
+
+
+def _check_p(p):
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={_fmt(p)}")
+
+
+def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
+    """Category indices drawn from each row of (unnormalised) probabilities."""
+    check_out(out, "multinomial")
+    if input.dim() not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if not input.is_floating_point():
+        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: "
+                           f"{_SCALAR_NAMES[input.dtype.name]}")
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    categories = input.shape[-1]
+    if not replacement and num_samples > categories:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
+                           "replacement")
+    weights = input._data
+    if input._device.type != "cpu":
+        weights = weights.get()
+    weights = weights.astype(_np.float64).reshape(-1, categories)
+    if weights.size:
+        if not _np.isfinite(weights).all() or (weights < 0).any():
+            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+        if (weights.sum(axis=1) <= 0).any():
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    gen = _resolve_generator(generator)
+    rows = weights.shape[0]
+    if replacement:
+        indices = _sample_with_replacement(gen, weights, num_samples)
+    else:
+        # PyTorch's trick: the top-k of p / Exponential(1) is a draw without replacement.
+        keys = weights / gen._draw_exponential((rows, categories), 1.0)
+        indices = _np.argsort(-keys, axis=1, kind="stable")[:, :num_samples]
+    indices = indices.astype(_np.int64).reshape(input.shape[:-1] + (num_samples,))
+    return make_tensor(to_device(indices, input._device), input._device)
+
+
+def _sample_with_replacement(gen, weights, num_samples):
+    """Inverse-CDF sampling for all rows at once: row r's CDF is shifted to [r, r + 1]."""
+    rows, categories = weights.shape
+    cdf = _np.cumsum(weights, axis=1)
+    cdf /= cdf[:, -1:]
+    offsets = _np.arange(rows, dtype=_np.float64)[:, None]
+    u = gen._draw_uniform((rows, num_samples), _np.float64) + offsets
+    flat = _np.searchsorted((cdf + offsets).ravel(), u.ravel(), side="right")
+    indices = flat.reshape(rows, num_samples) - (offsets * categories).astype(_np.int64)
+    return _np.minimum(indices, categories - 1)
+
+
+# ================================================================ in-place sampling
+def _sample_(self, draw, node_type, *inputs):
+    """Write `draw()` (a CPU array of self's shape) into self, through `_common.inplace`.
+
+    The draw happens inside the op, after inplace has validated, so a refused call
+    does not advance the generator.
+    """
+    def op(source, *args):
+        out = make_tensor(to_device(draw().astype(source._data.dtype), source._device),
+                          source._device)
+        if grad_state.enabled and (source._requires_grad or any(x._requires_grad for x in args)):
+            node_type().record(out, source, *args)
+        return out
+    return inplace(self, op, *inputs)
+
+
+def uniform_(self, from_=0, to=1, *, generator=None):
+    """Fill with samples uniform in [from_, to)."""
+    _require_floating(self.dtype, "check_uniform_bounds")
+    from_, to = float(from_), float(to)
+    limit = LIMITS[self.dtype][1]
+    if not -limit <= from_ <= limit:
+        raise RuntimeError(f"from is out of bounds for {_C_NAMES[self.dtype.name]}")
+    if not -limit <= to <= limit:
+        raise RuntimeError(f"to is out of bounds for {_C_NAMES[self.dtype.name]}")
+    if from_ > to:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
+                           f"from={_fmt(from_)} > to={_fmt(to)}")
+    if to - from_ > limit:
+        raise RuntimeError(f"uniform_ expects to-from <= std::numeric_limits<"
+                           f"{_SCALAR_NAMES[self.dtype.name]}>::max(), but found to={to:g} and "
+                           f"from={from_:g} which result in to-from to exceed the limit")
+    gen = _resolve_generator(generator)
+    np_dtype = self._data.dtype
+    return _sample_(self, lambda: gen._draw_uniform(self.shape, np_dtype, from_, to),
+                    UniformBackward0)
+
+
+class UniformBackward0(_ZeroGradient):
+    __slots__ = ()
+
+
+def normal_(self, mean=0, std=1, *, generator=None):
+    """Fill with normal samples."""
+    _require_floating(self.dtype, "normal_kernel_cpu")
+    _check_std(std)
+    gen = _resolve_generator(generator)
+    return _sample_(self, lambda: gen._draw_normal(self.shape) * std + mean, NormalBackward0)
+
+
+class NormalBackward0(_ZeroGradient):
+    __slots__ = ()
+
+
+def random_(self, *args, generator=None, **kwargs):
+    """Integers: `random_()` over the dtype's exact range, `random_(to)`, `random_(from, to)`."""
+    if "from" in kwargs:
+        args = (kwargs.pop("from"),) + args
+    if "to" in kwargs:
+        args = (args[0] if args else 0, kwargs.pop("to"))
+    if kwargs or len(args) > 2:
+        raise TypeError(f"random_() received an invalid combination of arguments - got "
+                        f"({', '.join(f'{k}={type(v).__name__}' for k, v in kwargs.items())}), "
+                        "but expected one of:\n * (*, ember.Generator generator = None)\n"
+                        " * (int from, int to, *, ember.Generator generator = None)\n"
+                        " * (int to, *, ember.Generator generator = None)\n")
+    node_type = (RandomBackward2, RandomBackward1, RandomBackward0)[len(args)]
+    gen = _resolve_generator(generator)
+    if not args:
+        # random_(): the dtype's whole exact range, 64-bit draws only for int64 and double.
+        top = _random_top(self.dtype) + 1
+        wide = self.dtype is _dtype.int64 or self.dtype is _dtype.float64
+        return _sample_(self, lambda: gen._draw_integers(0, top, self.shape, wide), node_type)
+    low, high = (0, args[0]) if len(args) == 1 else args
+    if high is None:
+        high = _random_top(self.dtype) + 1
+        if low > high - 1:
+            raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got "
+                               f"from={low} >= to={high - 1}")
+    else:
+        _check_int_bounds(low, high, self.dtype)
+    return _sample_(self, lambda: gen._draw_integers(low, high, self.shape), node_type)
+
+
+def _random_top(dtype):
+    """The largest value random_() draws: every integer below it is exact in `dtype`."""
+    if dtype.category == _FLOATING:
+        digits = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}[dtype.name]
+        return 1 << digits
+    if dtype is _dtype.bool:
+        return 1
+    return LIMITS[dtype][1]
+
+
+class RandomBackward0(_ZeroGradient):
+    __slots__ = ()
+
+
+class RandomBackward1(_ZeroGradient):
+    __slots__ = ()
+
+
+class RandomBackward2(_ZeroGradient):
+    __slots__ = ()
+
+
+def exponential_(self, lambd=1, *, generator=None):
+    """Fill with Exponential(lambd) samples."""
+    if self.dtype.category != _FLOATING:
+        raise RuntimeError(f"Exponential distribution is a continuous probability distribution. "
+                           f"dtype must be a floating point but you specified "
+                           f"{_SCALAR_NAMES[self.dtype.name]}")
+    if not lambd > 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_fmt(lambd)}")
+    gen = _resolve_generator(generator)
+    return _sample_(self, lambda: gen._draw_exponential(self.shape, 1.0 / lambd),
+                    ExponentialBackward0)
+
+
+class ExponentialBackward0(_ZeroGradient):
+    __slots__ = ()
+
+
+def geometric_(self, p, *, generator=None):
+    """Fill with the number of Bernoulli(p) trials up to the first success."""
+    if self.dtype is _dtype.bool:
+        raise NotImplementedError("\"geometric_cpu\" not implemented for 'Bool'")
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_fmt(p)}")
+    gen = _resolve_generator(generator)
+    return _sample_(self, lambda: gen._draw_geometric(self.shape, p), GeometricBackward0)
+
+
+class GeometricBackward0(_ZeroGradient):
+    __slots__ = ()
+
+
+def log_normal_(self, mean=1, std=2, *, generator=None):
+    """Fill with exp(Normal(mean, std)) samples."""
+    _require_floating(self.dtype, "log_normal_cpu")
+    if not std > 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_fmt(std)}")
+    gen = _resolve_generator(generator)
+    return _sample_(self, lambda: _np.exp(gen._draw_normal(self.shape) * std + mean),
+                    LogNormalBackward0)
+
+
+class LogNormalBackward0(_ZeroGradient):
+    __slots__ = ()
+
+
+def cauchy_(self, median=0, sigma=1, *, generator=None):
+    """Fill with Cauchy(median, sigma) samples."""
+    if self.dtype.category != _FLOATING:
+        raise RuntimeError(f"Cauchy distribution is a continuous probability distribution. "
+                           f"dtype must be a floating point but you specified "
+                           f"{_C_NAMES[self.dtype.name]}")
+    if not sigma > 0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_fmt(sigma)}")
+    gen = _resolve_generator(generator)
+    return _sample_(self, lambda: gen._draw_cauchy(self.shape) * sigma + median,
+                    CauchyBackward0)
+
+
+class CauchyBackward0(_ZeroGradient):
+    __slots__ = ()
+
+
+def bernoulli_(self, p=0.5, *, generator=None):
+    """Fill with 0/1 samples: probability `p`, a number or a tensor broadcast to self."""
+    gen = _resolve_generator(generator)
+    shape = self.shape
+    if isinstance(p, Tensor):
+        probabilities = p._data
+        if probabilities.size and ((probabilities < 0) | (probabilities > 1)).any():
+            raise RuntimeError(_P_RANGE_ERROR)
+        if p._device.type != "cpu":
+            probabilities = probabilities.get()
+        try:
+            probabilities = _np.broadcast_to(probabilities, shape)
+        except ValueError:
+            raise RuntimeError(f"expand(ember.{p.dtype.tensor_type}{{{list(p.shape)}}}, "
+                               f"size={list(shape)}): the number of sizes provided "
+                               f"({len(shape)}) must be greater or equal to the number of "
+                               f"dimensions in the tensor ({p.dim()})") from None
+        return _sample_(self, lambda: gen._draw_uniform(shape, _np.float64) < probabilities,
+                        BernoulliBackward1, p)
+    _check_p(p)
+    return _sample_(self, lambda: gen._draw_uniform(shape, _np.float64) < p, BernoulliBackward2)
+
+
+class BernoulliBackward1(_ZeroGradient):
+    __slots__ = ()
+
+
+class BernoulliBackward2(_ZeroGradient):
+    __slots__ = ()

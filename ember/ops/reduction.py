@@ -19,7 +19,7 @@ import warnings
 from .. import _dtype
 from ..autograd.graph import Node
 from . import pointwise
-from ._common import attach, grad_state, make_tensor, wrap, wrap_dims
+from ._common import dim_aliases, attach, grad_state, make_tensor, wrap, wrap_dims
 
 __all__ = ["sum", "nansum", "mean", "nanmean", "prod", "std", "var", "std_mean", "var_mean",
            "norm", "logsumexp", "all", "any", "count_nonzero"]
@@ -100,8 +100,10 @@ def _summed(input, axes, keepdim, out_dtype, reducer):
 
 
 # ---------------------------------------------------------------- sum / nansum
-def sum(input, dim=None, keepdim=False, *, dtype=None):
+def sum(input, dim=None, keepdim=False, *, dtype=None, **aliases):
     """Sum over `dim` (all dims when None); integers and bools sum as int64."""
+    if aliases:  # NumPy-style axis=/keepdims=, which PyTorch accepts too
+        dim, keepdim = dim_aliases(dim, keepdim, aliases)
     data = input._data
     axes = _reduce_axes(input, dim)
     if dtype is None and data.dtype.kind == "f" and data.dtype not in _ACCUMULATE:
@@ -131,8 +133,10 @@ class SumBackward1(SumBackward0):
     __slots__ = ()
 
 
-def nansum(input, dim=None, keepdim=False, *, dtype=None):
+def nansum(input, dim=None, keepdim=False, *, dtype=None, **aliases):
     """Sum treating NaN as zero."""
+    if aliases:  # NumPy-style axis=/keepdims=, which PyTorch accepts too
+        dim, keepdim = dim_aliases(dim, keepdim, aliases)
     data = input._data
     axes = _reduce_axes(input, dim)
     result = _summed(input, axes, keepdim, _integral_result(data, dtype), "nansum")
@@ -158,8 +162,10 @@ class NansumBackward0(Node):
 
 
 # ---------------------------------------------------------------- mean / nanmean
-def mean(input, dim=None, keepdim=False, *, dtype=None):
+def mean(input, dim=None, keepdim=False, *, dtype=None, **aliases):
     """Mean over `dim`; integer inputs raise as in PyTorch (pass a float dtype)."""
+    if aliases:  # NumPy-style axis=/keepdims=, which PyTorch accepts too
+        dim, keepdim = dim_aliases(dim, keepdim, aliases)
     data = input._data
     if dtype is None and data.dtype.kind in "iub":
         raise RuntimeError(
@@ -197,8 +203,10 @@ class MeanBackward1(MeanBackward0):
     __slots__ = ()
 
 
-def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+def nanmean(input, dim=None, keepdim=False, *, dtype=None, **aliases):
     """Mean over the non-NaN values: nansum / count, as PyTorch composes it (DivBackward0)."""
+    if aliases:  # NumPy-style axis=/keepdims=, which PyTorch accepts too
+        dim, keepdim = dim_aliases(dim, keepdim, aliases)
     data = input._data
     if data.dtype.kind != "f":
         raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
@@ -211,8 +219,10 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
 
 
 # ---------------------------------------------------------------- prod
-def prod(input, dim=None, keepdim=False, *, dtype=None):
+def prod(input, dim=None, keepdim=False, *, dtype=None, **aliases):
     """Product over one dim (or all); integers and bools multiply as int64."""
+    if aliases:  # NumPy-style axis=/keepdims=, which PyTorch accepts too
+        dim, keepdim = dim_aliases(dim, keepdim, aliases)
     data = input._data
     if dim is not None and not hasattr(dim, "__index__") or isinstance(dim, bool):
         raise TypeError(f"prod() received an invalid combination of arguments - got "
@@ -311,8 +321,10 @@ def _variance(input, dim, keepdim, correction, name):
     return squares / builtins.max(0, dof), axes, dof
 
 
-def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, **aliases):
     """Variance with Bessel's `correction` (1 unless `unbiased=False` or given)."""
+    if aliases:  # NumPy-style axis=/keepdims=, which PyTorch accepts too
+        dim, keepdim = dim_aliases(dim, keepdim, aliases)
     dim, correction = _correction("var", dim, unbiased, correction)
     result, axes, dof = _variance(input, dim, keepdim, correction, "var")
     out = wrap(result.astype(input._data.dtype, copy=False), input._device)
@@ -344,8 +356,10 @@ def _var_backward(grad, input, axes, keepdim, dof):
     return scale * grad * (input - mean(input, axes, True))
 
 
-def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, **aliases):
     """Standard deviation: the square root of `var` with the same arguments."""
+    if aliases:  # NumPy-style axis=/keepdims=, which PyTorch accepts too
+        dim, keepdim = dim_aliases(dim, keepdim, aliases)
     dim, correction = _correction("std", dim, unbiased, correction)
     result, axes, dof = _variance(input, dim, keepdim, correction, "std")
     xp = input._device.xp
@@ -551,8 +565,10 @@ class LinalgVectorNormBackward0(Node):
 
 
 # ---------------------------------------------------------------- logsumexp
-def logsumexp(input, dim, keepdim=False):
+def logsumexp(input, dim, keepdim=False, **aliases):
     """log(sum(exp(x))) over `dim`, computed stably by shifting by the max."""
+    if aliases:  # NumPy-style axis=/keepdims=, which PyTorch accepts too
+        dim, keepdim = dim_aliases(dim, keepdim, aliases)
     data = input._data
     xp = input._device.xp
     if data.dtype.kind != "f":
@@ -605,13 +621,17 @@ def _logical_reduction(input, dim, keepdim, reducer):
     return wrap(result, input._device)
 
 
-def all(input, dim=None, keepdim=False):
+def all(input, dim=None, keepdim=False, **aliases):
     """Whether every element (along `dim`) is nonzero; bool, or uint8 for uint8 input."""
+    if aliases:  # NumPy-style axis=/keepdims=, which PyTorch accepts too
+        dim, keepdim = dim_aliases(dim, keepdim, aliases)
     return _logical_reduction(input, dim, keepdim, "all")
 
 
-def any(input, dim=None, keepdim=False):
+def any(input, dim=None, keepdim=False, **aliases):
     """Whether some element (along `dim`) is nonzero; bool, or uint8 for uint8 input."""
+    if aliases:  # NumPy-style axis=/keepdims=, which PyTorch accepts too
+        dim, keepdim = dim_aliases(dim, keepdim, aliases)
     return _logical_reduction(input, dim, keepdim, "any")
 
 

@@ -16,7 +16,7 @@ import builtins
 from .. import return_types as _rt
 from ..autograd.graph import Node
 from . import pointwise
-from ._common import Tensor, attach, grad_state, wrap, wrap_dim
+from ._common import dim_aliases, Tensor, attach, grad_state, wrap, wrap_dim
 from .reduction import _constant, _kept, _reduce_axes
 
 __all__ = ["max", "min", "amax", "amin", "aminmax", "argmax", "argmin", "median", "kthvalue",
@@ -114,8 +114,10 @@ def _invalid_dim(name, dim):
                      " * (int dim, bool keepdim = False)\n")
 
 
-def max(input, dim=None, keepdim=False):
+def max(input, dim=None, keepdim=False, **aliases):
     """max(): the largest value; max(dim): (values, indices); max(other): `maximum`."""
+    if aliases:  # NumPy-style axis=/keepdims=, which PyTorch accepts too
+        dim, keepdim = dim_aliases(dim, keepdim, aliases)
     if dim is None:
         return _extreme(input, "max", MaxBackward1)
     if isinstance(dim, Tensor):
@@ -131,8 +133,10 @@ class MaxBackward0(_SelectBackward):
     __slots__ = ()
 
 
-def min(input, dim=None, keepdim=False):
+def min(input, dim=None, keepdim=False, **aliases):
     """min(): the smallest value; min(dim): (values, indices); min(other): `minimum`."""
+    if aliases:  # NumPy-style axis=/keepdims=, which PyTorch accepts too
+        dim, keepdim = dim_aliases(dim, keepdim, aliases)
     if dim is None:
         return _extreme(input, "min", MinBackward1)
     if isinstance(dim, Tensor):
@@ -196,13 +200,17 @@ def _extreme_along(input, dim, keepdim, name, result_type, node_type):
 
 
 # ---------------------------------------------------------------- amax / amin / aminmax
-def amax(input, dim=(), keepdim=False):
+def amax(input, dim=(), keepdim=False, **aliases):
     """The maximum over `dim` (all dims when empty); ties share the gradient."""
+    if aliases:  # NumPy-style axis=/keepdims=, which PyTorch accepts too
+        dim, keepdim = dim_aliases(dim, keepdim, aliases)
     return _amax_amin(input, dim, keepdim, "amax", AmaxBackward0)
 
 
-def amin(input, dim=(), keepdim=False):
+def amin(input, dim=(), keepdim=False, **aliases):
     """The minimum over `dim` (all dims when empty); ties share the gradient."""
+    if aliases:  # NumPy-style axis=/keepdims=, which PyTorch accepts too
+        dim, keepdim = dim_aliases(dim, keepdim, aliases)
     return _amax_amin(input, dim, keepdim, "amin", AminBackward0)
 
 
@@ -288,13 +296,17 @@ class AminmaxBackward0(Node):
 
 
 # ---------------------------------------------------------------- argmax / argmin
-def argmax(input, dim=None, keepdim=False):
+def argmax(input, dim=None, keepdim=False, **aliases):
     """The index of the (first) largest value, over the flattened input when dim is None."""
+    if aliases:  # NumPy-style axis=/keepdims=, which PyTorch accepts too
+        dim, keepdim = dim_aliases(dim, keepdim, aliases)
     return _arg_extreme(input, dim, keepdim, "argmax")
 
 
-def argmin(input, dim=None, keepdim=False):
+def argmin(input, dim=None, keepdim=False, **aliases):
     """The index of the (first) smallest value, over the flattened input when dim is None."""
+    if aliases:  # NumPy-style axis=/keepdims=, which PyTorch accepts too
+        dim, keepdim = dim_aliases(dim, keepdim, aliases)
     return _arg_extreme(input, dim, keepdim, "argmin")
 
 
@@ -425,8 +437,10 @@ def _kth_along(input, d, position, keepdim):
     return values, indices
 
 
-def median(input, dim=None, keepdim=False):
+def median(input, dim=None, keepdim=False, **aliases):
     """The lower median: of all elements (a value), or along `dim` (values, indices)."""
+    if aliases:  # NumPy-style axis=/keepdims=, which PyTorch accepts too
+        dim, keepdim = dim_aliases(dim, keepdim, aliases)
     data = input._data
     xp = input._device.xp
     if dim is None:

@@ -59,10 +59,10 @@ def random_array(rng, shape, dtype, low=-3.0, high=3.0):
 
 
 def _collect():
-    from . import (indexing, joining, linalg, nn_ops, pointwise,  # noqa: F401
+    from . import (conversion, indexing, joining, linalg, nn_ops, pointwise,  # noqa: F401
                    reduction, views)
     ops = []
-    for module in (pointwise, reduction, views, joining, indexing, linalg, nn_ops):
+    for module in (pointwise, reduction, views, joining, indexing, linalg, nn_ops, conversion):
         ops.extend(getattr(module, "OPS", []))
     return ops
 

@@ -1,0 +1,248 @@
+"""Ranges and grids: arange, range, linspace, logspace, meshgrid, tril/triu_indices.
+
+Lengths and values follow PyTorch's CPU kernels, not NumPy's: arange's length
+is ceil((end - start) / step) computed in double (exact integer arithmetic for
+int64), and linspace fills the first half from `start` and the second half
+backwards from `end`, in the output's own precision.
+"""
+import builtins
+import math
+import warnings
+
+from .. import _dtype
+from .._backend import numpy as _np
+from .._device import resolve as _resolve_device
+from ._common import Tensor
+from ._data import check_out, finish, to_device
+
+__all__ = ["arange", "range", "linspace", "logspace", "meshgrid", "tril_indices",
+           "triu_indices"]
+
+_FLOATING = _dtype.FLOATING
+_RANGE_DEPRECATED = (
+    "ember.range is deprecated and will be removed in a future release because its behavior "
+    "is inconsistent with Python's range builtin. Instead, use ember.arange, which produces "
+    "values in [start, end).")
+_NOT_IMPLEMENTED_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short",
+                          "int32": "Int", "int64": "Long", "float16": "Half",
+                          "bfloat16": "BFloat16", "float32": "Float", "float64": "Double"}
+
+
+def _number(x):
+    """A Python number from a Python/NumPy scalar or a one-element tensor."""
+    if isinstance(x, Tensor):
+        return x.item()
+    if hasattr(x, "item") and not isinstance(x, (int, float)):
+        return x.item()
+    return x
+
+
+def _is_float(x):
+    return isinstance(x, float)
+
+
+def _check_range(start, end, step):
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise RuntimeError(f"unsupported range: {_fmt(start)} -> {_fmt(end)}")
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if step > 0 and end < start or step < 0 and end > start:
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+
+
+def _fmt(x):
+    return str(x) if not isinstance(x, float) or not x.is_integer() else str(int(x))
+
+
+def _unsupported(name, dtype):
+    return NotImplementedError(f"\"{name}\" not implemented for "
+                               f"'{_NOT_IMPLEMENTED_NAMES[dtype.name]}'")
+
+
+def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
+           pin_memory=False, requires_grad=False):
+    """Values from start (inclusive) to end (exclusive); int64 unless an argument is a float."""
+    check_out(out, "arange")
+    if end is None:
+        start, end = 0, start
+    start, end, step = _number(start), _number(end), _number(step)
+    if dtype is None:
+        any_float = _is_float(start) or _is_float(end) or _is_float(step)
+        dtype = _dtype._defaults.float_dtype if any_float else _dtype.int64
+    if dtype is _dtype.bool:
+        raise _unsupported("arange_cpu", dtype)
+    _check_range(start, end, step)
+    if dtype is _dtype.int64:
+        start, end, step = int(start), int(end), int(step)
+        sign = (step > 0) - (step < 0)
+        length = (end - start + step - sign) // step
+        values = start + step * _np.arange(length, dtype=_np.int64)
+    else:
+        length = math.ceil((end - start) / step)
+        values = _accumulate(start, step, length, dtype)
+    dev = _resolve_device(device)
+    return finish(to_device(values.astype(dtype.np_dtype), dev), dev, requires_grad)
+
+
+def _accumulate(start, step, length, dtype):
+    """start + step * i in the kernel's accumulate type: double for floats, int64 for ints."""
+    if dtype.category == _FLOATING:
+        return float(start) + float(step) * _np.arange(length, dtype=_np.float64)
+    return int(start) + int(step) * _np.arange(length, dtype=_np.int64)
+
+
+def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
+          pin_memory=False, requires_grad=False):
+    """Deprecated: values from start to end inclusive, default float dtype."""
+    check_out(out, "range")
+    warnings.warn(_RANGE_DEPRECATED, UserWarning, stacklevel=2)
+    if end is None:
+        raise TypeError('range() missing 1 required positional arguments: "end"')
+    start, end, step = _number(start), _number(end), _number(step)
+    dtype = dtype or _dtype._defaults.float_dtype
+    _check_range(start, end, step)
+    length = int(math.floor((end - start) / step)) + 1
+    values = _accumulate(start, step, length, dtype)
+    dev = _resolve_device(device)
+    return finish(to_device(values.astype(dtype.np_dtype), dev), dev, requires_grad)
+
+
+def _steps_arg(steps, name):
+    if isinstance(steps, bool) or not isinstance(steps, int):
+        if not hasattr(steps, "__index__") or isinstance(steps, float):
+            raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                            f"(steps={type(steps).__name__}), but expected (Number start, "
+                            "Number end, int steps, *, ember.dtype dtype = None, ...)")
+        steps = steps.__index__()
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    return steps
+
+
+def _linear(start, end, steps, dtype):
+    """PyTorch's linspace kernel: both halves computed from their own end."""
+    np_dtype = dtype.np_dtype
+    integral = dtype.category != _FLOATING
+    work = _np.float64 if integral else (np_dtype.type if dtype.itemsize >= 4 else _np.float32)
+    first = _np.array(start).astype(np_dtype).astype(work)
+    last = _np.array(end).astype(np_dtype).astype(work)
+    if steps == 1:
+        return _np.full((1,), first, dtype=work)
+    step = (last - first) / work(steps - 1)
+    index = _np.arange(steps)
+    halfway = steps // 2
+    values = _np.empty(steps, dtype=work)
+    values[:halfway] = first + step * index[:halfway].astype(work)
+    values[halfway:] = last - step * (steps - index[halfway:] - 1).astype(work)
+    return values
+
+
+def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
+             pin_memory=False, requires_grad=False):
+    """`steps` evenly spaced values from start to end inclusive."""
+    check_out(out, "linspace")
+    start, end = _number(start), _number(end)
+    steps = _steps_arg(steps, "linspace")
+    dtype = dtype or _dtype._defaults.float_dtype
+    if dtype is _dtype.bool:
+        raise _unsupported("linspace_cpu", dtype)
+    values = _linear(start, end, steps, dtype) if steps else _np.empty(0)
+    dev = _resolve_device(device)
+    return finish(to_device(_cast(values, dtype), dev), dev, requires_grad)
+
+
+def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
+             pin_memory=False, requires_grad=False):
+    """`steps` values from base**start to base**end, evenly spaced in the exponent."""
+    check_out(out, "logspace")
+    start, end, base = _number(start), _number(end), _number(base)
+    steps = _steps_arg(steps, "logspace")
+    dtype = dtype or _dtype._defaults.float_dtype
+    if dtype is _dtype.bool:
+        raise _unsupported("logspace_cpu", dtype)
+    if not steps:
+        values = _np.empty(0)
+    else:
+        exponents = _linear(start, end, steps, dtype)
+        values = _np.power(exponents.dtype.type(base), exponents)
+    dev = _resolve_device(device)
+    return finish(to_device(_cast(values, dtype), dev), dev, requires_grad)
+
+
+def _cast(values, dtype):
+    if dtype.category != _FLOATING:
+        values = _np.trunc(values).astype(_np.int64)
+    return values.astype(dtype.np_dtype)
+
+
+_MESHGRID_WARNING = ("ember.meshgrid: in an upcoming release, it will be required to pass the "
+                     "indexing argument.")
+
+
+def meshgrid(*tensors, indexing=None):
+    """Coordinate grids: each output is an expanded view of one input (no copies)."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if indexing is None:
+        warnings.warn(_MESHGRID_WARNING, UserWarning, stacklevel=2)
+        indexing = "ij"
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError(f"ember.meshgrid: indexing must be one of \"xy\" or \"ij\", but "
+                           f"received: {indexing}")
+    if not tensors:
+        raise RuntimeError("meshgrid expects a non-empty TensorList")
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
+                            f"{type(t).__name__}")
+        if t.dim() > 1:
+            raise RuntimeError(f"ember.meshgrid: Expected 0D or 1D tensor in the tensor list "
+                               f"but got: {t}")
+        if t.dtype is not tensors[0].dtype:
+            raise RuntimeError("meshgrid expects all tensors to have the same dtype")
+        if t.device != tensors[0].device:
+            raise RuntimeError("meshgrid expects all tensors to have the same device")
+    swap = indexing == "xy" and len(tensors) >= 2
+    order = list(builtins.range(len(tensors)))
+    if swap:
+        order[0], order[1] = 1, 0
+    shape = [tensors[i].numel() for i in order]
+    grids = []
+    for i, t in enumerate(tensors):
+        view_shape = [1] * len(tensors)
+        view_shape[order.index(i)] = -1
+        grids.append(t.reshape(view_shape).expand(shape))
+    return tuple(grids)
+
+
+def _triangle_check(row, col, dtype, name):
+    if row < 0:
+        raise RuntimeError(f"row must be non-negative, got{row}")
+    if col < 0:
+        raise RuntimeError(f"col must be non-negative, got{col}")
+    if dtype not in (_dtype.int32, _dtype.int64):
+        raise _unsupported(name, dtype)
+
+
+def tril_indices(row, col, offset=0, *, dtype=None, layout=None, device=None,
+                 pin_memory=False):
+    """Row and column indices of the lower triangle of a row x col matrix (2 x N)."""
+    dtype = dtype or _dtype.int64
+    _triangle_check(row, col, dtype, "tril_indices")
+    rows, cols = _np.tril_indices(row, offset, col)
+    return _indices(rows, cols, dtype, device)
+
+
+def triu_indices(row, col, offset=0, *, dtype=None, layout=None, device=None,
+                 pin_memory=False):
+    """Row and column indices of the upper triangle of a row x col matrix (2 x N)."""
+    dtype = dtype or _dtype.int64
+    _triangle_check(row, col, dtype, "triu_indices")
+    rows, cols = _np.triu_indices(row, offset, col)
+    return _indices(rows, cols, dtype, device)
+
+
+def _indices(rows, cols, dtype, device):
+    dev = _resolve_device(device)
+    values = _np.stack([rows, cols]).astype(dtype.np_dtype).reshape(2, -1)
+    return finish(to_device(values, dev), dev, False)
