@@ -19,7 +19,6 @@ try:
 except ImportError:  # pragma: no cover
     sys.exit("bench needs torch installed (pip install torch==2.13.0)")
 
-torch.set_num_threads(1)
 
 
 def chain(lib, x):
@@ -69,7 +68,14 @@ def compare(name, ember_fn, torch_fn, repeats=15, number=20):
     return e / t
 
 
+def print_setup():
+    """The thread settings both libraries run with (each at its default)."""
+    print(f"torch threads: {torch.get_num_threads()}; NumPy BLAS: "
+          f"{np.show_config(mode='dicts')['Build Dependencies']['blas']['name']}")
+
+
 def main():
+    print_setup()
     rng = np.random.default_rng(0)
     print("| workload | ember | torch | ratio |")
     print("|---|---|---|---|")
