@@ -1,0 +1,4 @@
+"""ember.nn: modules, parameters, layers, losses, functional and init (PyTorch's torch.nn)."""
+from . import functional, init
+from .modules import *  # noqa: F401,F403
+from .parameter import *  # noqa: F401,F403

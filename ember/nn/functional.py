@@ -1,0 +1,9 @@
+"""ember.nn.functional: thin doors into the ops in ember/ops/ (PyTorch's torch.nn.functional)."""
+from ..ops.conv import *  # noqa: F401,F403
+from ..ops.losses import *  # noqa: F401,F403
+from ..ops.nn_activation import *  # noqa: F401,F403
+from ..ops.nn_linear import *  # noqa: F401,F403
+from ..ops.nn_ops import log_softmax, softmax  # noqa: F401
+from ..ops.nn_resize import *  # noqa: F401,F403
+from ..ops.normalization import *  # noqa: F401,F403
+from ..ops.pooling import *  # noqa: F401,F403

@@ -1,0 +1,1 @@
+"""nn.init: parameter initialisation (PyTorch's torch.nn.init)."""

@@ -1,0 +1,2 @@
+"""nn modules: activation."""
+__all__ = []

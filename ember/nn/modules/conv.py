@@ -1,0 +1,2 @@
+"""nn modules: conv."""
+__all__ = []

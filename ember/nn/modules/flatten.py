@@ -1,0 +1,2 @@
+"""nn modules: flatten."""
+__all__ = []

@@ -1,0 +1,2 @@
+"""nn modules: lazy."""
+__all__ = []

@@ -1,0 +1,2 @@
+"""nn modules: linear."""
+__all__ = []

@@ -1,0 +1,2 @@
+"""nn modules: module."""
+__all__ = []

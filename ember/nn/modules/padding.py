@@ -1,0 +1,2 @@
+"""nn modules: padding."""
+__all__ = []

@@ -1,0 +1,2 @@
+"""nn_activation ops (nn.functional)."""
+__all__ = []

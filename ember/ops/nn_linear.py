@@ -1,0 +1,2 @@
+"""nn_linear ops (nn.functional)."""
+__all__ = []

@@ -1,0 +1,2 @@
+"""nn_resize ops (nn.functional)."""
+__all__ = []

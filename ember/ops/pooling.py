@@ -1,0 +1,2 @@
+"""pooling ops (nn.functional)."""
+__all__ = []

@@ -1,0 +1,2 @@
+"""Catalog entries for nn.functional ops (nn_norm_loss)."""
+OPS = []
