@@ -58,7 +58,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     if inputs is not None:
         inputs = _as_tuple(inputs)
         if not inputs:
-            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
         captured = _run_for_inputs(roots, grads, inputs, retain_graph, create_graph)
         for tensor, grad in zip(inputs, captured):
             if grad is None:
