@@ -59,17 +59,20 @@ def _differentiable_outputs(out):
     return [o for o in outs if hasattr(o, "grad_fn") and o.requires_grad]
 
 
+@pytest.mark.parametrize("noncontiguous", [False, True], ids=["contiguous", "strided"])
 @pytest.mark.parametrize("op", [o for o in OPS if o.differentiable], ids=lambda o: o.name)
-def test_grads_match_torch(op, torch):
+def test_grads_match_torch(op, noncontiguous, torch):
     _skip(op, "grads")
+    if noncontiguous and not op.noncontiguous:
+        pytest.skip("op excluded from non-contiguous checks")
     rng = np.random.default_rng(1)
     for i, sample in enumerate(op.samples(np.random.default_rng(0), "float64")):
         where = f"{op.name} sample {i} {sample.name}"
         t_args, t_out = _run(torch, op, sample, requires_grad=True)
-        e_args, e_out = _run(ember, op, sample, requires_grad=True)
+        e_args, e_out = _run(ember, op, sample, requires_grad=True, noncontiguous=noncontiguous)
         t_outs, e_outs = _differentiable_outputs(t_out), _differentiable_outputs(e_out)
         assert len(e_outs) == len(t_outs), f"{where}: differentiable outputs differ"
-        if op.grad_fn:
+        if op.grad_fn and not noncontiguous:  # torch's inputs are contiguous here
             for e, t in zip(e_outs, t_outs):
                 assert e.grad_fn.name() == type(t.grad_fn).__name__, where
         if not t_outs:
