@@ -113,7 +113,9 @@ def run_backward(roots, grads, retain_graph, create_graph, capture=None):
                 grads_out = _call_backward(node, grads_in)
             if node._hooks:
                 for hook in tuple(node._hooks):
-                    hook(grads_out, tuple(grads_in))
+                    replaced = hook(tuple(grads_out), tuple(grads_in))
+                    if replaced is not None:  # a post-hook may replace the input gradients
+                        grads_out = tuple(replaced)
             _finish(node, retain_graph)
             for (child, output_nr), grad in zip(node.next_functions, grads_out):
                 if child is None:

@@ -175,6 +175,7 @@ def _wrap_output(ctx, out, inputs, index, record):
     Tensor = _tensor.Tensor
     if not isinstance(out, Tensor):
         return out
+    non_differentiable = any(out is n for n in ctx._non_differentiable)
     dirty = any(out is d for d in ctx._dirty)
     if dirty:
         previous = ctx.__dict__.setdefault("_previous_edges", {})
@@ -184,7 +185,7 @@ def _wrap_output(ctx, out, inputs, index, record):
                                "operation.")
     elif any(out is i for i in inputs):
         out = out._alias()
-    if any(out is n for n in ctx._non_differentiable) or not out.is_floating_point():
+    if non_differentiable or not out.is_floating_point():
         return out
     if record:
         out.grad_fn = ctx
