@@ -3,7 +3,6 @@ from ..ops.conv import *  # noqa: F401,F403
 from ..ops.losses import *  # noqa: F401,F403
 from ..ops.nn_activation import *  # noqa: F401,F403
 from ..ops.nn_linear import *  # noqa: F401,F403
-from ..ops.nn_ops import log_softmax, softmax  # noqa: F401
 from ..ops.nn_resize import *  # noqa: F401,F403
 from ..ops.normalization import *  # noqa: F401,F403
 from ..ops.pooling import *  # noqa: F401,F403

@@ -1,2 +1,50 @@
-"""nn modules: flatten."""
-__all__ = []
+"""Flatten and Unflatten: reshape layers for nn.Sequential (PyTorch's nn.Flatten)."""
+from .module import Module
+
+__all__ = ["Flatten", "Unflatten"]
+
+
+class Flatten(Module):
+    """Flatten dims start_dim..end_dim into one (by default all but the batch dim)."""
+
+    __constants__ = ["start_dim", "end_dim"]
+
+    def __init__(self, start_dim=1, end_dim=-1):
+        super().__init__()
+        self.start_dim = start_dim
+        self.end_dim = end_dim
+
+    def forward(self, input):
+        return input.flatten(self.start_dim, self.end_dim)
+
+    def extra_repr(self):
+        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
+class Unflatten(Module):
+    """Split dim `dim` into `unflattened_size`."""
+
+    __constants__ = ["dim", "unflattened_size"]
+
+    def __init__(self, dim, unflattened_size):
+        super().__init__()
+        _require_tuple_int(unflattened_size)
+        self.dim = dim
+        self.unflattened_size = unflattened_size
+
+    def forward(self, input):
+        return input.unflatten(self.dim, self.unflattened_size)
+
+    def extra_repr(self):
+        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
+
+
+def _require_tuple_int(sizes):
+    if isinstance(sizes, (tuple, list)):
+        for index, element in enumerate(sizes):
+            if not isinstance(element, int):
+                raise TypeError("unflattened_size must be tuple of ints, but found element of "
+                                f"type {type(element).__name__} at pos {index}")
+        return
+    raise TypeError(f"unflattened_size must be a tuple of ints, but found type "
+                    f"{type(sizes).__name__}")
