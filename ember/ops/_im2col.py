@@ -1,0 +1,162 @@
+"""Array kernels of convolution and pooling: strided windows (im2col) and their adjoint.
+
+Everything here works on backend arrays laid out (N, C, *spatial), for any number
+of spatial dims. A window view costs nothing (`as_strided`); the one copy is the
+reshape that feeds a single batched matmul (BLAS). The adjoint (col2im) loops over
+kernel offsets only, each iteration a vectorised strided add over all the rest.
+The differentiable ops built on these live in conv.py and pooling.py.
+"""
+import itertools
+import math
+
+__all__ = []
+
+
+def out_size(size, kernel, stride, padding, dilation):
+    """Per-dim output size of a window sweep (PyTorch's floor rule)."""
+    return tuple((s + 2 * p - d * (k - 1) - 1) // st + 1
+                 for s, k, st, p, d in zip(size, kernel, stride, padding, dilation))
+
+
+def pad_zeros(x, padding, xp, extra=None, value=0):
+    """`x` with `padding` on both sides of each spatial dim (`extra` more at the end)."""
+    if extra is None:
+        if not any(padding):
+            return x
+        extra = (0,) * len(padding)
+    spatial = x.shape[2:]
+    shape = x.shape[:2] + tuple(s + 2 * p + e for s, p, e in zip(spatial, padding, extra))
+    out = xp.full(shape, value, x.dtype) if value else xp.zeros(shape, x.dtype)
+    out[(Ellipsis,) + tuple(slice(p, p + s) for p, s in zip(padding, spatial))] = x
+    return out
+
+
+def windows(padded, kernel, stride, dilation, out, xp):
+    """A read-only view (N, C, *kernel, *out) of every window of an already padded array."""
+    n = len(kernel)
+    strides = padded.strides
+    spatial = strides[2:]
+    shape = padded.shape[:2] + tuple(kernel) + tuple(out)
+    view_strides = (strides[:2] + tuple(spatial[i] * dilation[i] for i in range(n))
+                    + tuple(spatial[i] * stride[i] for i in range(n)))
+    return xp.lib.stride_tricks.as_strided(padded, shape, view_strides, writeable=False)
+
+
+def col2im(cols, padded_shape, stride, dilation, xp):
+    """Adjoint of `windows`: add cols (N, C, *kernel, *out) back into a zero array."""
+    n = len(padded_shape) - 2
+    kernel = cols.shape[2:2 + n]
+    out = cols.shape[2 + n:]
+    result = xp.zeros(padded_shape, cols.dtype)
+    for offset in itertools.product(*(range(k) for k in kernel)):
+        target = (Ellipsis,) + tuple(
+            slice(k * d, k * d + s * (o - 1) + 1, s)
+            for k, d, s, o in zip(offset, dilation, stride, out))
+        result[target] += cols[(slice(None), slice(None)) + offset]
+    return result
+
+
+def crop(x, padding, size):
+    """The inner `size` region of a padded array (inverse of `pad_zeros`)."""
+    if not any(padding) and x.shape[2:] == tuple(size):
+        return x
+    return x[(Ellipsis,) + tuple(slice(p, p + s) for p, s in zip(padding, size))]
+
+
+def _compute_dtype(x, xp):
+    """Half types are accumulated in float32, as PyTorch's CPU kernels do."""
+    if x.dtype.itemsize == 2 and x.dtype.kind not in "iu":
+        return xp.dtype("float32")
+    return x.dtype
+
+
+def conv_forward(x, w, stride, padding, dilation, groups, xp):
+    """Cross-correlation: x (N, C, *S), w (O, C/groups, *K) -> (N, O, *out).
+
+    The windows are copied once in their natural order (N, G, Cg*K, P), so the
+    batched matmul with the weights (G, Og, Cg*K) lands directly in (N, O, P).
+    """
+    dtype = x.dtype
+    work = _compute_dtype(x, xp)
+    if work != dtype:
+        x, w = x.astype(work), w.astype(work)
+    n_batch, channels = x.shape[:2]
+    out_channels = w.shape[0]
+    kernel = w.shape[2:]
+    out = out_size(x.shape[2:], kernel, stride, padding, dilation)
+    cols = windows(pad_zeros(x, padding, xp), kernel, stride, dilation, out, xp)
+    cg_k = channels // groups * math.prod(kernel)
+    cols = xp.ascontiguousarray(cols).reshape(n_batch, groups, cg_k, math.prod(out))
+    weight = w.reshape(groups, out_channels // groups, cg_k)
+    y = xp.matmul(weight, cols).reshape((n_batch, out_channels) + out)
+    return y.astype(dtype) if work != dtype else y
+
+
+def conv_input_grad(g, w, size, stride, padding, dilation, groups, xp):
+    """Adjoint of conv_forward in x (= transposed convolution): (N, O, *out) -> (N, C, *size)."""
+    dtype = g.dtype
+    work = _compute_dtype(g, xp)
+    if work != dtype:
+        g, w = g.astype(work), w.astype(work)
+    n_batch, out_channels = g.shape[:2]
+    out = g.shape[2:]
+    kernel = w.shape[2:]
+    channels = w.shape[1] * groups
+    og = out_channels // groups
+    grad = g.reshape(n_batch, groups, og, math.prod(out))
+    weight = w.reshape(groups, og, w.shape[1] * math.prod(kernel)).transpose(0, 2, 1)
+    cols = xp.matmul(weight, grad)                                    # (N, G, Cg*K, P)
+    cols = cols.reshape((n_batch, channels) + kernel + out)
+    padded_shape = (n_batch, channels) + tuple(s + 2 * p for s, p in zip(size, padding))
+    result = crop(col2im(cols, padded_shape, stride, dilation, xp), padding, size)
+    return result.astype(dtype) if work != dtype else xp.ascontiguousarray(result)
+
+
+def conv_weight_grad(x, g, kernel, stride, padding, dilation, groups, xp):
+    """Gradient of conv_forward in w: sum over batch and positions of grad x window."""
+    dtype = x.dtype
+    work = _compute_dtype(x, xp)
+    if work != dtype:
+        x, g = x.astype(work), g.astype(work)
+    n_batch, channels = x.shape[:2]
+    out_channels = g.shape[1]
+    out = g.shape[2:]
+    p_numel = math.prod(out)
+    cols = windows(pad_zeros(x, padding, xp), kernel, stride, dilation, out, xp)
+    cg_k = channels // groups * math.prod(kernel)
+    cols = xp.ascontiguousarray(cols).reshape(n_batch, groups, cg_k, p_numel)
+    grad = g.reshape(n_batch, groups, out_channels // groups, p_numel)
+    result = xp.matmul(grad, cols.transpose(0, 1, 3, 2)).sum(axis=0)   # (G, Og, Cg*K)
+    return result.reshape((out_channels, channels // groups) + tuple(kernel)).astype(dtype)
+
+
+def _offsets(win, n):
+    """Each kernel offset's slice (N, C, *out) of a window view (N, C, *K, *out)."""
+    for offset in itertools.product(*(range(k) for k in win.shape[2:2 + n])):
+        yield win[(slice(None), slice(None)) + offset]
+
+
+def window_sum(win, n, dtype):
+    """Sum over the kernel axes: one strided add per kernel offset (NumPy's reduce over
+    strided axes is an order of magnitude slower)."""
+    slices = _offsets(win, n)
+    total = next(slices).astype(dtype)
+    for part in slices:
+        total += part
+    return total
+
+
+def window_argmax(win, n, xp):
+    """Max over the kernel axes and its flat kernel offset; the first maximum wins and a NaN
+    replaces anything, as in PyTorch's kernels."""
+    slices = _offsets(win, n)
+    best = next(slices).copy()
+    arg = xp.zeros(best.shape, xp.int64)
+    floating = best.dtype.kind == "f"
+    for k, part in enumerate(slices, 1):
+        take = part > best
+        if floating:
+            take |= xp.isnan(part)
+        xp.copyto(best, part, where=take)
+        arg[take] = k
+    return best, arg
