@@ -1,2 +1,418 @@
-"""normalization ops (nn.functional)."""
-__all__ = []
+"""Normalisation ops of nn.functional: batch_norm, layer_norm, group_norm (each one node, as
+PyTorch's native kernels are), and instance_norm, local_response_norm (which PyTorch composes
+from other ops, so ember does too).
+
+The three native ops share one idea: subtract the mean over some axes, scale by the inverse
+standard deviation (biased variance), then apply a per-feature affine. Their forward runs in
+NumPy (half precision in float32, rounded once). Their backward is written with ember ops on
+the saved input: when the backward itself is being recorded (`create_graph=True`), the
+statistics are recomputed from the input with ember ops, so double backward is exact; otherwise
+the statistics saved by the forward are used as constants.
+"""
+from .. import _dtype, _errors
+from ..autograd.graph import Node
+from .. import _size
+from . import joining
+from ._common import attach, grad_state, make_tensor, wrap_dim
+
+__all__ = ["batch_norm", "layer_norm", "group_norm", "instance_norm", "local_response_norm"]
+
+_FLOAT32 = _dtype.float32.np_dtype
+_REDUCED = {_dtype.float16.np_dtype}
+if _dtype.bfloat16.np_dtype is not None:
+    _REDUCED.add(_dtype.bfloat16.np_dtype)
+
+
+# ---------------------------------------------------------------- shared helpers
+def _compute_array(input, kernel):
+    """The input's array in compute precision; NotImplementedError for non-float dtypes."""
+    data = input._data
+    if data.dtype.kind != "f" and data.dtype not in _REDUCED:
+        raise NotImplementedError(_errors.not_implemented_for(kernel, input.dtype))
+    return data.astype(_FLOAT32) if data.dtype in _REDUCED else data
+
+
+def _check_param_dtypes(input, *params):
+    """PyTorch's CPU rule: parameters share the input's dtype, or are float32 for half input."""
+    dtype = input.dtype
+    for p in params:
+        if p is not None and p.dtype is not dtype:
+            if dtype is _dtype.float64:
+                raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+            for q in params:
+                if q is not None and q.dtype is not _dtype.float32 and q.dtype is not dtype:
+                    raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type "
+                                       "of Float")
+            return
+
+
+def _statistics(x, axes):
+    """Mean and biased variance over `axes` (kept as size-1 dims), in NumPy."""
+    mean = x.mean(axis=axes, keepdims=True)
+    centered = x - mean
+    var = (centered * centered).mean(axis=axes, keepdims=True)
+    return centered, mean, var
+
+
+def _normalize_affine(centered, invstd, weight, bias, param_shape, out_dtype):
+    """(x - mean) * invstd * weight + bias in NumPy, rounded to `out_dtype` once."""
+    scale = invstd if weight is None else invstd * weight._data.reshape(param_shape)
+    out = centered * scale
+    if bias is not None:
+        out += bias._data.reshape(param_shape)
+    return out.astype(out_dtype, copy=False)
+
+
+def _ember_statistics(x, axes, eps):
+    """Mean and inverse std with ember ops: the differentiable twin of `_statistics`."""
+    mean = x.mean(axes, keepdim=True)
+    centered = x - mean
+    invstd = ((centered * centered).mean(axes, keepdim=True) + eps).rsqrt()
+    return mean, invstd
+
+
+def _normalized_grad(grad_xhat, xhat, invstd, axes):
+    """d loss / d x for xhat = (x - mean(x)) * invstd(x), given d loss / d xhat."""
+    mean_grad = grad_xhat.mean(axes, keepdim=True)
+    mean_proj = (grad_xhat * xhat).mean(axes, keepdim=True)
+    return invstd * (grad_xhat - mean_grad - xhat * mean_proj)
+
+
+def _sum_over(t, axes):
+    """`t` summed over `axes` (no reduction at all when there are none)."""
+    return t.sum(axes) if axes else t
+
+
+def _in_compute(t, compute):
+    return t if compute is None else t.to(compute)
+
+
+def _param_dtype(weight, bias):
+    """The dtype the affine parameters' gradients are returned in."""
+    param = weight if weight is not None else bias
+    return None if param is None else param.dtype
+
+
+def _constant(array, device):
+    return make_tensor(array, device)
+
+
+# ---------------------------------------------------------------- batch_norm
+def _verify_batch_size(size):
+    count = size[0]
+    for s in size[2:]:
+        count *= s
+    if count == 1:
+        raise ValueError("Expected more than 1 value per channel when training, got input size "
+                         f"{size!r}")
+
+
+def _check_channels(name, tensor, channels):
+    if tensor is not None and tensor.numel() != channels:
+        raise RuntimeError(f"{name} should contain {channels} elements not {tensor.numel()}")
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.1, eps=1e-5):
+    """Normalise each channel (dim 1) over the batch and spatial dims.
+
+    In training the batch statistics are used and the running statistics (if given) are
+    updated in place with `momentum` (running_var with the unbiased variance); in evaluation
+    the running statistics are used.
+    """
+    if training:
+        _verify_batch_size(input.size())
+    if training and eps <= 0.0:
+        raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
+    if eps < 0.0:
+        raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    if momentum is None or not isinstance(momentum, (int, float)):
+        raise TypeError("batch_norm(): argument 'momentum' (position 7) must be float, not "
+                        f"{type(momentum).__name__}")
+    if not training:
+        for name, t in (("running_mean", running_mean), ("running_var", running_var)):
+            if t is None:
+                raise RuntimeError(f"{name} must be defined in evaluation mode")
+    if (running_mean is None) != (running_var is None):
+        raise ValueError("running_mean and running_var must either both be None or neither be "
+                         "None")
+    ndim = input.dim()
+    channels = input.shape[wrap_dim(1, ndim)]
+    for name, t in (("running_mean", running_mean), ("running_var", running_var),
+                    ("weight", weight), ("bias", bias)):
+        _check_channels(name, t, channels)
+    x = _compute_array(input, "batch_norm")
+    _check_param_dtypes(input, weight, bias, running_mean, running_var)
+    axes = (0,) + tuple(range(2, ndim))
+    param_shape = (1, channels) + (1,) * (ndim - 2)
+    xp = input._device.xp
+    if training:
+        centered, mean, var = _statistics(x, axes)
+        if running_mean is not None and x.size:
+            _update_running_stats(running_mean, running_var, mean, var, momentum,
+                                  x.size // channels)
+    else:
+        mean = running_mean._data.reshape(param_shape).astype(x.dtype)
+        var = running_var._data.reshape(param_shape).astype(x.dtype)
+        centered = x - mean
+    invstd = 1.0 / xp.sqrt(var + eps)
+    out = make_tensor(_normalize_affine(centered, invstd, weight, bias, param_shape,
+                                        input._data.dtype), input._device)
+    if grad_state.enabled and (input._requires_grad or weight is not None and
+                               weight._requires_grad or bias is not None and bias._requires_grad):
+        node = NativeBatchNormBackward0()
+        node.training = training
+        node.eps = eps
+        node.axes = axes
+        node.stats = (mean, invstd)
+        node.param_dtype = _param_dtype(weight, bias)
+        node.save(input, weight)
+        attach(out, node, input, weight, bias)
+    return out
+
+
+def _update_running_stats(running_mean, running_var, mean, var, momentum, count):
+    """running = (1 - momentum) * running + momentum * batch, in place (outside the graph)."""
+    xp = running_mean._device.xp
+    unbiased = var.reshape(-1) * (count / (count - 1) if count > 1 else float("nan"))
+    for running, batch in ((running_mean, mean.reshape(-1)), (running_var, unbiased)):
+        data = running._data
+        xp.copyto(data, data * (1 - momentum) + batch * momentum, casting="unsafe")
+        running._storage.version += 1
+
+
+class NativeBatchNormBackward0(Node):
+    __slots__ = ("training", "eps", "axes", "stats", "param_dtype")
+
+    def backward(self, grad):
+        input, weight = self.saved_tensors
+        compute = _dtype.float32 if input._data.dtype in _REDUCED else None
+        x, grad = _in_compute(input, compute), _in_compute(grad, compute)
+        axes = self.axes
+        if self.training and grad_state.enabled:
+            mean, invstd = _ember_statistics(x, axes, self.eps)
+        else:
+            mean, invstd = (_constant(s, input._device) for s in self.stats)
+        xhat = (x - mean) * invstd
+        grad_input = grad_weight = grad_bias = None
+        if self.next_functions[0][0] is not None:
+            grad_xhat = grad
+            if weight is not None:
+                grad_xhat = grad * _in_compute(weight, compute).reshape(mean.shape)
+            if self.training:
+                grad_input = _normalized_grad(grad_xhat, xhat, invstd, axes)
+            else:
+                grad_input = grad_xhat * invstd
+            grad_input = _in_compute(grad_input, compute and input.dtype)
+        if self.next_functions[1][0] is not None:
+            grad_weight = _in_compute((grad * xhat).sum(axes), compute and self.param_dtype)
+        if self.next_functions[2][0] is not None:
+            grad_bias = _in_compute(grad.sum(axes), compute and self.param_dtype)
+        return grad_input, grad_weight, grad_bias
+
+
+# ---------------------------------------------------------------- layer_norm
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """Normalise over the last len(normalized_shape) dims, with an elementwise affine."""
+    if not isinstance(normalized_shape, (tuple, list, _size.Size)):
+        raise TypeError("layer_norm(): argument 'normalized_shape' (position 2) must be tuple "
+                        f"of ints, not {type(normalized_shape).__name__}")
+    normalized_shape = tuple(int(s) for s in normalized_shape)
+    _check_layer_norm_shapes(input, normalized_shape, weight, bias)
+    x = _compute_array(input, "LayerNormKernelImpl")
+    _check_param_dtypes(input, weight, bias)
+    ndim = x.ndim
+    axes = tuple(range(ndim - len(normalized_shape), ndim))
+    xp = input._device.xp
+    if x.size:
+        centered, mean, var = _statistics(x, axes)
+    else:
+        centered = x
+        mean = var = xp.zeros(x.shape[:ndim - len(axes)] + (1,) * len(axes), x.dtype)
+    invstd = 1.0 / xp.sqrt(var + eps)
+    out = make_tensor(_normalize_affine(centered, invstd, weight, bias, normalized_shape,
+                                        input._data.dtype), input._device)
+    if grad_state.enabled and (input._requires_grad or weight is not None and
+                               weight._requires_grad or bias is not None and bias._requires_grad):
+        node = NativeLayerNormBackward0()
+        node.eps = eps
+        node.axes = axes
+        node.stats = (mean, invstd)
+        node.param_dtype = _param_dtype(weight, bias)
+        node.save(input, weight)
+        attach(out, node, input, weight, bias)
+    return out
+
+
+def _check_layer_norm_shapes(input, normalized_shape, weight, bias):
+    shape = tuple(input.shape)
+    if not normalized_shape:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., "
+                           "containing at least one element, but got normalized_shape = []")
+    expected = _errors.shape_list(normalized_shape)
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and tuple(t.shape) != normalized_shape:
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got "
+                               f"{name} of shape {_errors.shape_list(t.shape)} and "
+                               f"normalized_shape = {expected}")
+    if len(shape) < len(normalized_shape) or shape[-len(normalized_shape):] != normalized_shape:
+        raise RuntimeError(f"Given normalized_shape={expected}, expected input with shape "
+                           f"[*, {expected[1:-1]}], but got input of size"
+                           f"{_errors.shape_list(shape)}")
+
+
+class NativeLayerNormBackward0(Node):
+    __slots__ = ("eps", "axes", "stats", "param_dtype")
+
+    def backward(self, grad):
+        input, weight = self.saved_tensors
+        compute = _dtype.float32 if input._data.dtype in _REDUCED else None
+        x, grad = _in_compute(input, compute), _in_compute(grad, compute)
+        axes = self.axes
+        if grad_state.enabled:
+            mean, invstd = _ember_statistics(x, axes, self.eps)
+        else:
+            mean, invstd = (_constant(s, input._device) for s in self.stats)
+        xhat = (x - mean) * invstd
+        leading = tuple(range(axes[0]))
+        grad_input = grad_weight = grad_bias = None
+        if self.next_functions[0][0] is not None:
+            grad_xhat = grad if weight is None else grad * _in_compute(weight, compute)
+            grad_input = _normalized_grad(grad_xhat, xhat, invstd, axes)
+            grad_input = _in_compute(grad_input, compute and input.dtype)
+        if self.next_functions[1][0] is not None:
+            grad_weight = _in_compute(_sum_over(grad * xhat, leading),
+                                      compute and self.param_dtype)
+        if self.next_functions[2][0] is not None:
+            grad_bias = _in_compute(_sum_over(grad, leading), compute and self.param_dtype)
+        return grad_input, grad_weight, grad_bias
+
+
+# ---------------------------------------------------------------- group_norm
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    """Normalise each of `num_groups` groups of channels per sample, then a per-channel affine."""
+    ndim = input.dim()
+    if ndim < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {ndim}")
+    shape = tuple(input.shape)
+    batch, channels = shape[0], shape[1]
+    _verify_batch_size([batch * channels // num_groups, num_groups] + list(shape[2:]))
+    _check_group_norm_shapes(shape, num_groups, weight, bias)
+    x = _compute_array(input, "GroupNormKernelImpl")
+    _check_param_dtypes(input, weight, bias)
+    grouped = x.reshape(batch, num_groups, x.size // max(batch * num_groups, 1))
+    xp = input._device.xp
+    if x.size:
+        centered, mean, var = _statistics(grouped, (2,))
+    else:
+        centered, mean, var = grouped, xp.zeros((batch, num_groups, 1), x.dtype), 0.0
+    invstd = 1.0 / xp.sqrt(var + eps)
+    param_shape = (1, channels) + (1,) * (ndim - 2)
+    normalized = (centered * invstd).reshape(shape)
+    out = make_tensor(_normalize_affine(normalized, 1.0, weight, bias, param_shape,
+                                        input._data.dtype), input._device)
+    if grad_state.enabled and (input._requires_grad or weight is not None and
+                               weight._requires_grad or bias is not None and bias._requires_grad):
+        node = NativeGroupNormBackward0()
+        node.eps = eps
+        node.num_groups = num_groups
+        node.stats = (mean, invstd)
+        node.param_dtype = _param_dtype(weight, bias)
+        node.save(input, weight)
+        attach(out, node, input, weight, bias)
+    return out
+
+
+def _check_group_norm_shapes(shape, num_groups, weight, bias):
+    channels = shape[1]
+    if channels % num_groups:
+        raise RuntimeError("Expected number of channels in input to be divisible by num_groups, "
+                           f"but got input of shape {_errors.shape_list(shape)} and "
+                           f"num_groups={num_groups}")
+    # PyTorch's bias message prints the weight's shape ([0] when there is none): matched as is.
+    weight_shape = _errors.shape_list(weight.shape if weight is not None else (0,))
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and (t.dim() != 1 or t.numel() != channels):
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of "
+                               f"channels in input, but got {name} of shape {weight_shape} and "
+                               f"input of shape {_errors.shape_list(shape)}")
+
+
+class NativeGroupNormBackward0(Node):
+    __slots__ = ("eps", "num_groups", "stats", "param_dtype")
+
+    def backward(self, grad):
+        input, weight = self.saved_tensors
+        compute = _dtype.float32 if input._data.dtype in _REDUCED else None
+        x, grad = _in_compute(input, compute), _in_compute(grad, compute)
+        shape = tuple(input.shape)
+        grouped_shape = (shape[0], self.num_groups, input.numel() // max(
+            shape[0] * self.num_groups, 1))
+        grouped = x.reshape(grouped_shape)
+        if grad_state.enabled:
+            mean, invstd = _ember_statistics(grouped, (2,), self.eps)
+        else:
+            mean, invstd = (_constant(s, input._device) for s in self.stats)
+        xhat = ((grouped - mean) * invstd).reshape(shape)
+        axes = (0,) + tuple(range(2, len(shape)))
+        param_shape = (1, shape[1]) + (1,) * (len(shape) - 2)
+        grad_input = grad_weight = grad_bias = None
+        if self.next_functions[0][0] is not None:
+            grad_xhat = grad
+            if weight is not None:
+                grad_xhat = grad * _in_compute(weight, compute).reshape(param_shape)
+            grad_input = _normalized_grad(grad_xhat.reshape(grouped_shape),
+                                          xhat.reshape(grouped_shape), invstd, (2,))
+            grad_input = _in_compute(grad_input.reshape(shape), compute and input.dtype)
+        if self.next_functions[1][0] is not None:
+            grad_weight = _in_compute((grad * xhat).sum(axes), compute and self.param_dtype)
+        if self.next_functions[2][0] is not None:
+            grad_bias = _in_compute(grad.sum(axes), compute and self.param_dtype)
+        return grad_input, grad_weight, grad_bias
+
+
+# ---------------------------------------------------------------- composites
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
+                  use_input_stats=True, momentum=0.1, eps=1e-5):
+    """Normalise each channel of each sample: batch_norm on a (1, N*C, ...) view, as PyTorch."""
+    shape = tuple(input.shape)
+    if use_input_stats:
+        count = 1
+        for s in shape[2:]:
+            count *= s
+        if count == 1:
+            raise ValueError("Expected more than 1 spatial element when training, got input size "
+                             f"{input.size()!r}")
+    batch, channels = shape[0], shape[1]
+    reshaped = input.contiguous().view((1, batch * channels) + shape[2:])
+    params = [None if t is None else t.repeat(batch)
+              for t in (weight, bias, running_mean, running_var)]
+    out = batch_norm(reshaped, params[2], params[3], params[0], params[1], use_input_stats,
+                     momentum, eps)
+    if running_mean is not None and use_input_stats:
+        for running, repeated in ((running_mean, params[2]), (running_var, params[3])):
+            averaged = repeated._data.reshape(batch, channels).mean(axis=0)
+            running._device.xp.copyto(running._data, averaged, casting="unsafe")
+            running._storage.version += 1
+    return out.view(shape)
+
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """input / (k + alpha * mean of squares over `size` neighbouring channels) ** beta."""
+    ndim = input.dim()
+    if ndim < 3:
+        raise ValueError("Expected 3D or higher dimensionality                          input "
+                         f"(got {ndim} dimensions)")
+    if input.numel() == 0:
+        return input
+    squares = input.mul(input)
+    shape = tuple(input.shape)
+    before, after = size // 2, (size - 1) // 2
+    # Zero-pad the channel dim, then average `size` shifted windows (avg_pool counts the pad).
+    padded = joining.cat([squares.new_zeros((shape[0], before) + shape[2:]), squares,
+                          squares.new_zeros((shape[0], after) + shape[2:])], 1)
+    window = padded.narrow(1, 0, shape[1])
+    for offset in range(1, size):
+        window = window + padded.narrow(1, offset, shape[1])
+    div = (window / size).mul(alpha).add(k).pow(beta)
+    return input / div
