@@ -187,14 +187,15 @@ def test_model_matches_torch(torch, name):
         e_model.zero_grad()
         t_loss.backward()
         e_loss.backward()
+        # float32 sums run in another order and BatchNorm's backward cancels: both libraries
+        # sit about 1e-5 of the largest gradient from a float64 reference (measured), and a
+        # conv bias before BatchNorm has a gradient that is pure rounding noise.
+        scale = max(float(np.abs(p.grad.numpy()).max()) for p in t_model.parameters())
         for (name_t, p_t), (name_e, p_e) in zip(t_model.named_parameters(),
                                                 e_model.named_parameters()):
             assert name_t == name_e
-            # float32 sums in a different order (BatchNorm's backward cancels): compare
-            # relative to the gradient's scale.
-            scale = float(np.abs(p_t.grad.numpy()).max()) + 1e-12
             np.testing.assert_allclose(p_e.grad.numpy(), p_t.grad.numpy(), rtol=2e-4,
-                                       atol=1e-4 * scale, err_msg=f"{name} {mode} {name_t}")
+                                       atol=3e-5 * scale, err_msg=f"{name} {mode} {name_t}")
     for (k, v_t), (k_e, v_e) in zip(t_model.state_dict().items(), e_model.state_dict().items()):
         assert k == k_e
         np.testing.assert_allclose(v_e.numpy(), v_t.numpy(), rtol=1e-5, atol=1e-6)
