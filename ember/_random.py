@@ -1,17 +1,37 @@
-"""The random-number generator: a Mersenne Twister state, as PyTorch's CPU generator keeps.
+"""The random-number generator: PyTorch's CPU generator, draw for draw.
 
 A Generator owns the 624-word mt19937 state PyTorch derives from a seed (the
 classic `init_genrand` of the seed's low 32 bits), held in NumPy's MT19937 bit
-generator, whose raw 32-bit outputs are the same as PyTorch's. Every sampling
-op draws through one of the `_draw_*` methods below, so matching PyTorch's
-sampling algorithms bit for bit later is a change to those methods alone.
-`get_state` writes PyTorch's 5056-byte CPU state layout.
+generator, whose 32-bit outputs are std::mt19937's; a 64-bit draw is two of them,
+the first high, as PyTorch's `random64` makes it. It also keeps PyTorch's cached
+second normal (`next_double_normal_sample`). `get_state` writes PyTorch's
+5056-byte CPU state layout, so states move between the two libraries.
+
+Every sampling op draws through one `_draw_*` method, which follows the kernel
+PyTorch 2.13 runs on the CPU (aten/src/ATen/native/cpu/DistributionTemplates.h,
+core/DistributionsHelper.h, TransformationHelper.h, MultinomialKernel.cpp,
+TensorFactories.cpp): the same draws in the same order, the same transformation
+in the same precision (the arithmetic lives in `_random_kernels`). Where the
+exact bits cannot be had, the method says why:
+- float64 results of `log`, `log1p`, `exp` and `tan` over more than 64 values
+  use NumPy's vectorised versions, which differ from the C library's in the last
+  bit for up to a few values in a hundred (float32 results are unaffected);
+- multinomial without replacement orders tied keys (zero-weight categories) by
+  index, where PyTorch's topk (std::nth_element) may order them otherwise;
+- `bernoulli_(p)` with a scalar p follows PyTorch's default kernel; on Intel CPUs
+  some PyTorch builds instead seed an MKL stream (VSL_BRNG_MCG31) from one draw;
+- fused multiply-adds are emulated in higher precision, exact save in rare
+  double-rounding cases.
 """
+import math
 import os
 
 from . import _dtype
 from ._backend import numpy as np
 from ._device import device as _device_type
+from ._random_kernels import (_CHUNK, _THREADS, _avx2_rows, _count_below, _fisher_yates, _fma32,
+                              _fma64, _inside_out_shuffle, _libm, _narrow, _normal_fill_avx2,
+                              _normal_fill_double, _worker_pool)
 
 __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed",
            "get_rng_state", "set_rng_state"]
@@ -26,6 +46,9 @@ _LAYOUT = np.dtype([("the_initial_seed", "<u8"), ("left", "<i4"), ("seeded", "<i
                     ("normal_x", "<f8"), ("normal_y", "<f8"), ("normal_rho", "<f8"),
                     ("normal_is_valid", "<i4"), ("next_float_normal_sample", "<f4"),
                     ("is_next_float_normal_sample_valid", "u1")], align=True)
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+_RANDPERM_64_BITS = (2 ** 32 - 1) // 20   # from here randperm draws 64 bits (inside-out)
+_TWO_PI = 2.0 * math.pi
 
 
 def _init_genrand(seed):
@@ -53,7 +76,8 @@ def _check_seed(seed):
 class Generator:
     """A source of random numbers with its own state: `Generator().manual_seed(0)`."""
 
-    __slots__ = ("_device", "_seed", "_bits", "_np", "__weakref__")
+    __slots__ = ("_device", "_seed", "_bits", "_np", "_next_double_normal",
+                 "_next_float_normal", "__weakref__")
 
     def __init__(self, device="cpu"):
         self._device = _device_type(device)
@@ -67,6 +91,7 @@ class Generator:
 
     def _reseed(self, seed):
         self._seed = seed
+        self._next_double_normal = self._next_float_normal = None
         self._bits.state = {"bit_generator": "MT19937",
                             "state": {"key": _init_genrand(seed), "pos": _STATE_WORDS}}
 
@@ -94,6 +119,11 @@ class Generator:
         # PyTorch counts `left` down to the next regeneration; NumPy counts `pos` up.
         record["left"], record["next"] = (1, 0) if pos >= _STATE_WORDS else (625 - pos, pos)
         record["state"] = state["key"].astype(np.uint64)
+        if self._next_double_normal is not None:
+            record["normal_is_valid"], record["normal_y"] = 1, self._next_double_normal
+        if self._next_float_normal is not None:
+            record["is_next_float_normal_sample_valid"] = 1
+            record["next_float_normal_sample"] = self._next_float_normal
         raw = np.frombuffer(record.tobytes().ljust(_STATE_BYTES, b"\0"), dtype=np.uint8)
         return _tensor.make_tensor(raw.copy())
 
@@ -111,37 +141,64 @@ class Generator:
         self._seed = int(record["the_initial_seed"])
         self._bits.state = {"bit_generator": "MT19937",
                             "state": {"key": record["state"].astype(np.uint32), "pos": pos}}
+        self._next_double_normal = (float(record["normal_y"]) if record["normal_is_valid"]
+                                    else None)
+        self._next_float_normal = (float(record["next_float_normal_sample"])
+                                   if record["is_next_float_normal_sample_valid"] else None)
         return self
 
     def __repr__(self):
         return f"<ember.Generator object at {hex(id(self))}>"
 
-    # ------------------------------------------------------------ the one place we draw
-    # Each returns a NumPy array on the CPU; callers move it to the target device.
+    # ------------------------------------------------------------ raw draws
+    def _draw_bits32(self, shape):
+        """32-bit draws (`random()`); full-range uint32 integers are the raw outputs."""
+        return self._np.integers(0, 1 << 32, size=shape, dtype=np.uint32)
+
+    def _draw_bits64(self, shape):
+        """64-bit draws (`random64()`): NumPy's next_uint64 is also high word first."""
+        return self._np.integers(0, 1 << 64, size=shape, dtype=np.uint64)
+
+    def _unit32(self, n):
+        """n floats in [0, 1) from 24 bits of one 32-bit draw each (float's uniform)."""
+        bits = self._draw_bits32(n)
+        np.bitwise_and(bits, 0xFFFFFF, out=bits)
+        unit = bits.astype(np.float32)
+        unit *= np.float32(2.0 ** -24)
+        return unit
+
+    def _unit64(self, n):
+        """n doubles in [0, 1) from 53 bits of one 64-bit draw each (double's uniform)."""
+        bits = self._draw_bits64(n)
+        np.bitwise_and(bits, (1 << 53) - 1, out=bits)
+        unit = bits.astype(np.float64)
+        unit *= 2.0 ** -53
+        return unit
+
+    # ------------------------------------------------------------ uniform and integers
     def _draw_uniform(self, shape, np_dtype, low=0.0, high=1.0):
         """Uniform in [low, high), bit for bit as PyTorch's CPU kernel draws it.
 
         24 random bits of one 32-bit draw for float32 (and for half and bfloat16,
-        rounded afterwards), 53 bits of a 64-bit draw for double.
+        rounded afterwards), 53 bits of a 64-bit draw for double; then
+        x * (to - from) + from, fused, in float (or double).
         """
-        if np_dtype == np.float64:
-            unit = (self._draw_bits64(shape) & ((1 << 53) - 1)) * (1.0 / (1 << 53))
+        n = _numel(shape)
+        if np_dtype == _F64:
+            values = self._unit64(n)
+            if low != 0.0 or high != 1.0:
+                values = _fma64(values, high - low, low)
         else:
-            unit = (self._draw_bits32(shape) & ((1 << 24) - 1)) * (1.0 / (1 << 24))
-        if low != 0.0 or high != 1.0:
-            unit = unit * (high - low) + low
-        return unit.astype(np_dtype)
-
-    def _draw_bits32(self, shape):
-        return self._bits.random_raw(_numel(shape)).reshape(shape)
-
-    def _draw_bits64(self, shape):
-        """64-bit words as PyTorch's random64 makes them: first 32-bit draw high."""
-        raw = self._bits.random_raw(2 * _numel(shape)).reshape(-1, 2)
-        return ((raw[:, 0] << np.uint64(32)) | raw[:, 1]).reshape(shape)
-
-    def _draw_normal(self, shape, mean=0.0, std=1.0):
-        return self._np.normal(mean, std, size=shape)
+            values = self._unit32(n)
+            if low != 0.0 or high != 1.0:
+                low32, high32 = np.float32(low), np.float32(high)
+                values = _fma32(values, np.float32(high32 - low32), low32)
+        values = _narrow(values, np_dtype)
+        if low != 0.0 or high != 1.0 or np_dtype not in (_F32, _F64):
+            # A value that rounds up to `to` in the output dtype becomes `from`: [from, to).
+            top, bottom = np.array([high, low]).astype(np.float32).astype(np_dtype)
+            values[values >= top] = bottom
+        return values.reshape(shape)
 
     def _draw_integers(self, low, high, shape, wide=None):
         """Integers in [low, high) as int64, as PyTorch's random_ draws them.
@@ -158,20 +215,165 @@ class Generator:
         bits = self._draw_bits64(shape) if wide else self._draw_bits32(shape)
         return (bits % np.uint64(span)).astype(np.int64) + np.int64(low)
 
+    # ------------------------------------------------------------ normal
+    def _draw_normal(self, shape, np_dtype, mean=0.0, std=1.0, contiguous=True):
+        """Normal samples as PyTorch's `normal_kernel` makes them.
+
+        From 16 values in a contiguous tensor: `normal_fill`, Box-Muller on blocks
+        of 16 uniforms of the output dtype (the first 8 pair with the next 8; a
+        ragged end redraws and recomputes the last 16), float32 through the AVX2
+        kernel's own log and sincos. Otherwise one `normal_distribution<double>`
+        per value, which uses and refills the generator's cached second normal.
+        """
+        n = _numel(shape)
+        if n < 16 or not contiguous:
+            return _narrow(self._normal_doubles(n, mean, std), np_dtype).reshape(shape)
+        full = n - n % 16
+        if np_dtype == _F64:
+            values = np.empty(n)
+            values[:full] = _normal_fill_double(self._unit64(n)[:full].reshape(-1, 16),
+                                                mean, std).ravel()
+            if full != n:
+                values[n - 16:] = _normal_fill_double(self._unit64(16).reshape(1, 16),
+                                                      mean, std).ravel()
+            return values.reshape(shape)
+        values = np.empty(n, dtype=np.float32)
+        self._normal_floats(values[:full].reshape(-1, 16), mean, std)
+        if full != n:
+            if np_dtype == _F32:      # float draws the ragged end too, then throws it away
+                self._draw_bits32(n - full)
+            values[n - 16:] = _normal_fill_avx2(self._draw_bits32((1, 16)), mean, std).ravel()
+        return _narrow(values, np_dtype).reshape(shape)
+
+    def _normal_floats(self, out, mean, std):
+        """Fill rows of 16 with the float kernel, drawing chunk by chunk in order while
+        worker threads transform the chunks already drawn (both release the GIL)."""
+        rows = len(out)
+        if rows <= _CHUNK or _THREADS == 1:
+            out[...] = _normal_fill_avx2(self._draw_bits32((rows, 16)), mean, std)
+            return
+        pool = _worker_pool()
+        pending = [pool.submit(_avx2_rows, self._draw_bits32((len(part), 16)), part, mean, std)
+                   for part in (out[start:start + _CHUNK] for start in range(0, rows, _CHUNK))]
+        for future in pending:
+            future.result()
+
+    def _normal_doubles(self, n, mean=0.0, std=1.0):
+        """n draws of `normal_distribution<double>(mean, std)`, as float64.
+
+        Box-Muller on two doubles (u1 drawn first): r = sqrt(-2 log1p(-u2)),
+        theta = 2 pi u1; r cos(theta) is returned and r sin(theta) cached for the
+        next call.
+        """
+        normals = np.empty(n)
+        start = 0
+        if n and self._next_double_normal is not None:
+            normals[0], start = self._next_double_normal, 1
+            self._next_double_normal = None
+        pairs = (n - start + 1) // 2
+        if pairs:
+            u = self._unit64(2 * pairs).reshape(pairs, 2)
+            radius = np.sqrt(-2.0 * _libm("log1p", -u[:, 1]))
+            theta = _TWO_PI * u[:, 0]
+            fresh = np.stack([radius * _libm("cos", theta), radius * _libm("sin", theta)], 1)
+            fresh = fresh.ravel()
+            normals[start:] = fresh[:n - start]
+            if (n - start) % 2:
+                self._next_double_normal = float(fresh[-1])
+        return _fma64(normals, std, mean)
+
+    def _draw_log_normal(self, shape, np_dtype, mean, std):
+        """`lognormal_distribution<double>`: exp of a scalar-path normal, for every size."""
+        normals = self._normal_doubles(_numel(shape), mean, std)
+        return _narrow(_libm("exp", normals), np_dtype).reshape(shape)
+
+    # ------------------------------------------------------------ other distributions
+    def _draw_exponential(self, shape, np_dtype, lambd):
+        """`exponential_distribution<double>`: -1/lambda * log1p(-u)."""
+        u = self._unit64(_numel(shape))
+        return _narrow((-1.0 / lambd) * _libm("log1p", -u), np_dtype).reshape(shape)
+
+    def _draw_geometric(self, shape, np_dtype, p):
+        """`geometric_distribution<double>`: ceil(log(u) / log1p(-p))."""
+        u = self._unit64(_numel(shape))
+        with np.errstate(divide="ignore"):
+            values = np.ceil(_libm("log", u) / math.log1p(-p))
+        return _narrow(values, np_dtype).reshape(shape)
+
+    def _draw_cauchy(self, shape, np_dtype, median, sigma):
+        """`cauchy_distribution<double>`: median + sigma * tan(pi * (u - 0.5))."""
+        u = self._unit64(_numel(shape))
+        tangent = _libm("tan", math.pi * (u - 0.5))
+        return _narrow(_fma64(tangent, sigma, median), np_dtype).reshape(shape)
+
+    def _draw_bernoulli(self, shape, p, double=True):
+        """`bernoulli_distribution`: u < p, u a double (p double or a number) or a float.
+
+        `p` is a number or an array broadcast to `shape`. (On Intel CPUs PyTorch's
+        scalar-p kernel draws from MKL instead; see the module docstring.)
+        """
+        n = _numel(shape)
+        u = (self._unit64(n) if double else self._unit32(n)).reshape(shape)
+        return u < p
+
     def _draw_permutation(self, n):
-        return self._np.permutation(n)
+        """randperm: Fisher-Yates swaps of i with i + random() % (n - i), resolved at once.
 
-    def _draw_exponential(self, shape, scale):
-        return self._np.exponential(scale, size=shape)
+        From (2**32 - 1) / 20 on, PyTorch switches to the inside-out shuffle with
+        random64() % (i + 1).
+        """
+        if n >= _RANDPERM_64_BITS:
+            picks = self._draw_bits64(n) % np.arange(1, n + 1, dtype=np.uint64)
+            return _inside_out_shuffle(picks.astype(np.int64))
+        if n <= 1:
+            return np.arange(n, dtype=np.int64)
+        ranges = np.arange(n, 1, -1, dtype=np.uint32)
+        offsets = (self._draw_bits32(n - 1) % ranges).astype(np.int64)
+        return _fisher_yates(offsets + np.arange(n - 1))
 
-    def _draw_geometric(self, shape, p):
-        return self._np.geometric(p, size=shape)
+    def _draw_multinomial(self, weights, num_samples, replacement, layout=None):
+        """Category indices for each row of `weights` (rows, categories), as int64.
 
-    def _draw_cauchy(self, shape):
-        return self._np.standard_cauchy(size=shape)
+        Without replacement (or for one sample) PyTorch takes the top-k of
+        w / Exponential(1) in the weights' dtype, the exponentials filling a tensor
+        laid out like `layout` (empty_like(input)); ties between equal keys (the
+        zero-weight categories) come out in index order, where PyTorch's topk
+        (std::nth_element) may order them otherwise. With replacement, a binary
+        search of a uniform double in each row's normalised cumulative sums.
+        """
+        rows, categories = weights.shape
+        if not replacement or num_samples == 1:
+            dtype = weights.dtype
+            q = in_memory_order(layout if layout is not None else weights, lambda shape, _:
+                                self._draw_exponential(shape, dtype, 1.0))
+            keys = weights / q
+            if num_samples == 1:
+                return np.argmax(keys, axis=1)[:, None]
+            return np.argsort(-keys, axis=1, kind="stable")[:, :num_samples]
+        acc = _F64 if weights.dtype == _F64 else _F32
+        cumulative = np.cumsum(weights.astype(acc), axis=1, dtype=acc)
+        cumulative /= cumulative[:, -1:]
+        cumulative[:, -1] = 1
+        u = self._unit64(rows * num_samples).reshape(rows, num_samples)
+        return _count_below(cumulative, u)
 
-    def _draw_choice(self, n, num_samples, probabilities, replacement):
-        return self._np.choice(n, size=num_samples, replace=replacement, p=probabilities)
+
+def in_memory_order(array, draw, *operands):
+    """`draw(shape, contiguous, *operands)` laid out as PyTorch's kernels fill `array`.
+
+    PyTorch's TensorIterator visits a non-contiguous tensor in memory order (its
+    dims sorted by stride) and its normal kernel takes the scalar path there, so
+    the values are drawn for the permuted shape and transposed back. `operands`
+    (arrays broadcast to array's shape) are permuted alike.
+    """
+    shape = array.shape
+    if array.flags.c_contiguous:
+        return draw(shape, True, *(np.broadcast_to(x, shape) for x in operands))
+    strides = array.strides
+    order = sorted(range(array.ndim), key=lambda d: -strides[d])
+    permuted = [np.broadcast_to(x, shape).transpose(order) for x in operands]
+    values = draw(tuple(shape[d] for d in order), False, *permuted)
+    return values.transpose(np.argsort(order))
 
 
 def _numel(shape):

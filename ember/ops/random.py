@@ -9,8 +9,8 @@ and we do the same under the same node names.
 from .. import _dtype, _errors, _random
 from .._backend import numpy as _np
 from .._device import resolve as _resolve_device
-from .._random import (Generator, default_generator, get_rng_state, initial_seed,
-                       manual_seed, seed, set_rng_state)
+from .._random import (Generator, default_generator, get_rng_state, in_memory_order,
+                       initial_seed, manual_seed, seed, set_rng_state)
 from ..autograd.graph import Node
 from ._common import Tensor, attach, grad_state, inplace, make_tensor
 from ._data import LIMITS, check_out
@@ -44,10 +44,6 @@ def _require_floating(dtype, kernel):
 
 def _float_dtype(dtype):
     return _dtype._defaults.float_dtype if dtype is None else dtype
-
-
-def _std_normal(gen, shape, dtype):
-    return gen._draw_normal(shape).astype(dtype.np_dtype)
 
 
 class _ZeroGradient(Node):
@@ -85,7 +81,7 @@ def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
     dtype = _float_dtype(dtype)
     _require_floating(dtype, "normal_kernel_cpu")
     dev = _resolve_device(device)
-    values = _std_normal(_resolve_generator(generator), shape, dtype)
+    values = _resolve_generator(generator)._draw_normal(shape, dtype.np_dtype)
     return finish(to_device(values, dev), dev, requires_grad)
 
 
@@ -165,26 +161,32 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
     return finish(to_device(values.astype(dtype.np_dtype), dev), dev, requires_grad)
 
 
-def _fill_like(input, values, dtype, device, requires_grad, memory_format):
-    """Samples (drawn in logical order) laid out like `input`, as PyTorch's *_like do."""
+def _fill_like(input, draw, dtype, device, requires_grad, memory_format):
+    """`empty_like(input)` filled by `draw(shape, contiguous)` in its memory order, as
+    PyTorch fills the new tensor in place (a transposed layout is not contiguous)."""
     out = empty_like(input, dtype=dtype, device=device, memory_format=memory_format)
-    out._data[...] = to_device(values, out._device)
+    out._data[...] = to_device(in_memory_order(out._data, draw), out._device)
     out._requires_grad = bool(requires_grad)
     return out
 
 
 def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
               requires_grad=False, memory_format=None):
-    sample = rand(input.shape, generator=generator, dtype=dtype or input.dtype,
-                  requires_grad=requires_grad)
-    return _fill_like(input, sample._data, dtype, device, requires_grad, memory_format)
+    dtype = dtype or input.dtype
+    _require_floating(dtype, "check_uniform_bounds")
+    gen = _resolve_generator(generator)
+    return _fill_like(input, lambda shape, contiguous: gen._draw_uniform(shape, dtype.np_dtype),
+                      dtype, device, requires_grad, memory_format)
 
 
 def randn_like(input, *, generator=None, dtype=None, layout=None, device=None,
                requires_grad=False, memory_format=None):
-    sample = randn(input.shape, generator=generator, dtype=dtype or input.dtype,
-                   requires_grad=requires_grad)
-    return _fill_like(input, sample._data, dtype, device, requires_grad, memory_format)
+    dtype = dtype or input.dtype
+    _require_floating(dtype, "normal_kernel_cpu")
+    gen = _resolve_generator(generator)
+    return _fill_like(input, lambda shape, contiguous: gen._draw_normal(
+        shape, dtype.np_dtype, contiguous=contiguous), dtype, device, requires_grad,
+        memory_format)
 
 
 def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=None,
@@ -192,9 +194,11 @@ def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=
     """`randint_like(x, high)` or `randint_like(x, low, high)`, with x's dtype by default."""
     if high is None:
         low, high = 0, low
-    sample = randint(low, high, input.shape, generator=generator, dtype=dtype or input.dtype,
-                     requires_grad=requires_grad)
-    return _fill_like(input, sample._data, dtype, device, requires_grad, memory_format)
+    dtype = dtype or input.dtype
+    randint(low, high, (0,), dtype=dtype, requires_grad=requires_grad)   # validates
+    gen = _resolve_generator(generator)
+    return _fill_like(input, lambda shape, contiguous: gen._draw_integers(low, high, shape).astype(
+        dtype.np_dtype), dtype, device, requires_grad, memory_format)
 
 
 # ================================================================ normal
@@ -215,7 +219,8 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
         shape = size_arg((size,), "normal")
         dtype = _float_dtype(dtype)
         dev = _resolve_device(device)
-        values = (gen._draw_normal(shape) * std + mean).astype(dtype.np_dtype)
+        _require_floating(dtype, "normal_kernel_cpu")
+        values = gen._draw_normal(shape, dtype.np_dtype, mean, std)
         return finish(to_device(values, dev), dev, requires_grad)
     if mean_is_tensor and std_is_tensor:
         return _normal_tensors(mean, std, gen)
@@ -226,10 +231,13 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
         _check_std_tensor(std)
     else:
         _check_std(std)
-    z = gen._draw_normal(tensor_arg.shape)
-    m = mean._data if mean_is_tensor else mean
-    s = std._data if std_is_tensor else std
-    out = make_tensor(to_device((z * s + m).astype(dtype.np_dtype), tensor_arg._device),
+    # PyTorch: normal_(0, std) then add_(mean); or normal_(0, 1), mul_(std), add_(mean).
+    np_dtype = dtype.np_dtype
+    if mean_is_tensor:
+        values = gen._draw_normal(mean.shape, np_dtype, 0.0, std) + _host(mean)
+    else:
+        values = gen._draw_normal(std.shape, np_dtype) * _host(std) + np_dtype.type(mean)
+    out = make_tensor(to_device(values.astype(np_dtype, copy=False), tensor_arg._device),
                       tensor_arg._device)
     if grad_state.enabled and tensor_arg._requires_grad:
         node = NormalBackward1() if mean_is_tensor else NormalBackward2()
@@ -246,16 +254,19 @@ class NormalBackward2(_ZeroGradient):
 
 
 def _normal_tensors(mean, std, gen):
-    dtype = _dtype.promote_types(mean.dtype, std.dtype)
+    """normal(Tensor, Tensor): normal_(0, 1) in mean's dtype, then mul_(std), add_(mean)."""
+    dtype = mean.dtype
+    _require_floating(_dtype.promote_types(mean.dtype, std.dtype), "normal_kernel_cpu")
     _require_floating(dtype, "normal_kernel_cpu")
     message = _errors.broadcast_mismatch(mean.shape, std.shape)
     if message:
         raise RuntimeError(message)
     _check_std_tensor(std)
     shape = _np.broadcast_shapes(mean.shape, std.shape)
-    z = to_device(gen._draw_normal(shape), mean._device)
-    values = (z * std._data.astype(_np.float64) + mean._data.astype(_np.float64))
-    out = make_tensor(values.astype(dtype.np_dtype), mean._device)
+    np_dtype = dtype.np_dtype
+    values = _inplace_arith(gen._draw_normal(shape, np_dtype), _host(std), _np.multiply)
+    values = _inplace_arith(values, _host(mean), _np.add)
+    out = make_tensor(to_device(values, mean._device), mean._device)
     if grad_state.enabled and (mean._requires_grad or std._requires_grad):
         NormalBackward3().record(out, mean, std)
     return out
@@ -263,6 +274,20 @@ def _normal_tensors(mean, std, gen):
 
 class NormalBackward3(_ZeroGradient):
     __slots__ = ()
+
+
+def _host(tensor):
+    """A tensor's values as a NumPy array (sampling happens on the CPU)."""
+    data = tensor._data
+    return data.get() if tensor._device.type != "cpu" else data
+
+
+def _inplace_arith(values, other, ufunc):
+    """`values.op_(other)`: computed in the promoted dtype, stored in values' dtype."""
+    common = _dtype.promote_types(_dtype.FROM_NUMPY[values.dtype],
+                                  _dtype.FROM_NUMPY[other.dtype]).np_dtype
+    return ufunc(values.astype(common, copy=False), other.astype(common, copy=False)).astype(
+        values.dtype, copy=False)
 
 
 def _check_std(std):
@@ -282,15 +307,16 @@ def bernoulli(input, p=None, *, generator=None, out=None):
     gen = _resolve_generator(generator)
     if p is not None:
         _check_p(p)
-        values = gen._draw_uniform(input.shape, _np.float64) < p
+        values = _sample_like(input, lambda shape, contiguous: gen._draw_bernoulli(shape, p))
         return make_tensor(to_device(values.astype(input._data.dtype), input._device),
                            input._device)
     _require_floating(input.dtype, "bernoulli_tensor_cpu_p_")
-    probabilities = input._data
+    probabilities = _host(input)
     if probabilities.size and ((probabilities < 0) | (probabilities > 1)).any():
         raise RuntimeError(_P_RANGE_ERROR)
-    draws = to_device(gen._draw_uniform(input.shape, _np.float64), input._device)
-    out_t = make_tensor((draws < probabilities).astype(probabilities.dtype), input._device)
+    values = _sample_like(input, _bernoulli_tensor_draw(gen, input.dtype), probabilities)
+    out_t = make_tensor(to_device(values.astype(probabilities.dtype), input._device),
+                        input._device)
     if grad_state.enabled and input._requires_grad:
         BernoulliBackward0().record(out_t, input)
     return out_t
@@ -298,6 +324,17 @@ def bernoulli(input, p=None, *, generator=None, out=None):
 
 class BernoulliBackward0(_ZeroGradient):
     __slots__ = ()
+
+
+def _sample_like(input, draw, *operands):
+    """Samples for `empty_like(input)`, drawn in its memory order (see `in_memory_order`)."""
+    return in_memory_order(empty_like(input)._data, draw, *operands)
+
+
+def _bernoulli_tensor_draw(gen, p_dtype):
+    """PyTorch compares a double uniform with a double p, a float uniform with any other."""
+    double = p_dtype is _dtype.float64
+    return lambda shape, contiguous, p: gen._draw_bernoulli(shape, p, double)
 
 
 def _check_p(p):
@@ -319,49 +356,36 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     if not replacement and num_samples > categories:
         raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
                            "replacement")
-    weights = input._data
-    if input._device.type != "cpu":
-        weights = weights.get()
-    weights = weights.astype(_np.float64).reshape(-1, categories)
+    weights = _host(input)
+    checked = weights.astype(_np.float64)
     if weights.size:
-        if not _np.isfinite(weights).all() or (weights < 0).any():
+        if not _np.isfinite(checked).all() or (checked < 0).any():
             raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
-        if (weights.sum(axis=1) <= 0).any():
+        if (checked.sum(axis=-1) <= 0).any():
             raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
     gen = _resolve_generator(generator)
-    rows = weights.shape[0]
-    if replacement:
-        indices = _sample_with_replacement(gen, weights, num_samples)
-    else:
-        # PyTorch's trick: the top-k of p / Exponential(1) is a draw without replacement.
-        keys = weights / gen._draw_exponential((rows, categories), 1.0)
-        indices = _np.argsort(-keys, axis=1, kind="stable")[:, :num_samples]
+    layout = empty_like(input)._data.reshape(-1, categories) if weights.size else None
+    indices = gen._draw_multinomial(weights.reshape(-1, categories), num_samples, replacement,
+                                    layout)
     indices = indices.astype(_np.int64).reshape(input.shape[:-1] + (num_samples,))
     return make_tensor(to_device(indices, input._device), input._device)
 
 
-def _sample_with_replacement(gen, weights, num_samples):
-    """Inverse-CDF sampling for all rows at once: row r's CDF is shifted to [r, r + 1]."""
-    rows, categories = weights.shape
-    cdf = _np.cumsum(weights, axis=1)
-    cdf /= cdf[:, -1:]
-    offsets = _np.arange(rows, dtype=_np.float64)[:, None]
-    u = gen._draw_uniform((rows, num_samples), _np.float64) + offsets
-    flat = _np.searchsorted((cdf + offsets).ravel(), u.ravel(), side="right")
-    indices = flat.reshape(rows, num_samples) - (offsets * categories).astype(_np.int64)
-    return _np.minimum(indices, categories - 1)
-
-
 # ================================================================ in-place sampling
-def _sample_(self, draw, node_type, *inputs):
-    """Write `draw()` (a CPU array of self's shape) into self, through `_common.inplace`.
+def _sample_(self, draw, node_type, *inputs, operands=()):
+    """Fill self with `draw(shape, contiguous, *operands)`, through `_common.inplace`.
 
-    The draw happens inside the op, after inplace has validated, so a refused call
-    does not advance the generator.
+    Values are drawn in self's memory order, as PyTorch's kernels visit it (see
+    `in_memory_order`); `operands` are arrays broadcast to self's shape that the
+    draw reads (bernoulli's p). The draw happens inside the op, after inplace has
+    validated, so a refused call does not advance the generator.
     """
+    layout = self._data
+
     def op(source, *args):
-        out = make_tensor(to_device(draw().astype(source._data.dtype), source._device),
-                          source._device)
+        values = in_memory_order(layout, draw, *operands)
+        out = make_tensor(to_device(values.astype(source._data.dtype, copy=False),
+                                    source._device), source._device)
         if grad_state.enabled and (source._requires_grad or any(x._requires_grad for x in args)):
             node_type().record(out, source, *args)
         return out
@@ -386,7 +410,7 @@ def uniform_(self, from_=0, to=1, *, generator=None):
                            f"from={from_:g} which result in to-from to exceed the limit")
     gen = _resolve_generator(generator)
     np_dtype = self._data.dtype
-    return _sample_(self, lambda: gen._draw_uniform(self.shape, np_dtype, from_, to),
+    return _sample_(self, lambda shape, contiguous: gen._draw_uniform(shape, np_dtype, from_, to),
                     UniformBackward0)
 
 
@@ -399,7 +423,9 @@ def normal_(self, mean=0, std=1, *, generator=None):
     _require_floating(self.dtype, "normal_kernel_cpu")
     _check_std(std)
     gen = _resolve_generator(generator)
-    return _sample_(self, lambda: gen._draw_normal(self.shape) * std + mean, NormalBackward0)
+    np_dtype = self._data.dtype
+    return _sample_(self, lambda shape, contiguous: gen._draw_normal(
+        shape, np_dtype, mean, std, contiguous), NormalBackward0)
 
 
 class NormalBackward0(_ZeroGradient):
@@ -424,7 +450,8 @@ def random_(self, *args, generator=None, **kwargs):
         # random_(): the dtype's whole exact range, 64-bit draws only for int64 and double.
         top = _random_top(self.dtype) + 1
         wide = self.dtype is _dtype.int64 or self.dtype is _dtype.float64
-        return _sample_(self, lambda: gen._draw_integers(0, top, self.shape, wide), node_type)
+        return _sample_(self, lambda shape, contiguous: gen._draw_integers(0, top, shape, wide),
+                        node_type)
     low, high = (0, args[0]) if len(args) == 1 else args
     if high is None:
         high = _random_top(self.dtype) + 1
@@ -433,7 +460,8 @@ def random_(self, *args, generator=None, **kwargs):
                                f"from={low} >= to={high - 1}")
     else:
         _check_int_bounds(low, high, self.dtype)
-    return _sample_(self, lambda: gen._draw_integers(low, high, self.shape), node_type)
+    return _sample_(self, lambda shape, contiguous: gen._draw_integers(low, high, shape),
+                    node_type)
 
 
 def _random_top(dtype):
@@ -467,7 +495,8 @@ def exponential_(self, lambd=1, *, generator=None):
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_fmt(lambd)}")
     gen = _resolve_generator(generator)
-    return _sample_(self, lambda: gen._draw_exponential(self.shape, 1.0 / lambd),
+    np_dtype = self._data.dtype
+    return _sample_(self, lambda shape, contiguous: gen._draw_exponential(shape, np_dtype, lambd),
                     ExponentialBackward0)
 
 
@@ -482,7 +511,9 @@ def geometric_(self, p, *, generator=None):
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_fmt(p)}")
     gen = _resolve_generator(generator)
-    return _sample_(self, lambda: gen._draw_geometric(self.shape, p), GeometricBackward0)
+    np_dtype = self._data.dtype
+    return _sample_(self, lambda shape, contiguous: gen._draw_geometric(shape, np_dtype, p),
+                    GeometricBackward0)
 
 
 class GeometricBackward0(_ZeroGradient):
@@ -495,7 +526,9 @@ def log_normal_(self, mean=1, std=2, *, generator=None):
     if not std > 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_fmt(std)}")
     gen = _resolve_generator(generator)
-    return _sample_(self, lambda: _np.exp(gen._draw_normal(self.shape) * std + mean),
+    np_dtype = self._data.dtype
+    return _sample_(self, lambda shape, contiguous: gen._draw_log_normal(shape, np_dtype, mean,
+                                                                         std),
                     LogNormalBackward0)
 
 
@@ -512,7 +545,9 @@ def cauchy_(self, median=0, sigma=1, *, generator=None):
     if not sigma > 0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_fmt(sigma)}")
     gen = _resolve_generator(generator)
-    return _sample_(self, lambda: gen._draw_cauchy(self.shape) * sigma + median,
+    np_dtype = self._data.dtype
+    return _sample_(self, lambda shape, contiguous: gen._draw_cauchy(shape, np_dtype, median,
+                                                                     sigma),
                     CauchyBackward0)
 
 
@@ -525,11 +560,9 @@ def bernoulli_(self, p=0.5, *, generator=None):
     gen = _resolve_generator(generator)
     shape = self.shape
     if isinstance(p, Tensor):
-        probabilities = p._data
+        probabilities = _host(p)
         if probabilities.size and ((probabilities < 0) | (probabilities > 1)).any():
             raise RuntimeError(_P_RANGE_ERROR)
-        if p._device.type != "cpu":
-            probabilities = probabilities.get()
         try:
             probabilities = _np.broadcast_to(probabilities, shape)
         except ValueError:
@@ -537,10 +570,11 @@ def bernoulli_(self, p=0.5, *, generator=None):
                                f"size={list(shape)}): the number of sizes provided "
                                f"({len(shape)}) must be greater or equal to the number of "
                                f"dimensions in the tensor ({p.dim()})") from None
-        return _sample_(self, lambda: gen._draw_uniform(shape, _np.float64) < probabilities,
-                        BernoulliBackward1, p)
+        return _sample_(self, _bernoulli_tensor_draw(gen, p.dtype), BernoulliBackward1, p,
+                        operands=(probabilities,))
     _check_p(p)
-    return _sample_(self, lambda: gen._draw_uniform(shape, _np.float64) < p, BernoulliBackward2)
+    return _sample_(self, lambda shape, contiguous: gen._draw_bernoulli(shape, p),
+                    BernoulliBackward2)
 
 
 class BernoulliBackward1(_ZeroGradient):

@@ -1,0 +1,35 @@
+"""Random sampling benchmarks: ember vs PyTorch in one process, interleaved, median.
+
+    python bench/bench_random.py
+
+Workloads (issue: random numbers matching PyTorch's CPU generator): `rand` and
+`randn` of 10 million float32 values, where both libraries produce the same
+numbers from the same seed. Prints one line per workload: ember time, torch
+time, ratio (target: ratio <= 2).
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import ember  # noqa: E402
+from bench_core import compare, print_setup, torch  # noqa: E402
+
+N = 10_000_000
+
+
+def main():
+    print_setup()
+    print("| workload | ember | torch | ratio |")
+    print("|---|---|---|---|")
+    for lib in (ember, torch):
+        lib.manual_seed(0)
+    compare(f"rand({N:_})", lambda: ember.rand(N), lambda: torch.rand(N), repeats=7, number=3)
+    compare(f"randn({N:_})", lambda: ember.randn(N), lambda: torch.randn(N), repeats=7,
+            number=3)
+    compare("randn(1000)", lambda: ember.randn(1000), lambda: torch.randn(1000), number=200)
+    compare("randn(8)", lambda: ember.randn(8), lambda: torch.randn(8), number=500)
+
+
+if __name__ == "__main__":
+    main()
