@@ -131,3 +131,7 @@ def cpp_type_name(dtype):
 def mm_dtype_mismatch(dtype1, dtype2):
     return ("expected m1 and m2 to have the same dtype, but got: "
             f"{cpp_type_name(dtype1)} != {cpp_type_name(dtype2)}")
+
+INTERNAL_OVERLAP = (
+    "unsupported operation: more than one element of the written-to tensor refers to a single "
+    "memory location. Please clone() the tensor before performing the operation.")

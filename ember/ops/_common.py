@@ -2,9 +2,12 @@
 
 Operand wrapping and PyTorch's type promotion for binary ops, the device check,
 result construction, graph recording (`attach`), un-broadcasting of gradients
-(`sum_to_shape`), dimension wrapping, and the one mechanism all in-place ops
-use (`inplace`).
+(`sum_to_shape`), dimension wrapping, the one mechanism all in-place ops use
+(`inplace`), and the weak record of a base's views (`track_view`) that lets an
+in-place op give them a fresh history, as PyTorch does.
 """
+from weakref import ref as _weak_ref
+
 from .. import _dtype, _errors
 from .._backend import generic as _np_generic
 from .._tensor import Tensor, make_tensor, make_view, _canonical_dim
@@ -14,7 +17,8 @@ from ..autograd.grad_mode import anomaly
 
 __all__ = ["Tensor", "make_tensor", "make_view", "grad_state", "wrap", "edge", "attach",
            "binary", "float_operand", "requires_grad", "any_requires_grad", "sum_to_shape",
-           "wrap_dim", "wrap_dims", "dim_aliases", "inplace", "check_same_device", "scalar_value"]
+           "wrap_dim", "wrap_dims", "dim_aliases", "inplace", "inplace_overlapping",
+           "check_no_overlap", "check_same_device", "scalar_value", "contiguous", "track_view"]
 
 _NO_EDGE = (None, 0)
 _FLOATING = _dtype.FLOATING
@@ -51,7 +55,42 @@ def attach(out, node, *inputs):
         record_forward_trace(node)
     out.grad_fn = node
     out._requires_grad = True
+    base = out._base
+    if base is not None and base.grad_fn is not None:
+        track_view(out)
     return out
+
+
+def track_view(view):
+    """Remember (weakly) a recorded view of a base that has history, so that an in-place
+    op on the base or another of its views can regenerate the view's history."""
+    base = view._base
+    if base.grad_fn is None:
+        return  # a leaf's views cannot be written to while recording
+    extras = base._extras
+    if extras is None:
+        extras = base._extras = {}
+    views = extras.get("views")
+    if views is None:
+        extras["views"] = _TrackedViews(view)
+    else:
+        views.add(view)
+
+
+class _TrackedViews(list):
+    """Weak references to a base's views; dead ones are dropped whenever the list doubles."""
+
+    __slots__ = ("limit",)
+
+    def __init__(self, view):
+        super().__init__((_weak_ref(view),))
+        self.limit = 16
+
+    def add(self, view):
+        self.append(_weak_ref(view))
+        if len(self) >= self.limit:
+            self[:] = [ref for ref in self if ref() is not None]
+            self.limit = 2 * len(self) + 16
 
 
 def requires_grad(x):
@@ -170,6 +209,27 @@ def sum_to_shape(grad, shape):
     return grad
 
 
+def contiguous(array, xp):
+    """`array` with PyTorch's contiguous strides: NumPy gives empty arrays zero strides
+    and leaves other strides on size-1 dims of some advanced-indexing results."""
+    strides = _c_strides(array.shape, array.itemsize)
+    if array.strides == strides:
+        return array
+    if array.size == 0:
+        return xp.lib.stride_tricks.as_strided(xp.empty(0, dtype=array.dtype), array.shape,
+                                               strides)
+    return array.copy(order="C")
+
+
+def _c_strides(shape, itemsize):
+    strides = []
+    step = itemsize
+    for size in reversed(shape):
+        strides.append(step)
+        step *= max(size, 1)
+    return tuple(reversed(strides))
+
+
 def dim_aliases(dim, keepdim, aliases):
     """Resolve NumPy-style `axis=` / `keepdims=` (PyTorch accepts both) into dim, keepdim."""
     aliases = dict(aliases)
@@ -204,11 +264,18 @@ def wrap_dims(dims, ndim):
 def inplace(self, op, *args, **kwargs):
     """Apply `op(self, *args, **kwargs)` and write the result into `self`'s memory.
 
-    Validates first (leaf rules, broadcast shape, dtype cast), so a failing call
-    leaves `self` and its version untouched. When the graph is recorded, `op` sees
-    a snapshot of the old values, so whatever its node saves stays valid; `self`
-    then takes over the new node as its `grad_fn` (its history is rebased).
+    Validates first (leaf rules, memory overlap, broadcast shape, dtype cast), so a
+    failing call leaves `self` and its version untouched. When the graph is recorded,
+    `op` sees a snapshot of the old values, so whatever its node saves stays valid;
+    `self` then takes over the new node as its `grad_fn` (its history is rebased).
     """
+    check_no_overlap(self._data)
+    return inplace_overlapping(self, op, *args, **kwargs)
+
+
+def inplace_overlapping(self, op, *args, **kwargs):
+    """`inplace` without the overlap check, for the ops PyTorch lets write into an
+    expanded tensor (fill_, zero_, masked_fill_, index_fill_, index_put_, tril_, triu_)."""
     if self._extras is not None and self._extras.get("inference") and not grad_state.inference:
         raise RuntimeError(_errors.INFERENCE_INPLACE)
     recording = grad_state.enabled and (self._requires_grad or any_requires_grad(*args))
@@ -231,16 +298,28 @@ def inplace(self, op, *args, **kwargs):
         self_dtype = _dtype.FROM_NUMPY[data.dtype]
         if not _dtype.can_cast(result_dtype, self_dtype):
             raise RuntimeError(_errors.cannot_cast(result_dtype, self_dtype))
-    self._device.xp.copyto(data, out, casting="unsafe")
+    if data.size:  # NumPy refuses to copy into some read-only empty arrays
+        self._device.xp.copyto(data, out, casting="unsafe")
     self._storage.version += 1
     if recording and result.grad_fn is not None:
         if self._base is not None:
             _view_rebase.rebase_view_history(self, result)
+            _view_rebase.regenerate_views(self)
         else:
             self.grad_fn = result.grad_fn
             self._requires_grad = True
             self._output_nr = result._output_nr
+            if self._extras is not None:
+                _view_rebase.regenerate_views(self)
     return self
+
+
+def check_no_overlap(data):
+    """PyTorch's refusal to write into a tensor whose elements share memory (an expand)."""
+    if 0 in data.strides and data.size:
+        for size, stride in zip(data.shape, data.strides):
+            if stride == 0 and size > 1:
+                raise RuntimeError(_errors.INTERNAL_OVERLAP)
 
 
 def _check_inplace_allowed(self):

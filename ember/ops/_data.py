@@ -12,7 +12,7 @@ import warnings
 from .. import _dtype, _errors
 from .._backend import generic as _np_generic, ndarray as _np_ndarray, numpy as _np
 from .._device import CPU as _CPU
-from ._common import Tensor, make_tensor
+from ._common import Tensor, contiguous, make_tensor
 
 _defaults = _dtype._defaults
 _INT64 = _dtype.int64
@@ -55,8 +55,14 @@ def to_device(array, device):
     return array if device is _CPU else device.xp.asarray(array)
 
 
-def finish(array, device, requires_grad):
-    """The factory result: a fresh leaf, requiring grad if asked (floating dtypes only)."""
+def finish(array, device, requires_grad, keep_strides=False):
+    """The factory result: a fresh leaf, requiring grad if asked (floating dtypes only).
+
+    An empty result gets PyTorch's contiguous strides (NumPy gives it zeros), unless
+    `keep_strides`: a copied NumPy array keeps its own, as in PyTorch.
+    """
+    if not array.size and not keep_strides:
+        array = contiguous(array, device.xp)
     out = make_tensor(array, device)
     if requires_grad:
         if _dtype.FROM_NUMPY[array.dtype].category != _FLOATING:

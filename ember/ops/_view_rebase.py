@@ -3,49 +3,54 @@
 When `v = y[1:3]` is modified in place, the values of its base `y` change too,
 so `y`'s history must change: `y.grad_fn` becomes a `CopySlices` node that
 wraps the in-place op's node, and `v.grad_fn` becomes an `AsStridedBackward0`
-view of the new `y`. Gradients then flow to the old `y` everywhere except the
-overwritten region, which receives what the op sends back to its input.
+view of the new `y` (`regenerate_view_history`). Gradients then flow to the old
+`y` everywhere except the overwritten region, which receives what the op sends
+back to its input. Assignment `y[1:3] = z` takes the same road (setitem.py).
 
 The view's place in its base is kept as an integer index array (base flat
-positions of each view element), computed from the two arrays' memory offsets,
-so any view geometry (slices, transposes, diagonals, expands) is handled alike.
+positions of each view element), computed from the two tensors' strides and
+storage offsets, so any view geometry (slices, transposes, diagonals) is handled
+alike.
+
+Other views of the same base need a fresh history too (PyTorch regenerates a
+view's `grad_fn` when it is next read, after its base's version changed). To keep
+that check off the hot path (`edge` reads `grad_fn` directly), a base with
+history remembers its recorded views weakly (`_common.track_view`, called by
+`attach`), and a recorded in-place op regenerates the live ones at once
+(`regenerate_views`).
 """
-from .. import _dtype
 from ..autograd.graph import Node
 from ._common import edge, make_tensor
+from .slicing import AsStridedBackward0, _positions
 
-__all__ = ["rebase_view_history", "CopySlices", "AsStridedBackward0"]
-
-_INT64 = _dtype.int64.np_dtype
+__all__ = ["rebase_view_history", "regenerate_view_history", "regenerate_views", "CopySlices"]
 
 
-def _element_offsets(array, xp):
-    """Each element's distance (in elements) from the array's first element."""
-    offsets = xp.zeros(array.shape, dtype=_INT64)
-    itemsize = array.itemsize
-    for dim, (size, stride) in enumerate(zip(array.shape, array.strides)):
-        shape = [1] * array.ndim
-        shape[dim] = size
-        offsets = offsets + (xp.arange(size, dtype=_INT64) * (stride // itemsize)).reshape(shape)
-    return offsets
+def _geometry(tensor):
+    """(size, stride, storage offset) in elements, as `as_strided` takes them."""
+    data = tensor._data
+    itemsize = data.itemsize
+    root = tensor._storage.root
+    offset = (_address(data) - _address(root)) // itemsize if data.size and data is not root \
+        else 0
+    return data.shape, tuple([s // itemsize for s in data.strides]), offset
 
 
 def _address(array):
-    return array.__array_interface__["data"][0] if hasattr(array, "__array_interface__") \
-        else array.data.ptr
+    interface = getattr(array, "__array_interface__", None)  # NumPy; CuPy has `.data.ptr`
+    return array.data.ptr if interface is None else interface["data"][0]
 
 
 def view_positions(view, base):
     """For each element of `view`, its flat (C-order) position in `base`."""
     xp = base._device.xp
-    view_data, base_data = view._data, base._data
-    start = (_address(view_data) - _address(base_data)) // base_data.itemsize
-    positions = start + _element_offsets(view_data, xp)
-    if base_data.flags.c_contiguous:
-        return positions
-    base_offsets = _element_offsets(base_data, xp).reshape(-1)
-    lookup = xp.full(int(base_offsets.max()) + 1 if base_offsets.size else 1, -1, dtype=_INT64)
-    lookup[base_offsets] = xp.arange(base_offsets.size, dtype=_INT64)
+    positions = _positions(xp, *_geometry(view))
+    base_geometry = _geometry(base)
+    if base._data.flags.c_contiguous:
+        return positions - base_geometry[2]
+    storage = _positions(xp, *base_geometry).reshape(-1)
+    lookup = xp.full(int(storage.max()) + 1 if storage.size else 1, -1, dtype=xp.int64)
+    lookup[storage] = xp.arange(storage.size, dtype=xp.int64)
     return lookup[positions]
 
 
@@ -53,22 +58,38 @@ def rebase_view_history(view, result):
     """After `view` was overwritten by `result` (an op's output), rebase base and view."""
     base = view._base
     op_node = result.grad_fn
-    positions = make_tensor(view_positions(view, base), base._device)
     copy_slices = CopySlices()
     copy_slices.fn = op_node
-    copy_slices.positions = positions
+    copy_slices.positions = make_tensor(view_positions(view, base), base._device)
     copy_slices.base_shape = base._data.shape
     copy_slices.next_functions = (edge(base),) + tuple(op_node.next_functions[1:])
     base.grad_fn = copy_slices
     base._requires_grad = True
     base._output_nr = 0
-    view_node = AsStridedBackward0()
-    view_node.positions = positions
-    view_node.base_shape = base._data.shape
-    view_node.next_functions = ((copy_slices, 0),)
-    view.grad_fn = view_node
+    regenerate_view_history(view)
+
+
+def regenerate_view_history(view):
+    """Give a view of a rebased base PyTorch's fresh history: an as_strided of the base."""
+    base = view._base
+    node = AsStridedBackward0()
+    node.input_geometry = _geometry(base)
+    node.output_geometry = _geometry(view)
+    node.next_functions = (edge(base),)
+    view.grad_fn = node
     view._requires_grad = True
     view._output_nr = 0
+
+
+def regenerate_views(written):
+    """After a recorded in-place op on `written`, refresh every other live view of its base."""
+    base = written if written._base is None else written._base
+    views = base._extras.get("views") if base._extras is not None else None
+    if views:
+        for ref in views:
+            view = ref()
+            if view is not None and view is not written:
+                regenerate_view_history(view)
 
 
 class CopySlices(Node):
@@ -89,17 +110,3 @@ class CopySlices(Node):
         else:
             grad_base[self.positions] = grad_input.reshape(self.positions.shape)
         return (grad_base.reshape(self.base_shape),) + tuple(results[1:])
-
-
-class AsStridedBackward0(Node):
-    """A view's node once its base was rebased: gradient scattered back into the base."""
-
-    __slots__ = ("positions", "base_shape")
-
-    def backward(self, grad):
-        numel = 1
-        for size in self.base_shape:
-            numel *= size
-        grad_base = grad.new_zeros((numel,))
-        grad_base.index_put_((self.positions.reshape(-1),), grad.reshape(-1), accumulate=True)
-        return (grad_base.reshape(self.base_shape),)

@@ -8,7 +8,7 @@ import builtins
 import warnings
 
 from .. import _dtype, _errors
-from .._backend import generic as _np_generic, numpy as _np
+from .._backend import generic as _np_generic, ndarray as _np_ndarray, numpy as _np
 from .._device import CPU as _CPU, resolve as _resolve_device
 from ._common import Tensor, make_tensor
 from ._data import (LIMITS, _NUMBER, _float_or, _infer_array, _is_sequence, check_out, finish,
@@ -67,7 +67,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     if isinstance(data, Tensor):
         warnings.warn(_COPY_WARNING.format("ember.tensor"), UserWarning, stacklevel=2)
         return _copy_tensor(data, dtype, dev, requires_grad)
-    return finish(to_device(_infer_array(data, dtype), dev), dev, requires_grad)
+    return finish(to_device(_infer_array(data, dtype), dev), dev, requires_grad,
+                  keep_strides=isinstance(data, _np_ndarray))
 
 
 def _copy_tensor(data, dtype, dev, requires_grad):
@@ -254,7 +255,7 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_mem
     buffer = dev.xp.empty((extent,), dtype=np_dtype)
     itemsize = buffer.itemsize
     data = dev.xp.lib.stride_tricks.as_strided(buffer, shape, [s * itemsize for s in stride])
-    out = finish(data, dev, requires_grad)
+    out = finish(data, dev, requires_grad, keep_strides=True)
     out._storage.root = buffer
     return out
 
@@ -270,6 +271,11 @@ def empty_preserving(data, np_dtype, xp):
     PyTorch's preserve_format: a dense tensor's strides are kept exactly (a transposed
     input gives a transposed output); others get dense strides in the same order.
     """
+    if data.size == 0:  # every empty tensor is dense: its strides are kept exactly
+        itemsize = xp.dtype(np_dtype).itemsize
+        return xp.lib.stride_tricks.as_strided(
+            xp.empty(0, dtype=np_dtype), data.shape,
+            [s // data.itemsize * itemsize for s in data.strides])
     if data.flags.c_contiguous or data.ndim < 2:
         return xp.empty(data.shape, dtype=np_dtype)
     strides = data.strides
@@ -282,13 +288,14 @@ def _like(input, dtype, device, fill, requires_grad, memory_format=None):
     """A new tensor shaped like `input`, keeping its memory layout (preserve_format)."""
     dtype = dtype or input.dtype
     dev = input._device if device is None else _resolve_device(device)
-    if dev is input._device and not _wants_contiguous(memory_format):
+    preserve = dev is input._device and not _wants_contiguous(memory_format)
+    if preserve:
         array = empty_preserving(input._data, dtype.np_dtype, dev.xp)
     else:
         array = dev.xp.empty(input._data.shape, dtype=dtype.np_dtype)
-    if fill is not None:
+    if fill is not None and array.size:
         array[...] = fill_scalar(fill, dtype)
-    return finish(array, dev, requires_grad)
+    return finish(array, dev, requires_grad, keep_strides=preserve)
 
 
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
@@ -320,7 +327,8 @@ def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
     if isinstance(data, Tensor):
         warnings.warn(_COPY_WARNING.format("tensor.new_tensor"), UserWarning, stacklevel=3)
         return _copy_tensor(data, dtype, dev, requires_grad)
-    return finish(to_device(_infer_array(data, dtype), dev), dev, requires_grad)
+    return finish(to_device(_infer_array(data, dtype), dev), dev, requires_grad,
+                  keep_strides=isinstance(data, _np_ndarray))
 
 
 def _new(self, size, dtype, device, requires_grad, name, fill):

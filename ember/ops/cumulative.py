@@ -10,7 +10,8 @@ from .. import return_types as _rt
 from ..autograd.graph import Node
 from ._common import dim_aliases, attach, grad_state, inplace, wrap, wrap_dim
 from .reduction import _ACCUMULATE, _constant, _integral_result
-from .sorting import _BOOL_KIND, _SelectBackward, _index_array, _select_node
+from .gather_scatter import scatter_add
+from .sorting import _BOOL_KIND, _SelectBackward, _index_array, _selected
 
 __all__ = ["cumsum", "cumprod", "cummax", "cummin"]
 
@@ -193,16 +194,14 @@ def _cumulative_extreme(input, dim, which, result_type, node_type):
         shape[d] = data.shape[d]
         positions = xp.arange(data.shape[d], dtype=xp.int64).reshape(shape)
         indices = xp.maximum.accumulate(xp.where(reached, positions, 0), axis=d)
-    out = wrap(values, input._device)
-    if grad_state.enabled and input._requires_grad:
-        _select_node(node_type, input, out, d, indices, True)
-    return result_type(out, wrap(indices, input._device))
+    return _selected(result_type, node_type, input, values, indices, d, True)
 
 
 class CummaxBackward0(_SelectBackward):
     __slots__ = ()
+    _scatter = staticmethod(scatter_add)
 
 
-class CumminBackward0(_SelectBackward):
+class CumminBackward0(CummaxBackward0):
     __slots__ = ()
 

@@ -1,12 +1,15 @@
 """Matrix-structure ops: trace, tril/triu, diag, diag_embed.
 
-Each op is its public function followed by its backward node. Putting values on a
-diagonal (diag_embed, and the backward of taking one) is one array helper,
-`_scatter_diagonal`; taking a diagonal is the views family's `diagonal`.
+Each op is its public function followed by its backward node. Taking a diagonal
+is the views family's `diagonal` (slicing.py); putting values on one (diag_embed,
+and the gradient of taking one) is its adjoint there, `_embed`.
 """
+import functools
+
 from .. import _dtype, _errors
 from ..autograd.graph import Node
-from ._common import attach, grad_state, inplace, make_tensor, wrap, wrap_dim
+from ._common import attach, grad_state, inplace_overlapping, make_tensor, wrap, wrap_dim
+from .slicing import _EmbedBackward, _embed, diagonal as _diagonal_view, diagonal_backward
 
 __all__ = ["trace", "tril", "triu", "diag", "diag_embed"]
 
@@ -80,7 +83,7 @@ class TrilBackward0(Node):
 
 
 def tril_(input, diagonal=0):
-    return inplace(input, tril, diagonal)
+    return inplace_overlapping(input, tril, diagonal)  # PyTorch lets it write into an expand
 
 
 def triu(input, diagonal=0):
@@ -96,19 +99,10 @@ class TriuBackward0(Node):
 
 
 def triu_(input, diagonal=0):
-    return inplace(input, triu, diagonal)
+    return inplace_overlapping(input, triu, diagonal)
 
 
 # ---------------------------------------------------------------- diag / diag_embed
-def _scatter_diagonal(xp, values, shape, offset, dim1, dim2):
-    """Zeros of `shape` with `values` (last dim = along the diagonal) on a diagonal."""
-    out = xp.zeros(shape, dtype=values.dtype)
-    moved = xp.moveaxis(out, (dim1, dim2), (-2, -1))  # a view: writes land in `out`
-    index = xp.arange(values.shape[-1])
-    moved[..., index + max(-offset, 0), index + max(offset, 0)] = values
-    return out
-
-
 def diag(input, diagonal=0):
     """A 1-D tensor becomes a diagonal matrix; a 2-D tensor gives (a copy of) its diagonal."""
     ndim = input._data.ndim
@@ -128,7 +122,7 @@ class DiagonalBackward0_copy(Node):  # noqa: N801 - PyTorch's name for diagonal_
     __slots__ = ("shape", "offset")
 
     def backward(self, grad):
-        return (_diagonal_backward(grad, self.shape, self.offset, 0, 1),)
+        return (diagonal_backward(grad, self.shape, self.offset, 0, 1),)
 
 
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
@@ -142,32 +136,9 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     shape = list(data.shape[:-1])
     for position in sorted((first, second)):
         shape.insert(position, size)
-    result = _scatter_diagonal(input._device.xp, data, tuple(shape), offset, first, second)
-    out = make_tensor(result, input._device)
-    if grad_state.enabled and input._requires_grad:
-        node = DiagEmbedBackward0()
-        node.offset, node.dim1, node.dim2 = offset, first, second
-        attach(out, node, input)
-    return out
+    view_fn = functools.partial(_diagonal_view, offset=offset, dim1=first, dim2=second)
+    return _embed(input, tuple(shape), view_fn, DiagEmbedBackward0)
 
 
-class DiagEmbedBackward0(Node):
-    __slots__ = ("offset", "dim1", "dim2")
-
-    def backward(self, grad):
-        return (grad.diagonal(self.offset, self.dim1, self.dim2),)
-
-
-def _diagonal_backward(grad, shape, offset, dim1, dim2):
-    """Zeros of `shape` with `grad` on a diagonal: the gradient of taking that diagonal."""
-    result = _scatter_diagonal(grad._device.xp, grad._data, shape, offset, dim1, dim2)
-    out = make_tensor(result, grad._device)
-    if grad_state.enabled and grad._requires_grad:
-        node = DiagonalBackwardBackward0()
-        node.offset, node.dim1, node.dim2 = offset, dim1, dim2
-        attach(out, node, grad)
-    return out
-
-
-class DiagonalBackwardBackward0(DiagEmbedBackward0):
+class DiagEmbedBackward0(_EmbedBackward):
     __slots__ = ()

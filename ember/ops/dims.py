@@ -21,7 +21,7 @@ def _shape_arg(shape):
 
 
 def _record(out, node, input):
-    """Attach `node` when the graph is being recorded."""
+    """Attach `node` when the graph is being recorded; the common tail of a view op."""
     if grad_state.enabled and input._requires_grad:
         attach(out, node, input)
     return out

@@ -5,14 +5,18 @@ checks, so the forward is one NumPy indexing or `ufunc.at` call and the backward
 reuses the key with indexing.py's differentiable key primitives (`_index`,
 `_index_put`, `_zeros_with`), which makes higher-order gradients work too.
 Ops whose input may be 0-dim work on a 1-dim view of it, as PyTorch does.
+`take` reads through slicing.py's flat gather `_take`, which as_strided's
+backward shares.
 """
 from .. import _errors
 from .._backend import numpy as _numpy
 from ..autograd.graph import Node
-from ._common import Tensor, edge, grad_state, inplace, sum_to_shape, wrap, wrap_dim
+from ._common import (Tensor, edge, grad_state, inplace, inplace_overlapping, sum_to_shape, wrap,
+                      wrap_dim)
 from .indexing import (_index, _index_put, _scalar_name, _zeros_with, accumulate_at,
                        contiguous, out_of_bounds, scalar_to_array)
 from .setitem import _check_expand
+from .slicing import _take  # the flat gather, with TakeBackward0 beside it
 
 __all__ = ["gather", "scatter", "scatter_add", "index_select", "index_add", "index_fill",
            "masked_fill", "masked_select", "masked_scatter", "take", "nonzero", "argwhere"]
@@ -368,7 +372,7 @@ def index_fill(input, dim, index, value):
 
 
 def index_fill_(input, dim, index, value):
-    return inplace(input, index_fill, dim, index, value)
+    return inplace_overlapping(input, index_fill, dim, index, value)  # as PyTorch, into an expand
 
 
 class IndexFillBackward0(Node):
@@ -422,7 +426,7 @@ def masked_fill(input, mask, value):
 
 
 def masked_fill_(input, mask, value):
-    return inplace(input, masked_fill, mask, value)
+    return inplace_overlapping(input, masked_fill, mask, value)  # as PyTorch, into an expand
 
 
 class MaskedFillBackward0(Node):
@@ -534,20 +538,7 @@ def take(input, index):
     if bad is not None:
         raise IndexError(f"out of range: tried to access index {bad} on a tensor of "
                          f"{data.size} elements.")
-    flat = data.reshape(-1)
-    out = wrap(flat[idx], input._device)
-    if grad_state.enabled and input._requires_grad:
-        node = TakeBackward0()
-        node.shape = data.shape
-        node.shape1 = (data.size,)
-        node.key = (idx,)
-        node.out_shape1 = idx.shape
-        _record(out, node, input)
-    return out
-
-
-class TakeBackward0(_KeyedBackward):
-    __slots__ = ()
+    return _take(input, idx)
 
 
 def nonzero(input, *, as_tuple=False, out=None):

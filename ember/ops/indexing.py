@@ -1,9 +1,9 @@
 """Indexing: reading and writing `x[index]`, and index_put.
 
 `x[index]` follows PyTorch's applySlicing: integers, slices and None are applied
-first, left to right, as views (recorded as the chain of nodes PyTorch records:
-SelectBackward0, SliceBackward0, UnsqueezeBackward0, or AliasBackward0 when
-nothing applied); then index tensors and masks, if any, pick elements out of
+first, left to right, as views (recorded as the chain of the views family's nodes
+PyTorch records: SelectBackward0, SliceBackward0, UnsqueezeBackward0, or
+AliasBackward0 when nothing applied); then index tensors and masks, if any, pick elements out of
 that view as a copy (IndexBackward0). Applying the basic part first is what
 makes PyTorch place advanced dims differently from NumPy in `x[0, :, [0]]`.
 
@@ -16,7 +16,10 @@ from .. import _errors
 from .._dtype import FROM_NUMPY as _FROM_NUMPY
 from .._backend import generic as _np_generic, ndarray as _np_ndarray, numpy as _numpy
 from ..autograd.graph import Node
-from ._common import Tensor, edge, grad_state, inplace, make_view, sum_to_shape, wrap
+from ._common import (Tensor, contiguous, edge, grad_state, inplace_overlapping, make_view,
+                      sum_to_shape, track_view, wrap)
+from .dims import AliasBackward0, UnsqueezeBackward0
+from .slicing import SelectBackward0, SliceBackward0
 
 __all__ = ["index_put"]
 
@@ -72,27 +75,6 @@ def out_of_bounds(array, low, high):
     if array.size and (array.min() < low or array.max() >= high):
         return int(array[(array < low) | (array >= high)].ravel()[0])
     return None
-
-
-def contiguous(array, xp):
-    """`array` with PyTorch's contiguous strides (NumPy leaves other strides on size-1
-    dims of some advanced-indexing results, and zeros on empty ones)."""
-    strides = _c_strides(array.shape, array.itemsize)
-    if array.strides == strides:
-        return array
-    if array.size == 0:
-        return xp.lib.stride_tricks.as_strided(xp.empty(0, dtype=array.dtype), array.shape,
-                                               strides)
-    return array.copy(order="C")
-
-
-def _c_strides(shape, itemsize):
-    strides = []
-    step = itemsize
-    for size in reversed(shape):
-        strides.append(step)
-        step *= max(size, 1)
-    return tuple(reversed(strides))
 
 
 def accumulate_at(xp, data, key, values, ufunc="add", wide=True):
@@ -201,9 +183,9 @@ def _slice_bounds(item, size):
 def _apply_basic(input, items, keep_full_slices=False):
     """Apply ints, slices and None of `items` as one view, as PyTorch's applySlicing does.
 
-    Returns (view array, NumPy key reproducing it, view shape, view steps for autograd
-    as (node class, dim, item) to replay in `_record_chain`, and (dim, kind, array)
-    entries for the index tensors, at dims of the view).
+    Returns (view array, view shape, view steps for autograd as (node class, dim, item)
+    to replay in `_record_chain`, and (dim, kind, array) entries for the index tensors,
+    at dims of the view).
     """
     data = input._data
     ndim = data.ndim
@@ -259,13 +241,12 @@ def _apply_basic(input, items, keep_full_slices=False):
             continue
         key.append(item)
     key.append(Ellipsis)
-    np_key = tuple(key)
-    view = data[tuple([k for k in key if k is not None]) if has_none else np_key]
+    view = data[tuple([k for k in key if k is not None]) if has_none else tuple(key)]
     shape = tuple(shape)
     strides = tuple(strides)
     if view.strides != strides or has_none:
         view = _restride(view, shape, strides, input._device.xp)
-    return view, np_key, shape, steps, entries
+    return view, shape, steps, entries
 
 
 def _restride(view, shape, strides, xp):
@@ -338,7 +319,7 @@ def getitem(input, index):
         items, keep_full = (index,), True
     else:
         items, keep_full = _items(index), False
-    view, np_key, shape, steps, entries = _apply_basic(input, items, keep_full)
+    view, shape, steps, entries = _apply_basic(input, items, keep_full)
     advanced = None
     if entries:
         key, _ = _advanced_key(shape, entries, input._device.xp)
@@ -389,16 +370,17 @@ def _record_chain(out, input, steps, advanced):
     shape = input._data.shape
     for node_class, dim, item in steps:
         node = node_class()
-        node.shape = shape
-        node.key = (_FULL,) * dim + (item,)
-        node.next_functions = (previous,)
-        previous = (node, 0)
+        node.dim = dim
         if node_class is SelectBackward0:
+            node.shape, node.index = shape, item
             shape = shape[:dim] + shape[dim + 1:]
         elif node_class is SliceBackward0:
+            node.shape, node.start, node.end, node.step = shape, item.start, item.stop, item.step
             shape = shape[:dim] + (len(range(item.start, item.stop, item.step)),) + shape[dim + 1:]
         else:
             shape = shape[:dim] + (1,) + shape[dim:]
+        node.next_functions = (previous,)
+        previous = (node, 0)
     if advanced is not None:
         node = IndexBackward0()
         node.shape, node.key = advanced
@@ -409,31 +391,8 @@ def _record_chain(out, input, steps, advanced):
         node.next_functions = (previous,)
     out.grad_fn = node
     out._requires_grad = True
-
-
-class SelectBackward0(Node):
-    __slots__ = ("shape", "key")
-
-    def backward(self, grad):
-        return (_zeros_with(grad, self.shape, self.key, False),)
-
-
-class SliceBackward0(SelectBackward0):
-    __slots__ = ()
-
-
-class UnsqueezeBackward0(SelectBackward0):
-    __slots__ = ()
-
-    def backward(self, grad):
-        return (grad.reshape(self.shape),)
-
-
-class AliasBackward0(Node):
-    __slots__ = ()
-
-    def backward(self, grad):
-        return (grad,)
+    if advanced is None:
+        track_view(out)
 
 
 # ---------------------------------------------------------------- key-based primitives
@@ -523,8 +482,8 @@ def index_put(input, indices, values, accumulate=False):
 
 
 def index_put_(input, indices, values, accumulate=False):
-    """In place index_put; see `_common.inplace`."""
-    return inplace(input, _index_put_checked, indices, values, accumulate, "index_put_")
+    """In place index_put; see `_common.inplace` (PyTorch lets it write into an expand)."""
+    return inplace_overlapping(input, _index_put_checked, indices, values, accumulate, "index_put_")
 
 
 def _index_put_checked(input, indices, values, accumulate, name):

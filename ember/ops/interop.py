@@ -47,7 +47,8 @@ def as_tensor(data, dtype=None, device=None):
     if isinstance(data, _np_ndarray) and dev is _CPU and (
             dtype is None or numpy_dtype(data.dtype) is dtype):
         return from_numpy(data)
-    return finish(to_device(_infer_array(data, dtype), dev), dev, False)
+    return finish(to_device(_infer_array(data, dtype), dev), dev, False,
+                  keep_strides=isinstance(data, _np_ndarray))
 
 
 def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):

@@ -12,7 +12,7 @@ all are re-exported here, the family's front door.
 from .. import _dtype, _errors
 from ..autograd.graph import Node
 from ._common import Tensor, attach, grad_state, make_tensor, sum_to_shape, wrap, wrap_dim
-from .views import UnsafeViewBackward0
+from .views import _unsafe_view
 from .diagonal import diag, diag_embed, trace, tril, tril_, triu, triu_
 from .einsum import einsum
 from .norms import matrix_norm, norm, vecdot, vector_norm
@@ -360,16 +360,6 @@ def _broadcast_batch(shape_a, shape_b):
     a = (1,) * (ndim - len(shape_a)) + tuple(shape_a)
     b = (1,) * (ndim - len(shape_b)) + tuple(shape_b)
     return tuple(y if x == 1 else x for x, y in zip(a, b))
-
-
-def _unsafe_view(input, shape):
-    """ATen's `_unsafe_view`: reshape a fresh intermediate without making it a view."""
-    out = make_tensor(input._data.reshape(shape), input._device)
-    if grad_state.enabled and input._requires_grad:
-        node = UnsafeViewBackward0()
-        node.shape = input._data.shape
-        attach(out, node, input)
-    return out
 
 
 # ---------------------------------------------------------------- addmm / addmv / baddbmm

@@ -1,8 +1,9 @@
 """Norms of `ember.linalg`: vector_norm, matrix_norm, norm; and vecdot.
 
 `vector_norm` is the primitive (one node, `LinalgVectorNormBackward0`, with
-PyTorch's `norm_backward` formulas written in ember ops); `matrix_norm` and
-`norm` dispatch to it the way PyTorch does, so their `grad_fn` names match.
+PyTorch's `norm_backward` formulas written in ember ops); `matrix_norm`, `norm`
+and `torch.norm` (reduction.py) dispatch to it the way PyTorch does, so their
+`grad_fn` names match.
 Spectral norms (ord=2, -2, 'nuc') need an SVD and are not supported yet.
 """
 import math
@@ -39,6 +40,9 @@ def _cast(name, input, dtype):
     """Cast to the requested dtype, refusing narrowing casts as PyTorch does."""
     if dtype is None or dtype is input.dtype:
         return input
+    if not dtype.is_floating_point:
+        raise RuntimeError(f"{name}: dtype should be floating point or complex, but got "
+                           f"{_type_name(dtype)}")
     if _dtype.promote_types(input.dtype, dtype) is not dtype:
         raise RuntimeError(f"{name}: the dtype of the input ({_type_name(input.dtype)}) should "
                            "be convertible without narrowing to the specified dtype "

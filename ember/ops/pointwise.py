@@ -378,19 +378,27 @@ def remainder(input, other):
     return out
 
 
-class RemainderBackward0(Node):
+class _RemainderGradient(Node):
+    """input - q * other with q = input / other rounded (a step function: no gradient)."""
+
     __slots__ = ()
+    rounding_mode = "floor"
 
     def backward(self, grad):
         input, other = self.saved_tensors
         grad_a = sum_to_shape(grad, input.shape) if self.needs_input_grad(0) else None
         grad_b = None
         if other is not None and self.needs_input_grad(1):
-            grad_b = sum_to_shape(-grad * input.div(other, rounding_mode="floor"), other.shape)
+            quotient = input.div(other, rounding_mode=self.rounding_mode)
+            grad_b = sum_to_shape(-grad * quotient, other.shape)
         return grad_a, grad_b
 
 
-class RemainderBackward1(RemainderBackward0):
+class RemainderBackward0(_RemainderGradient):
+    __slots__ = ()
+
+
+class RemainderBackward1(_RemainderGradient):
     __slots__ = ()
 
 
@@ -420,16 +428,9 @@ def fmod(input, other):
     return out
 
 
-class FmodBackward0(Node):
+class FmodBackward0(_RemainderGradient):
     __slots__ = ()
-
-    def backward(self, grad):
-        input, other = self.saved_tensors
-        grad_a = sum_to_shape(grad, input.shape) if self.needs_input_grad(0) else None
-        grad_b = None
-        if other is not None and self.needs_input_grad(1):
-            grad_b = sum_to_shape(-grad * input.div(other, rounding_mode="trunc"), other.shape)
-        return grad_a, grad_b
+    rounding_mode = "trunc"
 
 
 class FmodBackward1(FmodBackward0):

@@ -7,7 +7,7 @@ incoming gradient (or zero), exactly as PyTorch's formulas write them.
 from .. import _dtype, _errors
 from ..autograd.graph import Node
 from ._common import (Tensor, any_requires_grad, attach, binary, grad_state, inplace,
-                      sum_to_shape, wrap)
+                      inplace_overlapping, sum_to_shape, wrap)
 from ._elementwise import (broadcast_error, dtype_of, require_tensor, shape_of, unsupported,
                            upcast, zeros_like)
 
@@ -577,8 +577,9 @@ class FillBackward3(Node):
 
 
 def fill_(input, value):
-    """Set every element to `value` (a number or a 0-dim tensor), in place."""
-    return inplace(input, _filled, value)
+    """Set every element to `value` (a number or a 0-dim tensor), in place; PyTorch lets
+    it (and zero_) write into an expanded tensor, where every element gets one value."""
+    return inplace_overlapping(input, _filled, value)
 
 
 def _zeroed(input):
@@ -594,7 +595,7 @@ class ZeroBackward0(_ZeroGrad):
 
 def zero_(input):
     """Set every element to zero, in place."""
-    return inplace(input, _zeroed)
+    return inplace_overlapping(input, _zeroed)
 
 
 def _inplace(op):

@@ -1,4 +1,4 @@
-"""Reductions: sum, mean, prod, std/var, norms, logsumexp, all/any.
+"""Reductions: sum, mean, prod, std/var, norm, logsumexp, all/any.
 
 Each op is its public function followed by its backward node. `dim` may be an
 int, a tuple, or None (all dimensions); `keepdim` keeps reduced dims as size 1.
@@ -7,6 +7,7 @@ A backward first gives the incoming gradient back its reduced dims (size 1,
 select where a gradient goes (ties of a max, zeros of a norm) are constants:
 their derivative is zero, so double backward stays exact.
 
+`norm` is a door into linalg's `vector_norm` (norms.py), as in PyTorch.
 Selection ops (max/min, sort, topk, median, unique) live in `sorting.py` and
 cumulative ops in `cumulative.py`; both are re-exported here, so
 `ember/_tensor.py` and `ember/__init__.py` reach the whole family through
@@ -19,6 +20,8 @@ import warnings
 from .. import _dtype
 from ..autograd.graph import Node
 from . import pointwise
+from .norms import (LinalgVectorNormBackward0, matrix_norm,  # noqa: F401 - re-exported
+                    vector_norm)
 from ._common import dim_aliases, attach, grad_state, make_tensor, wrap, wrap_dims
 
 __all__ = ["sum", "nansum", "mean", "nanmean", "prod", "std", "var", "std_mean", "var_mean",
@@ -476,92 +479,18 @@ class _no_record:
 
 # ---------------------------------------------------------------- norm
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
-    """torch.norm: 'fro' and numbers are vector norms over `dim` (all dims when None)."""
+    """torch.norm: 'fro' and numbers are linalg's vector norms over `dim` (all dims when
+    None), 'nuc' its matrix norm, as PyTorch dispatches them."""
     if isinstance(p, str):
         if p == "nuc":
-            raise NotImplementedError("norm(p='nuc') needs linalg.matrix_norm")
+            return matrix_norm(input, p, (-2, -1) if dim is None else dim, keepdim, dtype=dtype)
         if p != "fro":
             raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
         if dim is not None and not isinstance(dim, int) and len(dim) > 2:
             raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got "
                                + " ".join(str(d) for d in dim))
         p = 2
-    return vector_norm(input, p, dim, keepdim, dtype=dtype)
-
-
-def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None):
-    """linalg.vector_norm: (sum |x|^ord)^(1/ord), with max/min |x| for +-inf, count for 0."""
-    data = input._data
-    if data.dtype.kind != "f":
-        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
-                           f"input. Got {_type_name(data)}")
-    if dtype is not None and dtype is not input.dtype:
-        if not dtype.is_floating_point or dtype.itemsize < data.dtype.itemsize:
-            raise RuntimeError(f"linalg.vector_norm: the dtype of the input ({_type_name(data)}) "
-                               "should be convertible without narrowing to the specified dtype "
-                               f"({dtype.tensor_type[:-6]})")
-        input = input.to(dtype)
-        data = input._data
-    ord = float(ord)
-    axes = _reduce_axes(input, dim)
-    xp = input._device.xp
-    work = xp.abs(data.astype(_ACCUMULATE.get(data.dtype, data.dtype), copy=False))
-    if math.isinf(ord):
-        if data.size == 0 and (axes is None or builtins.any(data.shape[a] == 0 for a in axes)):
-            raise RuntimeError(f"linalg.vector_norm cannot compute the {ord:g} norm on an empty "
-                               "tensor because the operation does not have an identity")
-        reducer = work.max if ord > 0 else work.min
-        result = reducer(axis=axes, keepdims=keepdim)
-    elif ord == 0:
-        result = (work != 0).sum(axis=axes, keepdims=keepdim).astype(work.dtype)
-    elif ord == 1:
-        result = work.sum(axis=axes, keepdims=keepdim)
-    elif ord == 2:
-        result = xp.sqrt((work * work).sum(axis=axes, keepdims=keepdim))
-    else:
-        result = (work ** ord).sum(axis=axes, keepdims=keepdim) ** (1.0 / ord)
-    out = wrap(xp.asarray(result).astype(data.dtype, copy=False), input._device)
-    if grad_state.enabled and input._requires_grad:
-        node = LinalgVectorNormBackward0()
-        node.ord, node.axes, node.keepdim = ord, axes, keepdim
-        node.save(input)
-        node.save_output(out)
-        attach(out, node, input)
-    return out
-
-
-class LinalgVectorNormBackward0(Node):
-    __slots__ = ("ord", "axes", "keepdim")
-
-    def backward(self, grad):
-        input, result = self.saved_tensors
-        data = input._data
-        xp, device, dtype = input._device.xp, input._device, data.dtype
-        grad = _kept(grad, data.shape, self.axes, self.keepdim)
-        result = _kept(result, data.shape, self.axes, self.keepdim)
-        p = self.ord
-        sign = _constant(xp.sign(data), device)
-        if p == 0:
-            return (None,)   # PyTorch leaves the gradient of the 0-"norm" undefined
-        if p == 1:
-            return (grad * sign,)
-        if math.isinf(p):
-            hit = xp.abs(data) == result._data
-            weight = xp.sign(data) * hit / hit.sum(axis=self.axes, keepdims=True)
-            return (grad * _constant(weight.astype(dtype), device),)
-        zero = result._data == 0
-        safe = result + _constant(zero.astype(dtype), device)
-        keep = _constant((~zero).astype(dtype), device)
-        if p == 2:
-            return (input * (grad / safe) * keep,)
-        magnitude = input * sign
-        if p < 1:
-            # |x|^(p-1) is infinite at x == 0, where the gradient is zero
-            at_zero = _constant((data == 0).astype(dtype), device)
-            scaled = sign * (magnitude + at_zero) ** (p - 1)
-            return (scaled * grad * safe ** (1 - p) * keep,)
-        scaled = sign * magnitude ** (p - 1) if p < 2 else input * magnitude ** (p - 2)
-        return (scaled * (grad / safe ** (p - 1)) * keep,)
+    return vector_norm(input, 2 if p is None else p, dim, keepdim, dtype=dtype)
 
 
 # ---------------------------------------------------------------- logsumexp

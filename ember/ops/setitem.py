@@ -2,17 +2,20 @@
 
 The index is parsed exactly as for reading (indexing.py); the value's shape,
 dtype and any Python number are validated before anything is written, so a
-failing assignment leaves the tensor and its version untouched. A write bumps
-the version once and, when autograd records, rebases the written tensor's
-history on the node PyTorch uses for the case: CopySlices (written through a
-view), IndexPutBackward0 (index tensors on the tensor itself), FillBackward3 or
-CopyBackwards (the whole tensor).
+failing assignment leaves the tensor and its version untouched. Without a graph
+to record, the value is written straight into the indexed part of the array.
+With one, the write is what PyTorch makes of it: take the view that the ints,
+slices and None select, then write into it in place through `_common.inplace`:
+`copy_` for a tensor value, `fill_` for a 0-dim or Python one, an index_put for
+index tensors. An in-place op on a view is what rebases the base's history
+(CopySlices), so assigning into a view of a tensor with history works too.
 """
 from .. import _errors
-from ..autograd.graph import Node
-from ._common import Tensor, edge, grad_state, wrap
-from .indexing import (_INVALID_0DIM, _MASK, _SCALAR_TYPES, IndexPutBackward0, _advanced_key,
-                       _apply_basic, _check_put_value, _index, _items, _reduce_to, _type_name,
+from . import _view_rebase
+from ._common import (Tensor, check_no_overlap, grad_state, inplace_overlapping, make_view,
+                      wrap)
+from .indexing import (_INVALID_0DIM, _MASK, _SCALAR_TYPES, _advanced_key, _apply_basic,
+                       _check_put_value, _index_put, _items, _record_chain, _type_name,
                        scalar_to_array)
 
 __all__ = []
@@ -29,26 +32,53 @@ def setitem(self, index, value):
     if data.ndim == 0 and (cls is int or cls is slice):
         raise IndexError(_INVALID_0DIM if cls is int else
                          "slice() cannot be applied to a 0-dim tensor.")
-    view, np_key, shape, steps, entries = _apply_basic(self, _items(index))
+    view, shape, steps, entries = _apply_basic(self, _items(index))
     adv_key = None
     if entries:
         adv_key, target = _advanced_key(shape, entries, self._device.xp)
     else:
         target = shape
     array = _setitem_value(self, value, target, entries)
+    if adv_key is None:
+        check_no_overlap(view)  # index_put_ may write into an expand; copy_ and fill_ not
     value_grad = isinstance(value, Tensor) and value._requires_grad
-    recording = grad_state.enabled and (self._requires_grad or value_grad)
-    if recording and self.is_floating_point():
-        _check_write_allowed(self, bool(steps))
-    else:
-        recording = False  # integer and bool tensors never get a history
+    # Integer and bool tensors never get a history: they always take the plain write.
+    if grad_state.enabled and (self._requires_grad or value_grad) and self.is_floating_point():
+        _write_recorded(self, value, array, view, steps, adv_key)
+        return
     if adv_key is not None:
         view[adv_key] = array
     else:
         view[...] = array
     self._storage.version += 1
-    if recording:
-        _rebase(self, value, steps, np_key, adv_key)
+
+
+def _write_recorded(self, value, array, view, steps, adv_key):
+    """The write as PyTorch records it: an in-place op on the indexed view of `self`."""
+    sliced = self
+    if steps:
+        sliced = make_view(view, self)
+        if self._requires_grad:
+            _record_chain(sliced, self, steps, None)
+    if not isinstance(value, Tensor):
+        value = wrap(array, self._device)  # a Python number becomes a 0-dim tensor
+    if adv_key is not None:
+        inplace_overlapping(sliced, _index_put, adv_key, _drop_leading_ones(value, array), False)
+    elif value._data.shape == view.shape:
+        sliced.copy_(value)
+    elif value._data.ndim == 0:
+        sliced.fill_(value)
+    else:
+        value = _drop_leading_ones(value, array)
+        sliced.copy_(value if value._data.shape == view.shape else value.expand(view.shape))
+    if sliced is not self and self._base is not None:
+        # `self` is a view of the rebased base too (a tracked one was refreshed already).
+        _view_rebase.regenerate_view_history(self)
+
+
+def _drop_leading_ones(value, array):
+    """`value` viewed without its leading 1s (`array`'s shape), as PyTorch's setitem does."""
+    return value if array.shape == value._data.shape else value.view(array.shape)
 
 
 def _setitem_value(self, value, target, entries):
@@ -92,71 +122,3 @@ def _check_expand(value, shape, target):
                 f"{_errors.shape_list(target)}.  Tensor sizes: {_errors.shape_list(shape)}")
 
 
-def _check_write_allowed(self, through_view):
-    """The leaf rules; writing into a view of a graph tensor waits for view tracking."""
-    if self.grad_fn is None and self._requires_grad:
-        raise RuntimeError(_errors.VIEW_OF_LEAF_INPLACE if through_view else
-                           _errors.LEAF_INPLACE)
-    base = self._base
-    if base is not None:
-        if base.grad_fn is None and base._requires_grad:
-            raise RuntimeError(_errors.VIEW_OF_LEAF_INPLACE)
-        raise NotImplementedError(
-            "assigning into a view of a tensor with autograd history is not supported yet; "
-            "assign into the base tensor instead")
-
-
-def _rebase(self, value, steps, np_key, adv_key):
-    """Make the write the new producer of `self`, with PyTorch's node for this case."""
-    value_shape = value._data.shape if isinstance(value, Tensor) else ()
-    if steps:
-        node = CopySlices()
-        node.basic_key = np_key
-        node.adv_key = adv_key
-    elif adv_key is not None:
-        node = IndexPutBackward0()
-        node.key = adv_key
-        node.accumulate = False
-        node.advanced = True
-    else:
-        whole = isinstance(value, Tensor) and (value_shape == self._data.shape
-                                               or value._data.ndim)
-        node = CopyBackwards() if whole else FillBackward3()
-        node.basic_key = (Ellipsis,)
-        node.adv_key = None
-    node.value_shape = value_shape
-    node.value_dtype = value._data.dtype if isinstance(value, Tensor) else None
-    node.next_functions = (edge(self), edge(value))
-    self.grad_fn = node
-    self._requires_grad = True
-    self._output_nr = 0
-
-
-class CopySlices(Node):
-    """Gradient of writing `value` into a region of a tensor: the old values' gradient
-    is zero in the region; the value gets the region's gradient, summed over broadcast."""
-
-    __slots__ = ("basic_key", "adv_key", "value_shape", "value_dtype")
-
-    def backward(self, grad):
-        grad_self = grad_value = None
-        if self.next_functions[0][0] is not None:
-            keep = grad._device.xp.ones(grad._data.shape, dtype=grad._data.dtype)
-            region = keep[self.basic_key]
-            region[self.adv_key if self.adv_key is not None else Ellipsis] = 0
-            grad_self = grad * wrap(keep, grad._device)
-        if self.next_functions[1][0] is not None:
-            region = grad if self.basic_key == (Ellipsis,) else _index(grad, self.basic_key,
-                                                                         False)
-            if self.adv_key is not None:
-                region = _index(region, self.adv_key, True)
-            grad_value = _reduce_to(region, self.value_shape, self.value_dtype)
-        return grad_self, grad_value
-
-
-class FillBackward3(CopySlices):
-    __slots__ = ()
-
-
-class CopyBackwards(CopySlices):
-    __slots__ = ()

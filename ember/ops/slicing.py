@@ -7,10 +7,12 @@ assignment (`_embed`); for `as_strided` and `unfold`, whose windows may overlap,
 it is a scatter-add over flat positions (`_put_accumulate`, adjoint of `_take`).
 """
 import functools
+import math
 
 from .. import _errors
 from ..autograd.graph import Node
-from ._common import Tensor, attach, edge, grad_state, make_tensor, make_view, wrap_dim
+from ._common import (Tensor, attach, edge, grad_state, make_tensor, make_view, track_view, wrap,
+                      wrap_dim)
 
 __all__ = []
 
@@ -109,25 +111,28 @@ def narrow(input, dim, start, length):
     return _slice(input, dim, start, start + length)
 
 
-def _slice(input, dim, start, end):
-    """input[..., start:end, ...] along `dim` (bounds already valid), recorded as SliceBackward0."""
+def _slice(input, dim, start, end, step=1):
+    """input[..., start:end:step, ...] along `dim` (bounds already valid), recorded as
+    SliceBackward0."""
     data = input._data
-    out = make_view(data[(_ALL,) * dim + (slice(start, end),)], input)
+    out = make_view(data[(_ALL,) * dim + (slice(start, end, step),)], input)
     if grad_state.enabled and input._requires_grad:
         node = SliceBackward0()
         node.shape = data.shape
         node.dim = dim
         node.start = start
         node.end = end
+        node.step = step
         attach(out, node, input)
     return out
 
 
 class SliceBackward0(Node):
-    __slots__ = ("shape", "dim", "start", "end")
+    __slots__ = ("shape", "dim", "start", "end", "step")
 
     def backward(self, grad):
-        view_fn = functools.partial(_slice, dim=self.dim, start=self.start, end=self.end)
+        view_fn = functools.partial(_slice, dim=self.dim, start=self.start, end=self.end,
+                                    step=self.step)
         return (_embed(grad, self.shape, view_fn, SliceBackwardBackward0),)
 
 
@@ -149,6 +154,7 @@ def _multi_view(input, dim, bounds, node):
             out.grad_fn = node
             out._requires_grad = True
             out._output_nr = i
+            track_view(out)
         outs.append(out)
     if record:
         node.next_functions = (edge(input),)
@@ -347,9 +353,13 @@ class DiagonalBackward0(Node):
     __slots__ = ("shape", "view_args")
 
     def backward(self, grad):
-        offset, dim1, dim2 = self.view_args
-        view_fn = functools.partial(diagonal, offset=offset, dim1=dim1, dim2=dim2)
-        return (_embed(grad, self.shape, view_fn, DiagonalBackwardBackward0),)
+        return (diagonal_backward(grad, self.shape, *self.view_args),)
+
+
+def diagonal_backward(grad, shape, offset, dim1, dim2):
+    """Zeros of `shape` with `grad` on a diagonal: the gradient of taking that diagonal."""
+    view_fn = functools.partial(diagonal, offset=offset, dim1=dim1, dim2=dim2)
+    return _embed(grad, shape, view_fn, DiagonalBackwardBackward0)
 
 
 class DiagonalBackwardBackward0(_EmbedBackward):
@@ -423,7 +433,7 @@ class AsStridedBackward0(Node):
         in_positions = _positions(xp, in_size, in_stride, in_offset)
         length = max(_storage_needed(out_size, out_stride, out_offset),
                      _storage_needed(in_size, in_stride, in_offset))
-        storage_grad = _put_accumulate(grad, out_positions, length)
+        storage_grad = _put_accumulate(grad, out_positions, (length,))
         result = _take(storage_grad, in_positions)
         counts = xp.bincount(in_positions.reshape(-1), minlength=length)
         if in_positions.size and counts.max() > 1:
@@ -473,40 +483,36 @@ class UnfoldBackward0(Node):
 
     def backward(self, grad):
         xp = grad._device.xp
-        numel = 1
-        for s in self.shape:
-            numel *= s
-        positions = xp.arange(numel, dtype=xp.int64).reshape(self.shape)
+        positions = xp.arange(math.prod(self.shape), dtype=xp.int64).reshape(self.shape)
         positions = _unfold_array(positions, *self.view_args, xp)
-        return (_put_accumulate(grad, positions, numel).reshape(self.shape),)
+        return (_put_accumulate(grad, positions, self.shape),)
 
 
 # ---------------------------------------------------------------- flat gather / scatter-add
 def _take(input, positions):
     """input.flatten()[positions]: a gather by flat position (shape of `positions`)."""
-    out = make_tensor(input._data.reshape(-1)[positions], input._device)
+    out = wrap(input._data.reshape(-1)[positions], input._device)
     if grad_state.enabled and input._requires_grad:
         node = TakeBackward0()
         node.positions = positions
-        node.numel = input._data.size
         node.shape = input._data.shape
         attach(out, node, input)
     return out
 
 
 class TakeBackward0(Node):
-    __slots__ = ("positions", "numel", "shape")
+    __slots__ = ("positions", "shape")
 
     def backward(self, grad):
-        return (_put_accumulate(grad, self.positions, self.numel).reshape(self.shape),)
+        return (_put_accumulate(grad, self.positions, self.shape),)
 
 
-def _put_accumulate(input, positions, length):
-    """A flat tensor of `length` zeros with `input` added at `positions` (repeats accumulate)."""
+def _put_accumulate(input, positions, shape):
+    """Zeros of `shape` with `input` added at flat `positions` (repeats accumulate)."""
     xp = input._device.xp
-    flat = xp.zeros(length, dtype=input._data.dtype)
-    xp.add.at(flat, positions.reshape(-1), input._data.reshape(-1))
-    out = make_tensor(flat, input._device)
+    result = xp.zeros(shape, dtype=input._data.dtype)
+    xp.add.at(result.reshape(-1), positions.reshape(-1), input._data.reshape(-1))
+    out = make_tensor(result, input._device)
     if grad_state.enabled and input._requires_grad:
         node = PutBackward0()
         node.positions = positions

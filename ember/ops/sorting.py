@@ -2,8 +2,8 @@
 
 Part of the reduction family (re-exported by `reduction.py`). Ops
 that pick elements (max along a dim, sort, topk, median, kthvalue, cummax)
-send the gradient back to the picked positions with `_put_along`, a scatter-add
-whose own gradient is `_take_along` (a gather), so double backward works. Ops
+send the gradient back to the picked positions with the public `scatter` (or
+`scatter_add`), as PyTorch does, so double backward works. Ops
 that reduce over ties (amax, max() without a dim, median() without a dim)
 share the gradient evenly among the tied elements, as PyTorch does.
 
@@ -17,6 +17,7 @@ from .. import return_types as _rt
 from ..autograd.graph import Node
 from . import pointwise
 from ._common import dim_aliases, Tensor, attach, grad_state, wrap, wrap_dim
+from .gather_scatter import scatter
 from .reduction import _constant, _kept, _reduce_axes
 
 __all__ = ["max", "min", "amax", "amin", "aminmax", "argmax", "argmin", "median", "kthvalue",
@@ -29,68 +30,32 @@ def _index_array(xp, shape):
     return xp.zeros(shape, dtype=xp.int64)
 
 
-# ---------------------------------------------------------------- gather / scatter-add pair
-def _take_along(input, index, dim):
-    """input gathered at `index` along `dim` (a gather), differentiable in `input`."""
-    out = wrap(input._device.xp.take_along_axis(input._data, index, dim), input._device)
-    if grad_state.enabled and input._requires_grad:
-        node = GatherBackward0()
-        node.index, node.dim, node.shape = index, dim, input._data.shape
-        attach(out, node, input)
-    return out
-
-
-class GatherBackward0(Node):
-    __slots__ = ("index", "dim", "shape")
-
-    def backward(self, grad):
-        return (_put_along(grad, self.index, self.dim, self.shape),)
-
-
-def _put_along(src, index, dim, shape):
-    """zeros(shape) with `src` added at `index` along `dim` (a scatter-add), differentiable."""
-    xp = src._device.xp
-    result = xp.zeros(shape, dtype=src._data.dtype)
-    ndim = index.ndim
-    positions = [xp.arange(size).reshape((1,) * i + (size,) + (1,) * (ndim - i - 1))
-                 for i, size in enumerate(index.shape)]
-    positions[dim] = index
-    xp.add.at(result, tuple(positions), src._data)
-    out = wrap(result, src._device)
-    if grad_state.enabled and src._requires_grad:
-        node = ScatterAddBackward0()
-        node.index, node.dim = index, dim
-        attach(out, node, src)
-    return out
-
-
-class ScatterAddBackward0(Node):
-    __slots__ = ("index", "dim")
-
-    def backward(self, grad):
-        return (_take_along(grad, self.index, self.dim),)
-
-
 class _SelectBackward(Node):
-    """Gradient of an op that picked `indices` along `dim`: scatter it back to those places."""
+    """Gradient of an op that picked `indices` along `dim`: scattered back to those places
+    (with `scatter`, as PyTorch does; cummax/cummin, whose picks repeat, add them up)."""
 
     __slots__ = ("shape", "dim", "indices", "keepdim")
+    _scatter = staticmethod(scatter)
 
     def backward(self, grad):
         if not self.shape:
             return (grad.reshape(()),)
         if not self.keepdim:
-            grad = grad.reshape(self.indices.shape)
-        return (_put_along(grad, self.indices, self.dim, self.shape),)
+            grad = grad.unsqueeze(self.dim)
+        return (self._scatter(grad.new_zeros(self.shape), self.dim, self.indices, grad),)
 
 
-def _select_node(cls, input, out, dim, indices, keepdim):
-    node = cls()
-    data = input._data
-    node.shape, node.dim, node.keepdim = data.shape, dim, keepdim
-    node.indices = indices if keepdim or not data.ndim else input._device.xp.expand_dims(
-        indices, dim)
-    attach(out, node, input)
+def _selected(result_type, node_type, input, values, indices, dim, keepdim):
+    """`result_type(values, indices)`, recording `node_type` when the graph is on."""
+    out = wrap(values, input._device)
+    if grad_state.enabled and input._requires_grad:
+        node = node_type()
+        data = input._data
+        node.shape, node.dim, node.keepdim = data.shape, dim, keepdim
+        node.indices = wrap(indices if keepdim or not data.ndim else
+                            input._device.xp.expand_dims(indices, dim), input._device)
+        attach(out, node, input)
+    return result_type(out, wrap(indices, input._device))
 
 
 class _EvenlyBackward(Node):
@@ -193,10 +158,7 @@ def _extreme_along(input, dim, keepdim, name, result_type, node_type):
         values = xp.take_along_axis(data, indices, d)
         if not keepdim:
             values, indices = values.squeeze(d), indices.squeeze(d)
-    out = wrap(values, input._device)
-    if grad_state.enabled and input._requires_grad:
-        _select_node(node_type, input, out, d, indices, keepdim)
-    return result_type(out, wrap(indices, input._device))
+    return _selected(result_type, node_type, input, values, indices, d, keepdim)
 
 
 # ---------------------------------------------------------------- amax / amin / aminmax
@@ -353,11 +315,8 @@ def sort(input, dim=-1, descending=False, *, stable=None):
     else:
         indices = _argsort(data, d, descending, xp)
         values = xp.take_along_axis(data, indices, d)
-    out = wrap(values, input._device)
-    if grad_state.enabled and input._requires_grad:
-        node_type = SortBackward0 if stable is None else SortBackward1
-        _select_node(node_type, input, out, d, indices, True)
-    return _rt.sort(out, wrap(indices, input._device))
+    node_type = SortBackward0 if stable is None else SortBackward1
+    return _selected(_rt.sort, node_type, input, values, indices, d, True)
 
 
 class SortBackward0(_SelectBackward):
@@ -399,10 +358,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
         order = _argsort(data, d, largest, xp)
         indices = xp.take(order, xp.arange(k), axis=d)
         values = xp.take_along_axis(data, indices, d)
-    out = wrap(values, input._device)
-    if grad_state.enabled and input._requires_grad:
-        _select_node(TopkBackward0, input, out, d, indices, True)
-    return _rt.topk(out, wrap(indices, input._device))
+    return _selected(_rt.topk, TopkBackward0, input, values, indices, d, True)
 
 
 class TopkBackward0(_SelectBackward):
@@ -469,10 +425,7 @@ def median(input, dim=None, keepdim=False, **aliases):
             nans = xp.isnan(data).sum(axis=d, keepdims=True)
             position = xp.where(nans > 0, size - nans, position).astype(xp.int64)
     values, indices = _kth_along(input, d, position, keepdim)
-    out = wrap(values, input._device)
-    if grad_state.enabled and input._requires_grad:
-        _select_node(MedianBackward1, input, out, d, indices, keepdim)
-    return _rt.median(out, wrap(indices, input._device))
+    return _selected(_rt.median, MedianBackward1, input, values, indices, d, keepdim)
 
 
 class MedianBackward0(_EvenlyBackward):
@@ -493,10 +446,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     if k < 1 or k > size:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     values, indices = _kth_along(input, d, k - 1, keepdim)
-    out = wrap(values, input._device)
-    if grad_state.enabled and input._requires_grad:
-        _select_node(KthvalueBackward0, input, out, d, indices, keepdim)
-    return _rt.kthvalue(out, wrap(indices, input._device))
+    return _selected(_rt.kthvalue, KthvalueBackward0, input, values, indices, d, keepdim)
 
 
 class KthvalueBackward0(_SelectBackward):

@@ -13,7 +13,7 @@ from .._size import Size
 from ..autograd.graph import Node
 from ._common import Tensor, attach, grad_state, make_tensor, make_view, sum_to_shape, wrap_dim
 # Re-exported: the Tensor methods reach every op of the family through this module.
-from .dims import (_shape_arg, H, T, adjoint, mH, movedim, moveaxis, mT,  # noqa: F401
+from .dims import (_record, _shape_arg, H, T, adjoint, mH, movedim, moveaxis, mT,  # noqa: F401
                    permute, squeeze, squeeze_, swapaxes, swapdims, t, t_, transpose,
                    transpose_, unsqueeze, unsqueeze_)
 from .rearrange import flip, fliplr, flipud, repeat, roll, rot90, tile
@@ -25,13 +25,6 @@ __all__ = ["reshape", "transpose", "swapaxes", "swapdims", "t", "adjoint", "perm
            "broadcast_tensors", "broadcast_shapes", "atleast_1d", "atleast_2d", "atleast_3d",
            "flip", "fliplr", "flipud", "roll", "rot90", "tile", "as_strided", "chunk",
            "diagonal", "narrow", "select", "split", "tensor_split", "unbind"]
-
-
-def _record(out, node, input):
-    """Attach `node` when the graph is being recorded; the common tail of every view op."""
-    if grad_state.enabled and input._requires_grad:
-        attach(out, node, input)
-    return out
 
 
 def infer_size(shape, numel):
@@ -208,11 +201,7 @@ def reshape(input, *shape):
     if result is None:
         # PyTorch clones to contiguous memory, then views the copy: CloneBackward0 under
         # UnsafeViewBackward0.
-        source = input.contiguous()
-        out = make_tensor(source._data.reshape(shape), input._device)
-        node = UnsafeViewBackward0()
-        node.shape = data.shape
-        return _record(out, node, source)
+        return _unsafe_view(input.contiguous(), shape)
     out = make_view(result, input)
     if grad_state.enabled and input._requires_grad:
         node = ViewBackward0() if _is_contiguous(data) else ReshapeAliasBackward0()
@@ -232,6 +221,14 @@ def _is_contiguous(data):
                 return False
             expected *= size
     return True
+
+
+def _unsafe_view(input, shape):
+    """ATen's `_unsafe_view`: reshape a fresh intermediate without making it a view."""
+    out = make_tensor(input._data.reshape(shape), input._device)
+    node = UnsafeViewBackward0()
+    node.shape = input._data.shape
+    return _record(out, node, input)
 
 
 class UnsafeViewBackward0(ViewBackward0):
