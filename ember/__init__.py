@@ -24,7 +24,8 @@ from .ops.random import *  # noqa: F401,F403
 from .ops.reduction import *  # noqa: F401,F403
 from .ops.views import *  # noqa: F401,F403
 from . import cuda, linalg, return_types
-from . import nn
+from . import nn, optim, utils
+from .serialization import *  # noqa: F401,F403
 from .autograd import functional as _autograd_functional  # needs the ops above
 
 __version__ = "0.1.0"

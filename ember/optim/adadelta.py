@@ -1,0 +1,2 @@
+"""optim: adadelta."""
+__all__ = []

@@ -1,0 +1,2 @@
+"""optim: adamw."""
+__all__ = []

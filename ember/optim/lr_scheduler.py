@@ -1,0 +1,1 @@
+"""optim.lr_scheduler: learning-rate schedules."""

@@ -1,0 +1,2 @@
+"""optim: optimizer."""
+__all__ = []

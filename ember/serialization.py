@@ -1,0 +1,2 @@
+"""ember.save / ember.load in PyTorch's checkpoint format."""
+__all__ = []

@@ -1,0 +1,2 @@
+"""ember.utils: data loading and file formats."""
+from . import data
