@@ -56,18 +56,28 @@ def cat(tensors, dim=0, *, out=None):
     tensors = _tensor_list(tensors, "cat")
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
-    for i, t in enumerate(tensors):
-        if t._data.ndim == 0:
-            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be "
-                               "concatenated")
     arrays, dtype = _common_arrays(tensors)
     kept = [i for i, t in enumerate(tensors) if t._data.shape != (0,)]
     device = tensors[0]._device
     if not kept:
         result = make_tensor(device.xp.empty((0,), dtype.np_dtype), device)
         return _write_out(_record_cat(result, tensors, 0), out)
+    dim = wrap_dim(dim, tensors[kept[0]]._data.ndim or 1)
+    try:  # NumPy validates; PyTorch's messages are only worked out when it refuses
+        result = device.xp.concatenate([arrays[i] for i in kept], axis=dim)
+    except ValueError:
+        _check_cat_shapes(tensors, kept, dim)
+        raise
+    return _write_out(_record_cat(make_tensor(result, device), tensors, dim), out)
+
+
+def _check_cat_shapes(tensors, kept, dim):
+    """Raise PyTorch's error for tensors that cannot be concatenated along `dim`."""
+    for i, t in enumerate(tensors):
+        if t._data.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be "
+                               "concatenated")
     reference = tensors[kept[0]]._data.shape
-    dim = wrap_dim(dim, len(reference))
     for i in kept:
         shape = tensors[i]._data.shape
         if len(shape) != len(reference):
@@ -78,8 +88,6 @@ def cat(tensors, dim=0, *, out=None):
                 raise RuntimeError(f"Sizes of tensors must match except in dimension {dim}. "
                                    f"Expected size {expected} but got size {got} for tensor "
                                    f"number {i} in the list.")
-    result = device.xp.concatenate([arrays[i] for i in kept], axis=dim)
-    return _write_out(_record_cat(make_tensor(result, device), tensors, dim), out)
 
 
 def _record_cat(out, tensors, dim):

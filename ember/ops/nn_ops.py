@@ -37,7 +37,8 @@ def _shifted(xp, x, axis):
     """x minus its maximum along `axis` (a new array): the largest exponent becomes 0."""
     if x.size == 0:
         return x.copy()
-    return xp.asarray(x - xp.max(x, axis=axis, keepdims=True))  # 0-dim: NumPy gives a scalar
+    shifted = x - x.max(axis=axis, keepdims=True)
+    return xp.asarray(shifted) if x.ndim == 0 else shifted  # 0-dim: NumPy gives a scalar
 
 
 def softmax(input, dim, dtype=None):
@@ -47,7 +48,7 @@ def softmax(input, dim, dtype=None):
     values = _shifted(xp, x, axis)
     if values.size:
         xp.exp(values, out=values)
-        values /= xp.sum(values, axis=axis, keepdims=True)
+        values /= values.sum(axis=axis, keepdims=True)
     out = make_tensor(values.astype(input._data.dtype, copy=False), input._device)
     if grad_state.enabled and input._requires_grad:
         node = SoftmaxBackward0()
@@ -71,7 +72,7 @@ def log_softmax(input, dim, dtype=None):
     xp = input._device.xp
     values = _shifted(xp, x, axis)
     if values.size:
-        values -= xp.log(xp.sum(xp.exp(values), axis=axis, keepdims=True))
+        values -= xp.log(xp.exp(values).sum(axis=axis, keepdims=True))
     out = make_tensor(values.astype(input._data.dtype, copy=False), input._device)
     if grad_state.enabled and input._requires_grad:
         node = LogSoftmaxBackward0()

@@ -178,7 +178,10 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, **aliases):
         data = data.astype(dtype.np_dtype, copy=False)
     axes = _reduce_axes(input, dim)
     accumulate = _ACCUMULATE.get(data.dtype)
-    if data.size:
+    if data.size and accumulate is None:
+        # sum / count is what ndarray.mean computes, without its Python-level overhead.
+        result = data.sum(axis=axes, keepdims=keepdim) / _count(data.shape, axes)
+    elif data.size:
         result = data.mean(axis=axes, keepdims=keepdim, dtype=accumulate)
     else:   # NaN like PyTorch, without NumPy's "Mean of empty slice" warning
         result = data.sum(axis=axes, keepdims=keepdim) / 0

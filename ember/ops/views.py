@@ -66,16 +66,41 @@ def view(input, *shape):
     if len(shape) == 1 and isinstance(shape[0], _dtype.dtype):
         return _view_dtype(input, shape[0])
     data = input._data
-    shape = infer_size(_shape_arg(shape), data.size)
-    result = _viewed(data, shape, input._device.xp)
+    result = _contiguous_view(data, shape)
     if result is None:
-        raise RuntimeError(_errors.VIEW_NOT_COMPATIBLE)
+        shape = infer_size(_shape_arg(shape), data.size)
+        result = _viewed(data, shape, input._device.xp)
+        if result is None:
+            raise RuntimeError(_errors.VIEW_NOT_COMPATIBLE)
     out = make_view(result, input)
     if grad_state.enabled and input._requires_grad:
         node = ViewBackward0()
         node.shape = data.shape
         attach(out, node, input)
     return out
+
+
+def _contiguous_view(data, shape):
+    """The fast path: a C-contiguous array reshaped by NumPy, whose strides are PyTorch's.
+
+    None when the input is not contiguous or the shape needs checking (PyTorch's
+    messages then come from `infer_size`).
+    """
+    if len(shape) == 1:
+        shape = shape[0]
+        if shape.__class__ is int:
+            shape = (shape,)
+        elif shape.__class__ is not tuple and shape.__class__ is not Size:
+            return None
+    if not data.flags.c_contiguous or -1 in shape:
+        return None
+    for size in shape:
+        if size.__class__ is not int or size < 0:
+            return None
+    try:
+        return data.reshape(shape)
+    except ValueError:
+        return None
 
 
 _STRIDES_CACHE = {}
@@ -196,8 +221,10 @@ def _check_view_dtype(input, old, new):
 def reshape(input, *shape):
     """A view when the strides allow it, otherwise a contiguous copy (PyTorch's node chain)."""
     data = input._data
-    shape = infer_size(_shape_arg(shape), data.size)
-    result = _viewed(data, shape, input._device.xp)
+    result = _contiguous_view(data, shape)
+    if result is None:
+        shape = infer_size(_shape_arg(shape), data.size)
+        result = _viewed(data, shape, input._device.xp)
     if result is None:
         # PyTorch clones to contiguous memory, then views the copy: CloneBackward0 under
         # UnsafeViewBackward0.
