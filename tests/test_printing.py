@@ -4,7 +4,6 @@ Every case builds the same tensor in ember and torch from one NumPy array and
 compares `repr(ember_t)` with `repr(torch_t).replace("torch.", "ember.")`.
 """
 import doctest
-import time
 import warnings
 
 import ml_dtypes
@@ -414,14 +413,11 @@ def test_size_repr(torch):
         assert str(ember.tensor(ARRAYS[name]).shape) == expected
 
 
-def test_large_tensor_prints_fast():
-    """Summarised printing formats only the edges: a million elements print in milliseconds."""
+def test_large_tensor_is_summarised():
+    """Summarised printing formats only the edges (its speed is measured, not tested)."""
     x = ember.tensor(_normal((1000, 1000)))
-    start = time.perf_counter()
     text = repr(x)
-    elapsed = time.perf_counter() - start
     assert text.count("...") == 7  # one per printed row, one for the rows
-    assert elapsed < 0.1
 
 
 def test_full_profile_prints_everything(restore_options):
