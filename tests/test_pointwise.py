@@ -440,3 +440,19 @@ def test_erf_family_is_accurate_to_float64(torch):
     y = np.linspace(-0.999999, 0.999999, 4001)
     np.testing.assert_allclose(ember.erfinv(ember.tensor(y)).numpy(),
                                torch.erfinv(torch.tensor(y)).numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("alpha", [-0.1, 0.37, 3, -1e-3])
+@pytest.mark.parametrize("op", ["add", "sub"])
+def test_alpha_is_applied_as_torch_fused_multiply_add(torch, op, alpha):
+    """float32 a + alpha*b is rounded once with alpha in float32, bit for bit like torch
+    (optimizers call add_(grad, alpha=-lr) every step)."""
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal(20000).astype(np.float32)
+    b = rng.standard_normal(20000).astype(np.float32)
+    for other in (b, 2.5):
+        expected = getattr(torch.tensor(a), op)(
+            torch.tensor(other) if isinstance(other, np.ndarray) else other, alpha=alpha)
+        got = getattr(ember.tensor(a), op)(
+            ember.tensor(other) if isinstance(other, np.ndarray) else other, alpha=alpha)
+        np.testing.assert_array_equal(got.numpy(), expected.numpy())
