@@ -3,21 +3,33 @@ import contextlib
 import io
 import pathlib
 
+import pytest
+
 import ember
 
-SCRIPT = pathlib.Path(__file__).parent / "scripts" / "tensor_tutorial.py"
+SCRIPTS = pathlib.Path(__file__).parent / "scripts"
 
 
-def run_tutorial(lib):
+def run_tutorial(lib, name="tensor_tutorial.py"):
+    script = SCRIPTS / name
     output = io.StringIO()
     with contextlib.redirect_stdout(output):
-        exec(compile(SCRIPT.read_text(), str(SCRIPT), "exec"), {"torch": lib})
+        exec(compile(script.read_text(), str(script), "exec"), {"torch": lib})
     return output.getvalue()
 
 
-def test_tutorial_prints_what_torch_prints(torch):
-    got = run_tutorial(ember)
-    expected = run_tutorial(torch).replace("torch.", "ember.")
+@pytest.mark.parametrize("name", ["tensor_tutorial.py", "builders_guide.py"])
+def test_tutorial_prints_what_torch_prints(torch, name):
+    import sys  # noqa: PLC0415 - the scripts do `from torch import nn`
+    saved = sys.modules.get("torch")
+    sys.modules["torch"] = ember
+    sys.modules["torch.nn"] = ember.nn
+    try:
+        got = run_tutorial(ember, name)
+    finally:
+        sys.modules["torch"] = saved
+        sys.modules["torch.nn"] = saved.nn
+    expected = run_tutorial(torch, name).replace("torch.", "ember.")
     assert got.splitlines() == expected.splitlines()
 
 

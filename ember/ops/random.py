@@ -61,11 +61,11 @@ class _ZeroGradient(Node):
 
 
 # ================================================================ factories
-def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
-         pin_memory=False, requires_grad=False):
+def rand(*args, size=None, generator=None, out=None, dtype=None, layout=None,
+         device=None, pin_memory=False, requires_grad=False):
     """Uniform samples in [0, 1)."""
     check_out(out, "rand")
-    shape = size_arg(size, "rand")
+    shape = size_arg(args, "rand", size)
     dtype = _float_dtype(dtype)
     _require_floating(dtype, "check_uniform_bounds")
     dev = _resolve_device(device)
@@ -73,11 +73,11 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
     return finish(to_device(values, dev), dev, requires_grad)
 
 
-def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
-          pin_memory=False, requires_grad=False):
+def randn(*args, size=None, generator=None, out=None, dtype=None, layout=None,
+          device=None, pin_memory=False, requires_grad=False):
     """Standard normal samples."""
     check_out(out, "randn")
-    shape = size_arg(size, "randn")
+    shape = size_arg(args, "randn", size)
     dtype = _float_dtype(dtype)
     _require_floating(dtype, "normal_kernel_cpu")
     dev = _resolve_device(device)
