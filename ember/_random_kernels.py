@@ -120,6 +120,16 @@ _THREADS = min(4, os.cpu_count() or 1)
 _pool = None
 
 
+def _forget_pool():
+    """A forked child (e.g. a DataLoader worker) inherits the pool object but not its
+    threads; drop it so the child starts its own."""
+    global _pool
+    _pool = None
+
+
+os.register_at_fork(after_in_child=_forget_pool)
+
+
 def _worker_pool():
     """A few threads for the float32 normal kernel (NumPy releases the GIL in its loops)."""
     global _pool

@@ -1,0 +1,328 @@
+"""The iterators a DataLoader returns: one in the main process, one over worker processes.
+
+Multi-process loading, as in PyTorch: the main process sends (task, indices) to
+the workers round-robin through one index queue each, keeping at most
+`prefetch_factor * num_workers` tasks in flight; workers answer on a shared
+result queue; answers arriving out of order wait in `_task_info` until their
+turn, so batches come out in sampler order. Every wait on the result queue is
+bounded: a dead worker raises "DataLoader worker (pid(s) ...) exited
+unexpectedly", a `timeout` raises "DataLoader timed out after ... seconds", and an
+exception in a worker is re-raised in the main process with the worker's
+traceback. Workers stop when the iterator is exhausted (unless persistent), is
+garbage-collected, or the main process dies.
+"""
+import itertools
+import multiprocessing
+import pickle
+import queue
+import sys
+import warnings
+
+from ... import cuda
+from ..._dtype import int64
+from ...ops.creation import empty
+from . import _utils
+from ._utils import ExceptionWrapper
+from ._utils.fetch import _DatasetKind
+from ._utils.worker import _IterableDatasetStopIteration, _ResumeIteration, _worker_loop
+
+
+class _BaseDataLoaderIter:
+    def __init__(self, loader):
+        self._dataset = loader.dataset
+        self._dataset_kind = loader._dataset_kind
+        self._IterableDataset_len_called = loader._IterableDataset_len_called
+        self._auto_collation = loader._auto_collation
+        self._drop_last = loader.drop_last
+        self._index_sampler = loader._index_sampler
+        self._num_workers = loader.num_workers
+        self._pin_memory = False  # nothing to pin into: ember tensors have no pinned memory
+        _warn_pin_memory(loader)
+        self._timeout = loader.timeout
+        self._collate_fn = loader.collate_fn
+        self._sampler_iter = iter(self._index_sampler)
+        # Drawn even without workers, as PyTorch does: it advances the generator.
+        self._base_seed = int(empty((), dtype=int64).random_(generator=loader.generator).item())
+        self._persistent_workers = loader.persistent_workers
+        self._num_yielded = 0
+
+    def __iter__(self):
+        return self
+
+    def _reset(self, loader, first_iter=False):
+        self._sampler_iter = iter(self._index_sampler)
+        self._num_yielded = 0
+        self._IterableDataset_len_called = loader._IterableDataset_len_called
+
+    def _next_index(self):
+        return next(self._sampler_iter)  # may raise StopIteration
+
+    def _next_data(self):
+        raise NotImplementedError
+
+    def __next__(self):
+        data = self._next_data()
+        self._num_yielded += 1
+        if (self._dataset_kind == _DatasetKind.Iterable
+                and self._IterableDataset_len_called is not None
+                and self._num_yielded > self._IterableDataset_len_called):
+            warnings.warn(self._overrun_message(), stacklevel=2)
+        return data
+
+    def _overrun_message(self):
+        message = (f"Length of IterableDataset {self._dataset} was reported to be "
+                   f"{self._IterableDataset_len_called}(when accessing len(dataloader)), but "
+                   f"{self._num_yielded} samples have been fetched. ")
+        if self._num_workers > 0:
+            message += ("For multiprocessing data-loading, this could be caused by not properly "
+                        "configuring the IterableDataset replica at each worker. Please see "
+                        "https://pytorch.org/docs/stable/data.html#torch.utils.data."
+                        "IterableDataset for examples.")
+        return message
+
+    def __len__(self):
+        return len(self._index_sampler)
+
+    def __getstate__(self):
+        raise NotImplementedError("{} cannot be pickled", self.__class__.__name__)
+
+
+def _warn_pin_memory(loader):
+    if loader.pin_memory and loader.pin_memory_device:
+        warnings.warn("pin_memory_device is deprecated, the current accelerator will be used as "
+                      f"the device,ignore pin_memory_device='{loader.pin_memory_device}'.",
+                      stacklevel=3)
+    if loader.pin_memory and not cuda.is_available():
+        warnings.warn("'pin_memory' argument is set as true but no accelerator is found, then "
+                      "device pinned memory won't be used.", stacklevel=3)
+
+
+class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
+    def __init__(self, loader):
+        super().__init__(loader)
+        if self._timeout != 0:
+            raise AssertionError("_SingleProcessDataLoaderIter requires timeout == 0")
+        self._dataset_fetcher = _DatasetKind.create_fetcher(
+            self._dataset_kind, self._dataset, self._auto_collation, self._collate_fn,
+            self._drop_last)
+
+    def _next_data(self):
+        index = self._next_index()  # may raise StopIteration
+        return self._dataset_fetcher.fetch(index)  # may raise StopIteration
+
+
+_PICKLE_ADVICE = (
+    "Got pickle error when attempting to start a worker Process. This might be because the "
+    "worker Process arguments are not picklable. Python 3.14+ changed the multiprocessing start "
+    "method in non-Mac POSIX platforms to 'forkserver', which requires the worker Process "
+    "arguments to be picklable. You can also try multiprocessing.set_start_method('fork').")
+
+
+def _default_context():
+    """fork on Linux (workers inherit the dataset without pickling), else the default."""
+    if sys.platform.startswith("linux"):
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context()
+
+
+class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
+    """Iterates once over the dataset (or once per epoch, with persistent workers)."""
+
+    def __init__(self, loader):
+        super().__init__(loader)
+        self._prefetch_factor = loader.prefetch_factor
+        self._in_order = loader.in_order
+        if self._prefetch_factor <= 0:
+            raise AssertionError("prefetch_factor must be greater than 0 for "
+                                 "MultiProcessingDataLoaderIter")
+        context = loader.multiprocessing_context or _default_context()
+        self._worker_init_fn = loader.worker_init_fn
+        self._worker_result_queue = context.Queue()
+        self._data_queue = self._worker_result_queue
+        self._shutdown = False
+        self._workers_done_event = context.Event()
+        self._index_queues = []
+        self._workers = []
+        self._workers_status = [True] * self._num_workers  # for a shutdown before _reset
+        for worker_id in range(self._num_workers):
+            self._start_worker(context, worker_id)
+        self._reset(loader, first_iter=True)
+
+    def _start_worker(self, context, worker_id):
+        index_queue = context.Queue()
+        index_queue.cancel_join_thread()  # never block exit on tasks no worker will read
+        worker = context.Process(
+            target=_worker_loop,
+            args=(self._dataset_kind, self._dataset, index_queue, self._worker_result_queue,
+                  self._workers_done_event, self._auto_collation, self._collate_fn,
+                  self._drop_last, self._base_seed, self._worker_init_fn, worker_id,
+                  self._num_workers, self._persistent_workers))
+        worker.daemon = True
+        try:
+            worker.start()
+        except (TypeError, AttributeError, pickle.PicklingError):
+            warnings.warn(_PICKLE_ADVICE, stacklevel=4)
+            raise
+        self._index_queues.append(index_queue)
+        self._workers.append(worker)
+
+    def _reset(self, loader, first_iter=False):
+        super()._reset(loader, first_iter)
+        self._send_idx = 0  # the next task to send
+        self._rcvd_idx = 0  # the next task to return
+        # task -> (worker_id,) while outstanding, (worker_id, data) once arrived early
+        self._task_info = {}
+        self._tasks_outstanding = 0
+        self._workers_status = [True] * self._num_workers
+        self._workers_num_tasks = [0] * self._num_workers
+        self._worker_queue_idx_cycle = itertools.cycle(range(self._num_workers))
+        if not first_iter:
+            self._resume_workers()
+        for _ in range(self._prefetch_factor * self._num_workers):
+            self._try_put_index()
+
+    def _resume_workers(self):
+        """Start a new epoch on persistent workers and wait until each has acknowledged."""
+        for index_queue in self._index_queues:
+            index_queue.put(_ResumeIteration())
+        pending = self._num_workers
+        while pending > 0:
+            task, _ = self._get_data()
+            if isinstance(task, _ResumeIteration):
+                pending -= 1
+
+    def _try_get_data(self, timeout=None):
+        """(True, message), or (False, None) when nothing arrived within `timeout` while
+        every worker is still alive."""
+        if timeout is None:
+            timeout = _utils.MP_STATUS_CHECK_INTERVAL
+        try:
+            return True, self._data_queue.get(timeout=timeout)
+        except queue.Empty as error:
+            failed = [(worker_id, worker) for worker_id, worker in enumerate(self._workers)
+                      if self._workers_status[worker_id] and not worker.is_alive()]
+            for worker_id, _ in failed:
+                self._mark_worker_as_unavailable(worker_id)
+            if failed:
+                pids = ", ".join(str(worker.pid) for _, worker in failed)
+                raise RuntimeError(f"DataLoader worker (pid(s) {pids}) exited unexpectedly") \
+                    from error
+            return False, None
+
+    def _get_data(self):
+        if self._timeout > 0:
+            success, data = self._try_get_data(self._timeout)
+            if success:
+                return data
+            raise RuntimeError(f"DataLoader timed out after {self._timeout} seconds")
+        while True:
+            success, data = self._try_get_data()
+            if success:
+                return data
+
+    def _next_data(self):
+        while True:
+            if not self._advance_to_pending_task():
+                if not self._persistent_workers:
+                    self._shutdown_workers()
+                raise StopIteration
+            if len(self._task_info[self._rcvd_idx]) == 2:  # arrived early, waiting its turn
+                worker_id, data = self._task_info.pop(self._rcvd_idx)
+                self._rcvd_idx += 1
+                return self._process_data(data, worker_id)
+            if self._shutdown or self._tasks_outstanding <= 0:
+                raise AssertionError("Invalid iterator state: shutdown or no outstanding tasks "
+                                     "when fetching next data")
+            task, data = self._get_data()
+            self._tasks_outstanding -= 1
+            if isinstance(data, _IterableDatasetStopIteration):
+                self._retire_worker(data.worker_id)
+                continue
+            if task == self._rcvd_idx or not self._in_order:
+                worker_id = self._task_info.pop(task)[0]
+                self._rcvd_idx += task == self._rcvd_idx
+                return self._process_data(data, worker_id)
+            self._task_info[task] += (data,)
+
+    def _advance_to_pending_task(self):
+        """Skip tasks that will never be answered (their worker's stream ended); False when
+        no task is left."""
+        while self._rcvd_idx < self._send_idx:
+            info = self._task_info.get(self._rcvd_idx)
+            if info:
+                if len(info) == 2 or self._workers_status[info[0]]:
+                    return True
+                del self._task_info[self._rcvd_idx]
+            self._rcvd_idx += 1
+        return False
+
+    def _retire_worker(self, worker_id):
+        """An iterable dataset's copy in this worker is spent: send it no more tasks."""
+        if self._persistent_workers:
+            self._workers_status[worker_id] = False
+        else:
+            self._mark_worker_as_unavailable(worker_id)
+        self._try_put_index()
+
+    def _try_put_index(self):
+        max_tasks = self._prefetch_factor * self._num_workers
+        if self._tasks_outstanding >= max_tasks:
+            raise AssertionError("Number of outstanding tasks exceeded maximum allowed tasks")
+        try:
+            index = self._next_index()
+        except StopIteration:
+            return
+        worker_id = self._next_active_worker(max_tasks)
+        if worker_id is None:
+            return
+        self._index_queues[worker_id].put((self._send_idx, index))
+        self._task_info[self._send_idx] = (worker_id,)
+        self._workers_num_tasks[worker_id] += 1
+        self._tasks_outstanding += 1
+        self._send_idx += 1
+
+    def _next_active_worker(self, max_tasks):
+        for _ in range(self._num_workers):
+            worker_id = next(self._worker_queue_idx_cycle)
+            if self._workers_status[worker_id] and (
+                    self._in_order or self._workers_num_tasks[worker_id]
+                    < max_tasks // sum(self._workers_status)):
+                return worker_id
+        return None
+
+    def _process_data(self, data, worker_id):
+        self._workers_num_tasks[worker_id] -= 1
+        self._try_put_index()
+        if isinstance(data, ExceptionWrapper):
+            data.reraise()
+        return data
+
+    def _mark_worker_as_unavailable(self, worker_id):
+        """Tell one worker to stop (None on its queue) and send it nothing more."""
+        self._index_queues[worker_id].put(None)
+        self._workers_status[worker_id] = False
+
+    def _shutdown_workers(self):
+        """Stop every worker: done event, a None to each, a bounded join, then terminate."""
+        if _utils is None or _utils.python_exit_status is not False or self._shutdown:
+            return
+        self._shutdown = True
+        try:
+            self._workers_done_event.set()
+            for worker_id in range(len(self._workers)):
+                if self._persistent_workers or self._workers_status[worker_id]:
+                    self._mark_worker_as_unavailable(worker_id)
+            for worker in self._workers:
+                worker.join(timeout=_utils.MP_STATUS_CHECK_INTERVAL)
+            for index_queue in self._index_queues:
+                index_queue.cancel_join_thread()
+                index_queue.close()
+        finally:
+            for worker in self._workers:
+                if worker.is_alive():
+                    worker.terminate()
+                    worker.join(timeout=_utils.MP_STATUS_CHECK_INTERVAL)
+
+    def __del__(self):
+        if hasattr(self, "_workers"):
+            self._shutdown_workers()
