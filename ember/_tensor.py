@@ -402,11 +402,11 @@ class Tensor:
     def __array__(self, dtype=None, copy=None):
         return _interop.array(self, dtype, copy)
 
-    def __dlpack__(self, *args, **kwargs):
-        return self._data.__dlpack__(*args, **kwargs)
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        return _dlpack.dlpack(self, stream, max_version, dl_device, copy)
 
     def __dlpack_device__(self):
-        return self._data.__dlpack_device__()
+        return _dlpack.dlpack_device(self)
 
     def __deepcopy__(self, memo):
         return _conversion.deepcopy(self, memo)
@@ -1583,7 +1583,7 @@ def _address(array):
 
 
 # The op families, imported once, after Tensor exists (they build Tensors).
-from . import _tensor_str  # noqa: E402
+from . import _dlpack, _tensor_str  # noqa: E402
 from .autograd import api as _autograd_api  # noqa: E402
 from .ops import conversion as _conversion  # noqa: E402
 from .ops import creation as _creation  # noqa: E402

@@ -1,0 +1,247 @@
+"""Reading a checkpoint's storages and placing them where `map_location` says.
+
+`load_zip` reads the format torch has written since 1.6; `load_legacy` the older
+stream of pickles followed by raw storages. Both resolve each persistent storage
+id once (tensors sharing it share memory again) and validate it against the bytes
+actually present before allocating anything.
+"""
+import io
+import struct
+import sys
+from pickle import UnpicklingError
+
+from .. import cuda
+from .._backend import numpy as np
+from .._device import CPU, device, resolve as _resolve_device
+from .._tensor import Tensor, make_tensor
+from . import names
+from .unpickler import WeightsUnpickler, full_unpickler
+
+__all__ = []
+
+MAGIC_NUMBER = 0x1950A86A20F9469CFC6C
+PROTOCOL_VERSION = 1001
+
+_NO_CUDA = ("Attempting to deserialize object on a CUDA device but torch.cuda.is_available() "
+            "is False. If you are running on a CPU-only machine, please use torch.load with "
+            "map_location=torch.device('cpu') to map your storages to the CPU.")
+
+
+# ---------------------------------------------------------------- map_location
+def restorer(map_location):
+    """restore(host bytes, dtype, location tag) -> LoadedStorage, as map_location directs."""
+    if map_location is None:
+        return _restore
+    if isinstance(map_location, dict):
+        return lambda raw, dtype, tag: _restore(raw, dtype, _tag(map_location.get(tag, tag)))
+    if isinstance(map_location, (str, bytes, device)):
+        target = _tag(map_location)
+        return lambda raw, dtype, tag: _restore(raw, dtype, target)
+    return lambda raw, dtype, tag: _restore_with(map_location, raw, dtype, tag)
+
+
+def _tag(location):
+    return location.decode("ascii") if isinstance(location, bytes) else str(location)
+
+
+def _restore(raw, dtype, tag):
+    target = _target_device(tag)
+    typed = raw.view(dtype.np_dtype)
+    if target is CPU:
+        return names.LoadedStorage(typed, CPU)
+    return names.LoadedStorage(target.xp.asarray(typed), target)
+
+
+def _restore_with(map_location, raw, dtype, tag):
+    """A callable map_location gets the storage (a CPU uint8 tensor here) and its tag."""
+    result = map_location(make_tensor(raw, CPU), tag)
+    if result is None:
+        return _restore(raw, dtype, tag)
+    if not isinstance(result, Tensor):
+        raise TypeError("map_location must return None or a storage (an ember tensor), not "
+                        f"{type(result).__name__}")
+    array = result._data.reshape(-1).view(np.uint8)
+    return names.LoadedStorage(array.view(dtype.np_dtype), result._device)
+
+
+def _target_device(tag):
+    if tag == "cpu":
+        return CPU
+    try:
+        target = device(tag)
+    except (RuntimeError, TypeError):
+        target = None
+    if target is None or target.type != "cuda":
+        raise RuntimeError("don't know how to restore data location of "
+                           f"torch.storage.UntypedStorage (tagged with {tag})")
+    if not cuda.is_available():
+        raise RuntimeError(_NO_CUDA)
+    count = cuda.device_count()
+    if (target.index or 0) >= count:
+        raise RuntimeError(f"Attempting to deserialize object on CUDA device {target.index} "
+                           f"but torch.cuda.device_count() is {count}. Please use torch.load "
+                           "with map_location to map your storages to an existing device.")
+    return _resolve_device(target)
+
+
+# ---------------------------------------------------------------- unpickling
+def unpickle(data, persistent_load, weights_only, pickle_module, load_args, start=0):
+    """(object, end position) of the pickle starting at data[start]."""
+    if weights_only:
+        unpickler = WeightsUnpickler(data, persistent_load, load_args.get("encoding", "utf-8"),
+                                     start)
+        return unpickler.load(), unpickler.pos
+    stream = io.BytesIO(data)
+    stream.seek(start)
+    unpickler = full_unpickler(pickle_module, stream, persistent_load, **load_args)
+    return unpickler.load(), stream.tell()
+
+
+def _storage_id(saved_id, size):
+    """Validate a persistent id's fields: (storage type, key, location tag, numel)."""
+    if type(saved_id) is not tuple or len(saved_id) != size or _tag(saved_id[0]) != "storage":
+        raise UnpicklingError(f"invalid storage reference in checkpoint: {saved_id!r:.100}")
+    storage_type, key, location, numel = saved_id[1:5]
+    if (type(storage_type) is not names.StorageType or type(key) not in (str, int)
+            or not isinstance(location, (str, bytes)) or type(numel) is not int or numel < 0):
+        raise UnpicklingError(f"invalid storage reference in checkpoint: {saved_id!r:.100}")
+    return storage_type.dtype, str(key), _tag(location), numel
+
+
+def load_zip(archive, map_location, weights_only, pickle_module, load_args):
+    """The object in a zip checkpoint."""
+    if archive.has_record("constants.pkl"):
+        raise RuntimeError("ember.load cannot load TorchScript archives (this file was "
+                           "written by torch.jit.save)")
+    swap = _byteorder(archive) != sys.byteorder
+    restore = restorer(map_location)
+    loaded = {}
+
+    def persistent_load(saved_id):
+        dtype, key, location, numel = _storage_id(saved_id, 5)
+        storage = loaded.get(key)
+        if storage is None:
+            nbytes = numel * dtype.itemsize
+            raw = archive.read_storage(f"data/{key}", nbytes)
+            if swap and dtype.itemsize > 1:
+                raw.view(dtype.np_dtype).byteswap(inplace=True)
+            storage = loaded[key] = restore(raw, dtype, location)
+        return storage.as_dtype(dtype)
+
+    data = archive.get_record("data.pkl")
+    return unpickle(data, persistent_load, weights_only, pickle_module, load_args)[0]
+
+
+def _byteorder(archive):
+    if not archive.has_record("byteorder"):
+        return "little"
+    order = archive.get_record("byteorder")
+    if order not in (b"little", b"big"):
+        raise ValueError("Unknown endianness type: " + order.decode("utf-8", "replace"))
+    return order.decode()
+
+
+def load_legacy(data, map_location, weights_only, pickle_module, load_args):
+    """The object in a pre-1.6 checkpoint: magic, protocol, sys info, object, keys, data."""
+    stream = _PickleStream(data, weights_only, pickle_module, load_args)
+    magic = stream.next()
+    if type(magic) is not int or magic != MAGIC_NUMBER:
+        raise RuntimeError("Invalid magic number; corrupt file?")
+    protocol = stream.next()
+    if type(protocol) is not int or protocol != PROTOCOL_VERSION:
+        raise RuntimeError(f"Invalid protocol version: {protocol!r:.50}")
+    sys_info = stream.next()
+    little = sys_info.get("little_endian", True) if isinstance(sys_info, dict) else True
+    storages = _LegacyStorages(data, restorer(map_location), weights_only)
+    result = stream.next(storages.persistent_load)
+    keys = stream.next()
+    storages.fill(keys, stream.pos, little != (sys.byteorder == "little"))
+    return result
+
+
+class _PickleStream:
+    """Consecutive pickles in one buffer, as the legacy format lays them out."""
+
+    def __init__(self, data, weights_only, pickle_module, load_args):
+        self.data = data
+        self.pos = 0
+        self.options = (weights_only, pickle_module, load_args)
+
+    def next(self, persistent_load=None):
+        value, self.pos = unpickle(self.data, persistent_load or _no_persistent_ids,
+                                   *self.options, start=self.pos)
+        return value
+
+
+def _no_persistent_ids(saved_id):
+    raise UnpicklingError("unexpected persistent id in checkpoint header")
+
+
+class _LegacyStorages:
+    """Storages of a legacy checkpoint: allocated while unpickling, filled after."""
+
+    def __init__(self, data, restore, weights_only):
+        self.data = data
+        self.restore = restore
+        self.weights_only = weights_only
+        self.roots = {}  # key -> (host array, LoadedStorage)
+        self.views = {}
+
+    def persistent_load(self, saved_id):
+        if type(saved_id) is tuple and saved_id and saved_id[0] == "module":
+            if self.weights_only or len(saved_id) < 2:
+                raise UnpicklingError("Only persistent_load of storage is allowed, but got "
+                                      "'module'")
+            return saved_id[1]
+        dtype, key, location, numel = _storage_id(saved_id, 6)
+        root = self.roots.get(key)
+        if root is None:
+            nbytes = numel * dtype.itemsize
+            if nbytes > len(self.data):
+                raise RuntimeError(f"storage {key} of {nbytes} bytes cannot fit in a "
+                                   f"checkpoint of {len(self.data)} bytes; the file is corrupted")
+            host = np.zeros(nbytes, np.uint8)
+            root = self.roots[key] = (host, self.restore(host, dtype, location))
+        storage = root[1].as_dtype(dtype)
+        view = saved_id[5]
+        if view is None:
+            return storage
+        return self._view(storage, view)
+
+    def _view(self, storage, view):
+        if type(view) is not tuple or len(view) != 3:
+            raise UnpicklingError(f"invalid storage view in checkpoint: {view!r:.100}")
+        view_key, offset, size = view
+        found = self.views.get(view_key)
+        if found is None:
+            if (type(offset) is not int or type(size) is not int or offset < 0 or size < 0
+                    or offset + size > storage.array.size):
+                raise RuntimeError(f"storage view {view!r:.100} out of bounds in checkpoint")
+            found = names.LoadedStorage(storage.array[offset:offset + size], storage.device)
+            self.views[view_key] = found
+        return found
+
+    def fill(self, keys, pos, swap):
+        """Copy each storage's bytes (an int64 element count, then the data) into place."""
+        if not isinstance(keys, list):
+            raise RuntimeError("invalid storage key list in checkpoint; the file is corrupted")
+        for key in keys:
+            root = self.roots.get(str(key))
+            if root is None:
+                raise RuntimeError(f"storage key {key!r:.50} not found in checkpoint")
+            host, storage = root
+            itemsize = storage.array.itemsize
+            header = self.data[pos:pos + 8]
+            if len(header) != 8 or struct.unpack("<q", header)[0] * itemsize != host.size:
+                raise RuntimeError(f"storage {key} has the wrong size in checkpoint; the file "
+                                   "is corrupted")
+            chunk = self.data[pos + 8:pos + 8 + host.size]
+            if len(chunk) != host.size:
+                raise RuntimeError("checkpoint is truncated")
+            host[:] = np.frombuffer(chunk, np.uint8)
+            if swap and itemsize > 1:
+                host.view(storage.array.dtype).byteswap(inplace=True)
+            target = storage.array
+            if not (isinstance(target, np.ndarray) and np.may_share_memory(target, host)):
+                target[...] = storage.device.xp.asarray(host.view(target.dtype))
+            pos += 8 + host.size

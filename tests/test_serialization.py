@@ -1,0 +1,651 @@
+"""ember.save / ember.load: PyTorch's checkpoint format, both ways, and hostile input.
+
+Checkpoints go ember -> file -> ember, ember -> torch.load and torch.save -> ember.load,
+comparing values, dtypes, strides, storage offsets and memory sharing. Damaged and
+malicious files must end in clean exceptions with torch's messages.
+"""
+import collections
+import io
+import os
+import pickle
+import random
+import signal
+import struct
+import zipfile
+
+import numpy as np
+import pytest
+
+import ember
+from tests.oracle import to_numpy
+
+DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
+          "float64"]
+SHAPES = [(), (0,), (3,), (2, 3), (2, 0, 4), (1, 2, 3, 2)]
+CLEAN_ERRORS = (RuntimeError, pickle.UnpicklingError, EOFError, ValueError, zipfile.BadZipFile)
+
+
+def sample(dtype, shape, seed=0):
+    """A deterministic ember tensor of `dtype` (a name) and `shape`."""
+    values = np.random.default_rng(seed).uniform(-50, 50, shape)
+    if dtype == "bool":
+        values = values > 0
+    elif dtype.startswith(("uint", "int")):
+        values = np.abs(values) if dtype == "uint8" else values
+        values = values.astype(np.int64)
+    return ember.tensor(values.tolist() if shape else values.item(), dtype=getattr(ember, dtype))
+
+
+def roundtrip(obj, **load_kwargs):
+    buffer = io.BytesIO()
+    ember.save(obj, buffer)
+    buffer.seek(0)
+    return ember.load(buffer, **load_kwargs)
+
+
+def torch_roundtrip(torch, obj, **load_kwargs):
+    """ember.save -> torch.load."""
+    buffer = io.BytesIO()
+    ember.save(obj, buffer)
+    buffer.seek(0)
+    return torch.load(buffer, **load_kwargs)
+
+
+def from_torch(torch, obj, **save_kwargs):
+    """torch.save -> ember.load."""
+    buffer = io.BytesIO()
+    torch.save(obj, buffer, **save_kwargs)
+    buffer.seek(0)
+    return ember.load(buffer)
+
+
+def assert_tensor_matches(got, expected):
+    """Same class kind, dtype, shape, strides, offset, requires_grad and values."""
+    assert str(got.dtype).split(".")[1] == str(expected.dtype).split(".")[1]
+    assert tuple(got.shape) == tuple(expected.shape)
+    assert tuple(got.stride()) == tuple(expected.stride())
+    assert got.storage_offset() == expected.storage_offset()
+    assert got.requires_grad == expected.requires_grad
+    assert (type(got).__name__ == "Parameter") == (type(expected).__name__ == "Parameter")
+    np.testing.assert_array_equal(to_numpy(got), to_numpy(expected))
+
+
+def assert_same_structure(got, expected, path="obj"):
+    """Containers, scalars, dtypes and tensors alike on both sides (ember vs ember or torch)."""
+    if hasattr(expected, "stride") and hasattr(expected, "dtype"):
+        assert_tensor_matches(got, expected)
+    elif isinstance(expected, dict):
+        assert type(got).__name__ == type(expected).__name__, path
+        assert list(got) == list(expected), path
+        for key in expected:
+            assert_same_structure(got[key], expected[key], f"{path}[{key!r}]")
+    elif isinstance(expected, (list, tuple)) and type(expected).__name__ != "Size":
+        assert type(got) is type(expected) and len(got) == len(expected), path
+        for i, (g, e) in enumerate(zip(got, expected)):
+            assert_same_structure(g, e, f"{path}[{i}]")
+    elif type(expected).__module__.startswith(("torch", "ember")):
+        assert str(got).replace("ember", "torch") == str(expected).replace("ember", "torch")
+        assert type(got).__name__ == type(expected).__name__, path
+    else:
+        assert type(got) is type(expected) and got == expected, path
+
+
+def shares_memory(a, b):
+    return np.shares_memory(a._data, b._data)
+
+
+# ================================================================ ember -> ember
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", SHAPES)
+def test_roundtrip_every_dtype_and_shape(dtype, shape):
+    tensor = sample(dtype, shape)
+    loaded = roundtrip(tensor)
+    assert type(loaded) is ember.Tensor
+    assert_tensor_matches(loaded, tensor)
+    assert not shares_memory(loaded, tensor)
+
+
+def test_views_sharing_storage_stay_shared_with_offsets_and_strides():
+    base = ember.arange(24.0).reshape(4, 6)
+    views = {"base": base, "row": base[2], "col": base[:, 3], "t": base.t(),
+             "block": base[1:3, 2:5], "flat": base.view(-1)[5:17:3]}
+    loaded = roundtrip(views)
+    for name, view in views.items():
+        assert_tensor_matches(loaded[name], view)
+    loaded["base"][2, 3] = -1.0
+    assert loaded["row"][3].item() == -1.0 and loaded["col"][2].item() == -1.0
+    assert loaded["t"][3, 2].item() == -1.0
+    assert all(loaded[name]._storage is loaded["base"]._storage for name in views)
+
+
+def test_a_view_saved_alone_keeps_its_whole_storage():
+    base = ember.arange(10, dtype=ember.int32)
+    loaded = roundtrip(base[4:7])
+    assert loaded.storage_offset() == 4 and loaded.tolist() == [4, 5, 6]
+
+
+def test_the_same_tensor_twice_loads_as_one_object():
+    t = ember.ones(3)
+    loaded = roundtrip({"a": t, "b": [t, (t,)]})
+    assert loaded["a"] is loaded["b"][0] is loaded["b"][1][0]
+
+
+def test_parameters_requires_grad_and_non_leaves():
+    param = ember.nn.Parameter(ember.randn(2, 3))
+    frozen = ember.nn.Parameter(ember.randn(2), requires_grad=False)
+    leaf = ember.ones(2, requires_grad=True)
+    non_leaf = leaf * 2
+    loaded = roundtrip([param, frozen, leaf, non_leaf])
+    assert type(loaded[0]) is ember.nn.Parameter and loaded[0].requires_grad
+    assert type(loaded[1]) is ember.nn.Parameter and not loaded[1].requires_grad
+    assert loaded[2].requires_grad and loaded[2].is_leaf
+    assert loaded[3].requires_grad and loaded[3].is_leaf  # as torch: values, not history
+    np.testing.assert_array_equal(loaded[0].detach().numpy(), param.detach().numpy())
+
+
+def test_parameter_attributes_round_trip():
+    param = ember.nn.Parameter(ember.ones(2))
+    param.tag = "encoder"
+    assert roundtrip(param).tag == "encoder"
+
+
+def test_nested_containers_and_plain_values():
+    obj = {"list": [1, 2.5, "x", None, True], "tuple": (b"raw", bytearray(b"ab"), 3 + 4j),
+           "set": {1, 2}, "int keys": {0: "a", 7: {"deep": [ember.zeros(1)]}},
+           "dtypes": [ember.float32, ember.bfloat16, ember.int64, ember.bool],
+           "device": ember.device("cpu"), "size": ember.Size([2, 3]), "big": 2 ** 80,
+           "ordered": collections.OrderedDict(b=1, a=2), "counter": collections.Counter("aab")}
+    loaded = roundtrip(obj)
+    assert_same_structure(loaded, obj)
+    assert loaded["dtypes"][1] is ember.bfloat16 and type(loaded["size"]) is ember.Size
+    assert loaded["device"] is ember.device("cpu")
+
+
+def test_save_to_a_path_names_the_archive_after_the_file(tmp_path):
+    path = tmp_path / "model.ckpt.pt"
+    ember.save({"w": ember.ones(2)}, path)
+    names = zipfile.ZipFile(path).namelist()
+    assert names[0] == "model.ckpt/data.pkl" and "model.ckpt/data/0" in names
+    assert ember.load(str(path))["w"].tolist() == [1.0, 1.0]
+
+
+def test_records_are_aligned_to_64_bytes():
+    buffer = io.BytesIO()
+    ember.save([ember.ones(3), ember.arange(5), ember.tensor(True)], buffer)
+    archive = zipfile.ZipFile(buffer)
+    data = buffer.getvalue()
+    for info in archive.infolist():
+        header = data[info.header_offset:info.header_offset + 30]
+        name_length, extra_length = struct.unpack("<HH", header[26:30])
+        assert (info.header_offset + 30 + name_length + extra_length) % 64 == 0
+        assert info.compress_type == zipfile.ZIP_STORED
+
+
+def test_pickle_protocols_and_legacy_format_round_trip():
+    obj = {"w": ember.arange(6.0).reshape(2, 3), "v": ember.tensor([1, 2], dtype=ember.int16)}
+    obj["view"] = obj["w"][1]
+    for kwargs in ({"pickle_protocol": 4}, {"pickle_protocol": 5},
+                   {"_use_new_zipfile_serialization": False}):
+        buffer = io.BytesIO()
+        ember.save(obj, buffer, **kwargs)
+        buffer.seek(0)
+        loaded = ember.load(buffer)
+        assert_same_structure(loaded, obj)
+
+
+def test_mmap_loading_maps_the_file(tmp_path):
+    path = str(tmp_path / "w.pt")
+    ember.save({"w": ember.arange(100.0)}, path)
+    loaded = ember.load(path, mmap=True)
+    assert isinstance(loaded["w"]._storage.root, np.memmap)
+    loaded["w"][0] = 5.0  # copy-on-write: the file is untouched
+    assert ember.load(path)["w"][0].item() == 0.0
+
+
+def test_map_location_forms():
+    obj = {"a": ember.arange(4.0), "b": ember.ones(2, dtype=ember.int64)}
+    for location in (None, "cpu", b"cpu", ember.device("cpu"), {"cpu": "cpu"}):
+        assert_same_structure(roundtrip(obj, map_location=location), obj)
+    seen = []
+
+    def keep_on_cpu(storage, location):
+        seen.append((storage.dtype, location))
+        return storage
+    assert_same_structure(roundtrip(obj, map_location=keep_on_cpu), obj)
+    assert seen == [(ember.uint8, "cpu"), (ember.uint8, "cpu")]
+    assert_same_structure(roundtrip(obj, map_location=lambda storage, location: None), obj)
+
+
+def test_map_location_errors_match_torch(torch):
+    for location in ("xyz", "meta:1"):
+        with pytest.raises(RuntimeError) as ours:
+            roundtrip(ember.ones(1), map_location=location)
+        with pytest.raises(RuntimeError) as theirs:
+            torch_roundtrip(torch, ember.ones(1), map_location=location)
+        if location == "xyz":
+            assert str(ours.value) == str(theirs.value)
+    if not ember.cuda.is_available():
+        with pytest.raises(RuntimeError, match="torch.cuda.is_available\\(\\) is False"):
+            roundtrip(ember.ones(1), map_location="cuda:0")
+
+
+# ================================================================ ember -> torch
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_torch_loads_every_dtype(torch, dtype):
+    tensors = [sample(dtype, shape, seed) for seed, shape in enumerate(SHAPES)]
+    for weights_only in (True, False):
+        loaded = torch_roundtrip(torch, tensors, weights_only=weights_only)
+        for got, expected in zip(loaded, tensors):
+            assert_tensor_matches(expected, got)
+
+
+def test_torch_sees_shared_storage_offsets_and_strides(torch):
+    base = ember.arange(24.0).reshape(4, 6)
+    obj = {"base": base, "t": base.t(), "block": base[1:3, 2:5], "row": base[3]}
+    loaded = torch_roundtrip(torch, obj)
+    for name in obj:
+        assert_tensor_matches(obj[name], loaded[name])
+    pointers = {loaded[name].untyped_storage().data_ptr() for name in obj}
+    assert len(pointers) == 1
+    loaded["base"][3, 1] = 100.0
+    assert loaded["row"][1].item() == 100.0
+
+
+def test_ember_checkpoint_is_byte_identical_to_torch_except_its_id(torch, tmp_path):
+    """Same pickle, same records, same padding: only the random serialization id differs."""
+    def build(lib):
+        w = lib.arange(6.0).reshape(2, 3)
+        return collections.OrderedDict(
+            [("w", w), ("row", w[1]), ("flag", lib.tensor(True)),
+             ("p", lib.nn.Parameter(lib.ones(2))), ("half", lib.zeros(3, dtype=lib.float16)),
+             ("meta", {"dtype": lib.bfloat16, "size": lib.Size([1, 2]), "step": 3})])
+    os.makedirs(tmp_path / "e")
+    os.makedirs(tmp_path / "t")
+    ember.save(build(ember), tmp_path / "e" / "ck.pt")
+    torch.save(build(torch), tmp_path / "t" / "ck.pt")
+    ours = (tmp_path / "e" / "ck.pt").read_bytes()
+    theirs = (tmp_path / "t" / "ck.pt").read_bytes()
+    assert len(ours) == len(theirs)
+    name = b"ck/.data/serialization_id"
+    info = zipfile.ZipFile(io.BytesIO(ours)).getinfo(name.decode())
+    data_start = ours.index(b"PK\x07\x08", info.header_offset) - 40
+    central = ours.rindex(name) - 46
+    random_parts = set(range(data_start, data_start + 40))  # the id itself
+    random_parts |= set(range(data_start + 44, data_start + 48))  # its crc (data descriptor)
+    random_parts |= set(range(central + 16, central + 20))  # its crc (central directory)
+    differing = {i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b}
+    assert differing <= random_parts and len(differing) > 0
+
+
+def test_torch_loads_nested_values_with_its_own_types(torch):
+    obj = {"dtype": ember.float64, "device": ember.device("cpu"), "size": ember.Size([4]),
+           "steps": {0: {"step": ember.tensor(3.0), "exp_avg": ember.zeros(2)}},
+           "bytes": b"\x00\x01", "set": {3}}
+    loaded = torch_roundtrip(torch, obj)
+    assert loaded["dtype"] is torch.float64 and loaded["device"] == torch.device("cpu")
+    assert type(loaded["size"]) is torch.Size and loaded["size"] == torch.Size([4])
+    assert_same_structure(obj, loaded)
+
+
+def test_torch_loads_parameters_and_requires_grad(torch):
+    param = ember.nn.Parameter(ember.ones(2, 2))
+    loaded = torch_roundtrip(torch, {"p": param, "g": ember.ones(1, requires_grad=True)})
+    assert type(loaded["p"]) is torch.nn.Parameter and loaded["p"].requires_grad
+    assert loaded["g"].requires_grad and loaded["g"].is_leaf
+
+
+def test_torch_loads_legacy_and_protocol_4_files(torch):
+    obj = {"w": ember.arange(6.0).reshape(2, 3)}
+    obj["v"] = obj["w"][:, 1]
+    # torch's weights-only unpickler lacks protocol 4's FRAME, even for its own files
+    for kwargs, weights_only in (({"_use_new_zipfile_serialization": False}, True),
+                                 ({"pickle_protocol": 4}, False)):
+        buffer = io.BytesIO()
+        ember.save(obj, buffer, **kwargs)
+        buffer.seek(0)
+        loaded = torch.load(buffer, weights_only=weights_only)
+        for name in obj:
+            assert_tensor_matches(obj[name], loaded[name])
+
+
+# ================================================================ torch -> ember
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_ember_loads_torch_tensors_of_every_dtype(torch, dtype):
+    tensors = [torch.tensor(to_numpy(sample(dtype, shape, seed)).tolist(),
+                            dtype=getattr(torch, dtype)) for seed, shape in enumerate(SHAPES)]
+    base = tensors[4 - 1]
+    tensors += [base.t(), base[1], base[:, 1:]]
+    loaded = from_torch(torch, tensors)
+    for got, expected in zip(loaded, tensors):
+        assert_tensor_matches(got, expected)
+    assert loaded[-1]._storage is loaded[3]._storage
+
+
+def test_ember_loads_torch_legacy_format(torch):
+    w = torch.arange(12.0).reshape(3, 4)
+    obj = {"w": w, "col": w[:, 2], "i": torch.tensor([1, 2], dtype=torch.int8),
+           "p": torch.nn.Parameter(torch.ones(2))}
+    loaded = from_torch(torch, obj, _use_new_zipfile_serialization=False)
+    for name in obj:
+        assert_tensor_matches(loaded[name], obj[name])
+    loaded["w"][0, 2] = -7.0
+    assert loaded["col"][0].item() == -7.0
+
+
+def _mlp(lib):
+    nn = lib.nn
+    return nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4))
+
+
+def _lenet(lib):
+    nn = lib.nn
+    return nn.Sequential(nn.Conv2d(1, 6, 5, padding=2), nn.Sigmoid(), nn.AvgPool2d(2, 2),
+                         nn.Conv2d(6, 16, 5), nn.Sigmoid(), nn.AvgPool2d(2, 2), nn.Flatten(),
+                         nn.Linear(400, 120), nn.Sigmoid(), nn.Linear(120, 84), nn.Sigmoid(),
+                         nn.Linear(84, 10))
+
+
+def _batchnorm_net(lib):
+    nn = lib.nn
+    return nn.Sequential(nn.Conv2d(1, 4, 3), nn.BatchNorm2d(4), nn.ReLU(), nn.Flatten(),
+                         nn.Linear(4 * 26 * 26, 8), nn.BatchNorm1d(8), nn.Linear(8, 3))
+
+
+@pytest.mark.parametrize("build, input_shape", [(_mlp, (5, 8)), (_lenet, (2, 1, 28, 28)),
+                                                (_batchnorm_net, (3, 1, 28, 28))])
+def test_torch_state_dicts_load_into_ember_models(torch, build, input_shape):
+    torch.manual_seed(0)
+    torch_model = build(torch)
+    torch_model.train()
+    torch_model(torch.randn(*input_shape))  # move the BatchNorm running statistics
+    torch_model.eval()
+    state = from_torch(torch, torch_model.state_dict())
+    assert list(state) == list(torch_model.state_dict())
+    model = build(ember)
+    result = model.load_state_dict(state)
+    assert not result.missing_keys and not result.unexpected_keys
+    model.eval()
+    x = np.random.default_rng(1).standard_normal(input_shape).astype(np.float32)
+    expected = torch_model(torch.tensor(x)).detach().numpy()
+    np.testing.assert_allclose(model(ember.tensor(x)).detach().numpy(), expected, rtol=1e-4,
+                               atol=1e-5)
+    back = torch_roundtrip(torch, model.state_dict())
+    for name, value in torch_model.state_dict().items():
+        assert torch.equal(back[name], value), name
+
+
+def test_torch_optimizer_state_dict_loads(torch):
+    torch.manual_seed(0)
+    model = _mlp(torch)
+    optimizer = torch.optim.Adam(model.parameters(), lr=0.01, betas=(0.8, 0.9))
+    for _ in range(2):
+        optimizer.zero_grad()
+        model(torch.randn(3, 8)).sum().backward()
+        optimizer.step()
+    state = optimizer.state_dict()
+    loaded = from_torch(torch, state)
+    assert_same_structure(loaded, state)
+    assert sorted(loaded["state"]) == [0, 1, 2, 3]
+    assert loaded["param_groups"][0]["betas"] == (0.8, 0.9)
+    assert_same_structure(torch_roundtrip(torch, loaded), state)
+
+
+def test_ember_loads_torch_values_of_every_plain_kind(torch):
+    obj = {"dtype": torch.bfloat16, "device": torch.device("cpu"), "size": torch.Size([2]),
+           "nested": [(1, 2.5), {"x": None}, b"\xff", {"s"}], "cuda": torch.device("cuda", 1)}
+    loaded = from_torch(torch, obj)
+    assert loaded["dtype"] is ember.bfloat16 and loaded["device"] is ember.device("cpu")
+    assert type(loaded["size"]) is ember.Size and loaded["cuda"] == ember.device("cuda:1")
+    assert loaded["nested"] == [(1, 2.5), {"x": None}, b"\xff", {"s"}]
+
+
+def test_torch_tensor_attributes_and_storage_sharing_between_parameters(torch):
+    w = torch.nn.Parameter(torch.ones(4))
+    w.note = "kept"
+    tagged = torch.arange(3)
+    tagged.note = "dropped"
+    obj = {"w": w, "alias": w.data[1:3], "tagged": tagged}
+    with pytest.warns(UserWarning, match="dropping attribute 'note'"):
+        loaded = from_torch(torch, obj)
+    assert type(loaded["w"]) is ember.nn.Parameter and loaded["w"].note == "kept"
+    assert shares_memory(loaded["w"], loaded["alias"])
+    assert loaded["tagged"].tolist() == [0, 1, 2]
+
+
+# ================================================================ weights_only, malicious pickles
+class _RunsShellCommand:
+    def __reduce__(self):
+        return (os.system, ("echo pwned > /dev/null",))
+
+
+def _checkpoint_with(torch, payload):
+    """A real checkpoint whose pickle carries `payload` (written by torch, never loaded)."""
+    buffer = io.BytesIO()
+    torch.save({"w": torch.ones(2), "payload": payload}, buffer)
+    return buffer.getvalue()
+
+
+def _zip_with_pickle(pickle_bytes, name="archive"):
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr(f"{name}/data.pkl", pickle_bytes)
+        archive.writestr(f"{name}/byteorder", "little")
+        archive.writestr(f"{name}/version", "3\n")
+    return buffer.getvalue()
+
+
+def test_malicious_checkpoint_is_refused_by_default_with_torchs_message(torch):
+    data = _checkpoint_with(torch, _RunsShellCommand())
+    with pytest.raises(pickle.UnpicklingError) as ours:
+        ember.load(io.BytesIO(data))
+    with pytest.raises(pickle.UnpicklingError) as theirs:
+        torch.load(io.BytesIO(data))
+    assert str(ours.value) == str(theirs.value)
+    assert "Weights only load failed" in str(ours.value)
+    assert "GLOBAL posix.system" in str(ours.value) or "GLOBAL nt.system" in str(ours.value)
+
+
+def test_an_os_system_global_is_named_in_the_refusal(torch):
+    payload = (b"\x80\x02cos\nsystem\nq\x00X\x04\x00\x00\x00trueq\x01\x85q\x02Rq\x03.")
+    data = _zip_with_pickle(payload)
+    with pytest.raises(pickle.UnpicklingError, match="GLOBAL os.system") as ours:
+        ember.load(io.BytesIO(data))
+    with pytest.raises(pickle.UnpicklingError) as theirs:
+        torch.load(io.BytesIO(data))
+    assert str(ours.value) == str(theirs.value)
+
+
+def test_unsupported_globals_get_torchs_allowlist_message(torch):
+    data = _checkpoint_with(torch, collections.defaultdict(list))
+    with pytest.raises(pickle.UnpicklingError) as ours:
+        ember.load(io.BytesIO(data))
+    with pytest.raises(pickle.UnpicklingError) as theirs:
+        torch.load(io.BytesIO(data))
+    assert str(ours.value) == str(theirs.value)
+    assert "GLOBAL collections.defaultdict was not an allowed global" in str(ours.value)
+
+
+def test_weights_only_false_runs_the_full_unpickler():
+    payload = b"\x80\x02cos\ngetcwd\nq\x00)Rq\x01."
+    assert ember.load(io.BytesIO(_zip_with_pickle(payload)), weights_only=False) == os.getcwd()
+    obj = {"w": ember.ones(2), "d": collections.defaultdict(list, a=[1])}
+    loaded = roundtrip(obj, weights_only=False)
+    assert loaded["d"] == {"a": [1]} and loaded["w"].tolist() == [1.0, 1.0]
+
+
+def test_safe_globals_allow_a_trusted_class():
+    obj = {"w": ember.ones(1), "d": collections.defaultdict(int)}
+    with pytest.raises(pickle.UnpicklingError):
+        roundtrip(obj)
+    with ember.serialization.safe_globals([collections.defaultdict, int]):
+        assert roundtrip(obj)["d"] == {}
+    assert ember.serialization.get_safe_globals() == []
+    with pytest.raises(pickle.UnpicklingError):
+        roundtrip(obj)
+
+
+def test_weights_only_with_a_pickle_module_is_refused():
+    with pytest.raises(RuntimeError, match="Can not safely load weights when explicit "
+                                           "pickle_module is specified"):
+        roundtrip(ember.ones(1), pickle_module=pickle, weights_only=True)
+    assert roundtrip(ember.ones(1), pickle_module=pickle).tolist() == [1.0]
+
+
+# ================================================================ errors
+def test_not_a_checkpoint():
+    cases = {"empty": b"", "text": b"hello world", "pickle": pickle.dumps({"a": 1})}
+    for name, data in cases.items():
+        with pytest.raises(CLEAN_ERRORS) as ours:
+            ember.load(io.BytesIO(data))
+        if name == "empty":
+            assert type(ours.value) is EOFError
+        if name == "pickle":
+            assert str(ours.value) == "Invalid magic number; corrupt file?"
+
+
+def test_truncated_archive_message_matches_torch(torch):
+    buffer = io.BytesIO()
+    ember.save(ember.ones(10), buffer)
+    data = buffer.getvalue()[:200]
+    with pytest.raises(RuntimeError) as ours:
+        ember.load(io.BytesIO(data))
+    with pytest.raises(RuntimeError) as theirs:
+        torch.load(io.BytesIO(data))
+    assert str(ours.value) == str(theirs.value)
+
+
+def test_save_and_load_argument_errors_match_torch(torch, tmp_path):
+    class NoCallableWrite:
+        write = 3
+
+    class NoSeek:
+        def read(self, n=-1):
+            return b""
+    cases = [lambda lib: lib.save(lib.ones(1), 3),
+             lambda lib: lib.save(lib.ones(1), NoCallableWrite()),
+             lambda lib: lib.save(lib.ones(1), str(tmp_path / "missing" / "x.pt")),
+             lambda lib: lib.load(NoSeek()),
+             lambda lib: lib.load(str(tmp_path / "nothing.pt"))]
+    for case in cases:
+        with pytest.raises(Exception) as theirs:
+            case(torch)
+        with pytest.raises(type(theirs.value)) as ours:
+            case(ember)
+        assert str(ours.value) == str(theirs.value)
+
+
+def test_mmap_needs_a_path_and_a_zip_checkpoint(tmp_path):
+    buffer = io.BytesIO()
+    ember.save(ember.ones(1), buffer)
+    buffer.seek(0)
+    with pytest.raises(ValueError, match="f must be a file path in order to use the mmap"):
+        ember.load(buffer, mmap=True)
+    path = str(tmp_path / "old.pt")
+    ember.save(ember.ones(1), path, _use_new_zipfile_serialization=False)
+    with pytest.raises(RuntimeError, match="mmap can only be used with files saved with"):
+        ember.load(path, mmap=True)
+
+
+def test_saving_one_storage_as_two_dtypes_is_refused(torch):
+    base = ember.zeros(4)
+    other = base.view(ember.int32)
+    with pytest.raises(RuntimeError, match="Cannot save multiple tensors or storages that view "
+                                           "the same data as different types"):
+        ember.save([base, other], io.BytesIO())
+
+
+def test_out_of_bounds_tensor_in_checkpoint_is_a_clean_error():
+    buffer = io.BytesIO()
+    ember.save(ember.ones(4), buffer)
+    data = buffer.getvalue()
+    pickle_bytes = zipfile.ZipFile(buffer).read("archive/data.pkl")
+    damaged = _rezip(data, pickle_bytes.replace(b"K\x04\x85", b"K\x09\x85", 1))  # size 9
+    with pytest.raises(RuntimeError, match="out of bounds for storage of size 16"):
+        ember.load(io.BytesIO(damaged))
+    with pytest.raises(RuntimeError, match="Bad CRC-32"):  # the same damage, CRC unchanged
+        ember.load(io.BytesIO(data.replace(b"K\x04\x85", b"K\x09\x85", 1)))
+
+
+# ================================================================ fuzzing
+def _timeout(signum, frame):
+    raise TimeoutError("ember.load took too long on a damaged checkpoint")
+
+
+def _mutations(data, pickle_bytes, rng, count):
+    """Damaged versions of a checkpoint: raw byte damage, truncation, and a valid zip
+    around a damaged pickle (which reaches the unpickler itself)."""
+    for i in range(count):
+        kind = i % 4
+        if kind == 0:
+            yield data[:rng.randrange(len(data))]
+        elif kind == 1:
+            damaged = bytearray(data)
+            for _ in range(rng.randint(1, 4)):
+                damaged[rng.randrange(len(damaged))] = rng.randrange(256)
+            yield bytes(damaged)
+        else:
+            damaged = bytearray(pickle_bytes)
+            for _ in range(rng.randint(1, 3)):
+                position = rng.randrange(len(damaged))
+                if kind == 2:
+                    damaged[position] = rng.randrange(256)
+                else:
+                    damaged[position:position + rng.randint(0, 3)] = bytes(
+                        rng.randrange(256) for _ in range(rng.randint(0, 3)))
+            yield _rezip(data, bytes(damaged))
+
+
+def _rezip(data, pickle_bytes):
+    source = zipfile.ZipFile(io.BytesIO(data))
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for info in source.infolist():
+            content = pickle_bytes if info.filename.endswith("data.pkl") else source.read(info)
+            archive.writestr(info.filename, content)
+    return buffer.getvalue()
+
+
+def test_fuzzed_checkpoints_fail_cleanly():
+    base = ember.arange(12.0).reshape(3, 4)
+    obj = collections.OrderedDict(w=base, t=base.t(), i=ember.tensor([1, 2], dtype=ember.int8),
+                                  p=ember.nn.Parameter(ember.ones(2)),
+                                  meta={"step": 3, "lr": 0.1, "name": "x", "d": ember.float16})
+    buffer = io.BytesIO()
+    ember.save(obj, buffer)
+    data = buffer.getvalue()
+    pickle_bytes = zipfile.ZipFile(io.BytesIO(data)).read("archive/data.pkl")
+    rng = random.Random(1234)
+    previous = signal.signal(signal.SIGALRM, _timeout)
+    outcomes = collections.Counter()
+    try:
+        for index, damaged in enumerate(_mutations(data, pickle_bytes, rng, 3000)):
+            signal.setitimer(signal.ITIMER_REAL, 2.0)
+            try:
+                ember.load(io.BytesIO(damaged))
+                outcomes["loaded"] += 1
+            except CLEAN_ERRORS as error:
+                outcomes[type(error).__name__] += 1
+            except Exception as error:  # noqa: BLE001 - the point of the test
+                pytest.fail(f"case {index}: {type(error).__name__}: {error}")
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+    finally:
+        signal.signal(signal.SIGALRM, previous)
+    assert outcomes["UnpicklingError"] > 100 and outcomes["RuntimeError"] > 100
+
+
+# ================================================================ devices
+def test_roundtrip_keeps_each_device_and_map_location_moves_it(device, torch):
+    base = ember.arange(6.0).reshape(2, 3).to(device)
+    obj = {"base": base, "row": base[1], "i": ember.ones(2, dtype=ember.int64).to(device)}
+    loaded = roundtrip(obj)
+    for name in obj:
+        assert loaded[name].device == obj[name].device
+        np.testing.assert_array_equal(loaded[name].cpu().numpy(), obj[name].cpu().numpy())
+    assert loaded["row"]._storage is loaded["base"]._storage
+    on_cpu = roundtrip(obj, map_location="cpu")
+    assert all(t.device == ember.device("cpu") for t in on_cpu.values())
+    moved = roundtrip({"x": ember.ones(2)}, map_location={"cpu": device})
+    assert moved["x"].device.type == device
+    theirs = torch_roundtrip(torch, obj, map_location="cpu")
+    np.testing.assert_array_equal(theirs["row"].numpy(), [3.0, 4.0, 5.0])
