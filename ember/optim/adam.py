@@ -1,2 +1,290 @@
-"""optim: adam."""
-__all__ = []
+"""Adam (and, through `decoupled_weight_decay`, the AdamW update).
+
+The arithmetic is PyTorch's single-tensor path, op for op: `step` is a float
+tensor incremented in place, the bias corrections are computed on Python floats,
+`denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)` and the parameter
+moves by `addcdiv_(exp_avg, denom, value=-step_size)`. The `capturable` path keeps
+the step on the parameter's device and does the scalar math with tensors, as
+PyTorch does for graph capture.
+
+Each update is written twice, with the same arithmetic in the same order: with ember
+ops (`_adam_ops`: autograd, tensor hyper-parameters, any dtype) and as in-place array
+kernels (`_adam_arrays`, the hot path; see `_kernels`).
+"""
+from .._tensor import Tensor
+from ..ops.creation import tensor, zeros, zeros_like
+from ..ops.pointwise import maximum
+from . import _kernels
+from .optimizer import (Optimizer, _check_capturable, _check_fused_flags, _check_fused_param,
+                        _get_scalar_dtype, _get_value, _to_scalar,
+                        _use_grad_for_differentiable)
+
+__all__ = ["Adam"]
+
+
+class Adam(Optimizer):
+    """Implements the Adam algorithm (Kingma & Ba), optionally AMSGrad.
+
+    Args:
+        params: parameters, (name, parameter) pairs or parameter-group dicts.
+        lr: learning rate (default: 1e-3), a float or a 1-element tensor.
+        betas: coefficients of the running averages of the gradient and its square.
+        eps: added to the denominator for numerical stability (default: 1e-8).
+        weight_decay: L2 penalty (default: 0); decoupled from the gradient when
+            `decoupled_weight_decay` is true (the AdamW update).
+        amsgrad: use the maximum of past squared-gradient averages.
+        maximize: maximize the objective instead of minimizing it.
+        foreach, fused: accepted for PyTorch compatibility; ember always runs the
+            single-tensor arithmetic.
+        capturable: keep `step` on the parameter's device (graph-capture devices only).
+        differentiable: record the update in the autograd graph.
+    """
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 amsgrad=False, *, foreach=None, maximize=False, capturable=False,
+                 differentiable=False, fused=None, decoupled_weight_decay=False):
+        _check_lr(lr, foreach, capturable)
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        betas = _check_betas(betas, foreach, capturable)
+        defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
+                    "amsgrad": amsgrad, "maximize": maximize, "foreach": foreach,
+                    "capturable": capturable, "differentiable": differentiable, "fused": fused,
+                    "decoupled_weight_decay": decoupled_weight_decay}
+        super().__init__(params, defaults)
+        _check_fused_flags(fused, foreach, differentiable)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("amsgrad", False)
+            group.setdefault("maximize", False)
+            group.setdefault("foreach", None)
+            group.setdefault("capturable", False)
+            group.setdefault("differentiable", False)
+            group.setdefault("decoupled_weight_decay", False)
+            fused = group.setdefault("fused", None)
+            on_device = group["capturable"] or group["fused"]
+            for p in group["params"]:
+                p_state = self.state.get(p, [])
+                if len(p_state) != 0 and not isinstance(p_state["step"], Tensor):
+                    step_val = float(p_state["step"])
+                    p_state["step"] = (
+                        tensor(step_val, dtype=_get_scalar_dtype(is_fused=fused),
+                               device=p.device) if on_device
+                        else tensor(step_val, dtype=_get_scalar_dtype()))
+
+    def _init_group(self, group, params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs,
+                    state_steps):
+        """Collect the parameters that have a gradient; create their state on first use."""
+        amsgrad = group["amsgrad"]
+        for p in group["params"]:
+            if p.grad is None:
+                continue
+            params.append(p)
+            grads.append(p.grad)
+            state = self.state[p]
+            if len(state) == 0:
+                if group["fused"]:
+                    _check_fused_param(p)
+                # PyTorch keeps `step` on the CPU unless capturable or fused.
+                state["step"] = (
+                    zeros((), dtype=_get_scalar_dtype(is_fused=group["fused"]), device=p.device)
+                    if group["capturable"] or group["fused"]
+                    else tensor(0.0, dtype=_get_scalar_dtype()))
+                state["exp_avg"] = zeros_like(p)
+                state["exp_avg_sq"] = zeros_like(p)
+                if amsgrad:
+                    state["max_exp_avg_sq"] = zeros_like(p)
+            exp_avgs.append(state["exp_avg"])
+            exp_avg_sqs.append(state["exp_avg_sq"])
+            if amsgrad:
+                max_exp_avg_sqs.append(state["max_exp_avg_sq"])
+            if group["differentiable"] and state["step"].requires_grad:
+                raise RuntimeError("`requires_grad` is not supported for `step` in "
+                                   "differentiable mode")
+            if group["foreach"] and isinstance(group["lr"], Tensor) and not group["capturable"]:
+                raise RuntimeError("lr as a Tensor is not supported for capturable=False and "
+                                   "foreach=True")
+            state_steps.append(state["step"])
+
+    @_use_grad_for_differentiable
+    def step(self, closure=None):
+        """Perform a single optimization step; returns the closure's loss if one is given."""
+        loss = self._closure_loss(closure)
+        for group in self.param_groups:
+            params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps = \
+                [], [], [], [], [], []
+            self._init_group(group, params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs,
+                             state_steps)
+            beta1, beta2 = group["betas"]
+            adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps,
+                 amsgrad=group["amsgrad"], beta1=beta1, beta2=beta2, lr=group["lr"],
+                 weight_decay=group["weight_decay"], eps=group["eps"],
+                 maximize=group["maximize"], capturable=group["capturable"],
+                 differentiable=group["differentiable"],
+                 decoupled_weight_decay=group["decoupled_weight_decay"])
+        return loss
+
+
+def _check_lr(lr, foreach, capturable):
+    """PyTorch's checks on a learning rate given as a float or a 1-element tensor."""
+    if isinstance(lr, Tensor):
+        if foreach and not capturable:
+            raise ValueError("lr as a Tensor is not supported for capturable=False and "
+                             "foreach=True")
+        if lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+    if not 0.0 <= lr:
+        raise ValueError(f"Invalid learning rate: {lr}")
+
+
+def _check_betas(betas, foreach, capturable):
+    """Betas must be both floats or both 1-element tensors (kept as 0-dim tensors)."""
+    if not (isinstance(betas[0], float) and isinstance(betas[1], float)
+            or isinstance(betas[0], Tensor) and isinstance(betas[1], Tensor)):
+        raise ValueError("betas must be either both floats or both Tensors")
+    for i in (0, 1):
+        if isinstance(betas[i], Tensor):
+            if not capturable and foreach:
+                raise ValueError(f"betas[{i}] as a Tensor is not supported for "
+                                 "capturable=False and foreach=True")
+            if betas[i].numel() != 1:
+                raise ValueError(f"Tensor betas[{i}] must be 1-element")
+    return tuple(map(_to_scalar, betas))
+
+
+def adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, foreach=None,
+         capturable=False, differentiable=False, fused=None, grad_scale=None, found_inf=None,
+         has_complex=False, decoupled_weight_decay=False, *, amsgrad, beta1, beta2, lr,
+         weight_decay, eps, maximize):
+    """Functional Adam (`torch.optim.adam.adam`): updates params and state in place."""
+    if not all(isinstance(t, Tensor) for t in state_steps):
+        raise RuntimeError("API has changed, `state_steps` argument must contain a list of "
+                           "singleton tensors")
+    if grad_scale is not None or found_inf is not None:
+        raise AssertionError("Expected grad_scale and found_inf to be None")
+    lr, beta1, beta2 = _to_scalar(lr), _to_scalar(beta1), _to_scalar(beta2)
+    numbers = not (capturable or differentiable or isinstance(lr, Tensor)
+                   or isinstance(beta1, Tensor) or isinstance(weight_decay, Tensor))
+    for i, param in enumerate(params):
+        max_exp_avg_sq = max_exp_avg_sqs[i] if amsgrad else None
+        if numbers and _kernels.fast(param, grads[i]):
+            _adam_arrays(param, grads[i], exp_avgs[i], exp_avg_sqs[i], max_exp_avg_sq,
+                         state_steps[i], beta1, beta2, lr, weight_decay, eps, maximize,
+                         decoupled_weight_decay)
+        else:
+            _adam_ops(param, grads[i], exp_avgs[i], exp_avg_sqs[i], max_exp_avg_sq,
+                      state_steps[i], beta1, beta2, lr, weight_decay, eps, maximize,
+                      capturable, differentiable, decoupled_weight_decay)
+
+
+def _adam_ops(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step_t, beta1, beta2, lr,
+              weight_decay, eps, maximize, capturable, differentiable, decoupled_weight_decay):
+    """One parameter's update with ember ops (any dtype, tensor hyper-parameters,
+    capturable, differentiable)."""
+    if maximize:
+        grad = -grad
+    if capturable:
+        _check_capturable(param, step_t)
+    step_t += 1
+    if weight_decay != 0:
+        if decoupled_weight_decay:
+            param.mul_(_number(1 - lr * weight_decay))
+        elif differentiable and isinstance(weight_decay, Tensor) and weight_decay.requires_grad:
+            grad = grad.addcmul_(param.clone(), weight_decay)
+        else:
+            grad = grad.add(param, alpha=_get_value(weight_decay))
+    weight1 = 1 - beta1
+    if isinstance(weight1, Tensor):
+        weight1 = weight1.to(device=param.device, dtype=param.dtype)
+    exp_avg.lerp_(grad, weight1)
+    if differentiable and isinstance(beta2, Tensor) and beta2.requires_grad:
+        exp_avg_sq.lerp_(grad.square(), 1 - beta2)
+    else:
+        exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=_get_value(1 - beta2))
+    update = _capturable_update if capturable or differentiable else _update
+    update(param, step_t, exp_avg, exp_avg_sq, max_exp_avg_sq, beta1, beta2, lr, eps,
+           differentiable)
+
+
+def _adam_arrays(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step_t, beta1, beta2, lr,
+                 weight_decay, eps, maximize, decoupled_weight_decay):
+    """The same update as `_adam_ops` on number hyper-parameters, as array kernels."""
+    xp = param._device.xp
+    p, m, v = param._data, exp_avg._data, exp_avg_sq._data
+    tmp = xp.empty_like(p)
+    g = _kernels.gradient(xp, grad, param, maximize,
+                          0 if decoupled_weight_decay else weight_decay)
+    step = _kernels.step_(step_t)
+    if weight_decay != 0 and decoupled_weight_decay:
+        p *= 1 - lr * weight_decay
+        _kernels.bump(param)
+    _kernels.lerp_(xp, m, g, 1 - beta1, tmp)
+    v *= beta2
+    _kernels.addcmul_(xp, v, g, g, 1 - beta2, tmp)
+    _kernels.bump(exp_avg, exp_avg_sq, exp_avg_sq)
+    step_size = lr / (1 - beta1 ** step)
+    bias_correction2_sqrt = (1 - beta2 ** step) ** 0.5
+    if max_exp_avg_sq is not None:
+        xp.maximum(max_exp_avg_sq._data, v, out=max_exp_avg_sq._data)
+        _kernels.bump(max_exp_avg_sq)
+        v = max_exp_avg_sq._data
+    denom = xp.sqrt(v)
+    denom /= bias_correction2_sqrt
+    denom += eps
+    _kernels.addcdiv_(xp, p, m, denom, -step_size, tmp)
+    _kernels.bump(param)
+
+
+def _number(x):
+    """A 0-dim tensor that does not require grad becomes a Python number for a scalar
+    argument (PyTorch converts it to a Scalar); one that requires grad stays a tensor."""
+    return x if isinstance(x, Tensor) and x.requires_grad else _get_value(x)
+
+
+def _update(param, step_t, exp_avg, exp_avg_sq, max_exp_avg_sq, beta1, beta2, lr, eps,
+            differentiable):
+    """The ordinary step: bias corrections on Python floats, then one addcdiv_."""
+    step = _get_value(step_t)
+    bias_correction1 = 1 - beta1 ** step
+    bias_correction2 = 1 - beta2 ** step
+    step_size = lr / bias_correction1
+    bias_correction2_sqrt = bias_correction2 ** 0.5
+    if max_exp_avg_sq is not None:
+        max_exp_avg_sq.copy_(maximum(max_exp_avg_sq, exp_avg_sq))
+        denom = (max_exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
+    else:
+        denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
+    param.addcdiv_(exp_avg, denom, value=-_get_value(step_size))
+
+
+def _capturable_update(param, step_t, exp_avg, exp_avg_sq, max_exp_avg_sq, beta1, beta2, lr,
+                       eps, differentiable):
+    """The capturable/differentiable step: the scalar math stays in tensors, and the
+    step size is folded into the denominator (addcdiv_'s value cannot be a tensor)."""
+    step = step_t
+    if differentiable and isinstance(beta1, Tensor) and beta1.requires_grad:
+        bias_correction1 = 1 - beta1 ** step.clone()
+    else:
+        bias_correction1 = 1 - beta1 ** step
+    if differentiable and isinstance(beta2, Tensor) and beta2.requires_grad:
+        bias_correction2 = 1 - beta2 ** step.clone()
+    else:
+        bias_correction2 = 1 - beta2 ** step
+    step_size_neg = (lr / bias_correction1).neg()
+    bias_correction2_sqrt = bias_correction2.sqrt()
+    if max_exp_avg_sq is not None:
+        previous = max_exp_avg_sq.clone() if differentiable else max_exp_avg_sq
+        max_exp_avg_sq.copy_(maximum(previous, exp_avg_sq))
+        second = max_exp_avg_sq
+    else:
+        second = exp_avg_sq
+    denom = (second.sqrt() / (bias_correction2_sqrt * step_size_neg)).add_(eps / step_size_neg)
+    param.addcdiv_(exp_avg.clone() if differentiable else exp_avg, denom)
