@@ -99,6 +99,8 @@ def resolve(spec):
     if dev.type not in _SUPPORTED:
         raise RuntimeError(f"ember does not support the '{dev.type}' device")
     if dev.type == "cuda":
+        if dev.index is None:  # a tensor's device always has an index: the current one
+            dev = device("cuda", _attach_cupy(dev).cuda.runtime.getDevice())
         _attach_cupy(dev)
     return dev
 
@@ -110,3 +112,4 @@ def _attach_cupy(dev):
             raise RuntimeError("Torch not compiled with CUDA enabled".replace("Torch", "ember")
                                + " (CuPy with a CUDA device is needed for 'cuda' tensors)")
         dev.xp = cp
+    return dev.xp

@@ -49,3 +49,15 @@ generic = numpy.generic
 import warnings as _warnings  # noqa: E402
 
 _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"ember\.")
+
+
+def as_strided(array, shape, strides, writeable=None):
+    """A view of `array` with the given shape and byte strides.
+
+    NumPy carries a writeable flag (kept from `array` unless given); CuPy has none.
+    """
+    if isinstance(array, ndarray):
+        if writeable is None:
+            writeable = array.flags.writeable
+        return numpy.lib.stride_tricks.as_strided(array, shape, strides, writeable=writeable)
+    return _cupy.lib.stride_tricks.as_strided(array, shape, strides)

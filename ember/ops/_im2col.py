@@ -9,6 +9,8 @@ The differentiable ops built on these live in conv.py and pooling.py.
 import itertools
 import math
 
+from .. import _backend
+
 __all__ = []
 
 
@@ -39,7 +41,7 @@ def windows(padded, kernel, stride, dilation, out, xp):
     shape = padded.shape[:2] + tuple(kernel) + tuple(out)
     view_strides = (strides[:2] + tuple(spatial[i] * dilation[i] for i in range(n))
                     + tuple(spatial[i] * stride[i] for i in range(n)))
-    return xp.lib.stride_tricks.as_strided(padded, shape, view_strides, writeable=False)
+    return _backend.as_strided(padded, shape, view_strides, writeable=False)
 
 
 def col2im(cols, padded_shape, stride, dilation, xp):

@@ -6,7 +6,7 @@ itself the new shape and strides.
 """
 import warnings
 
-from .. import _errors
+from .. import _backend, _errors
 from ..autograd.graph import Node
 from ._common import attach, grad_state, make_view, wrap_dim
 
@@ -302,8 +302,7 @@ def _unsqueeze(input, dim, node_type):
     new_strides = strides[:dim] + (stride,) + strides[dim:]
     result = data.reshape(new_shape, copy=False)  # cheap, and usually already right
     if result.strides != new_strides:
-        result = input._device.xp.lib.stride_tricks.as_strided(
-            data, new_shape, new_strides, writeable=data.flags.writeable)
+        result = _backend.as_strided(data, new_shape, new_strides)
     out = make_view(result, input)
     if grad_state.enabled and input._requires_grad:
         node = node_type()

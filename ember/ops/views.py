@@ -8,7 +8,7 @@ slicing views (select, narrow, split, diagonal...) in `slicing.py`, copying
 rearrangements (repeat, flip, roll...) in `rearrange.py`; all are re-exported
 here, the one door the Tensor methods use.
 """
-from .. import _dtype, _errors
+from .. import _backend, _dtype, _errors
 from .._size import Size
 from ..autograd.graph import Node
 from ._common import Tensor, attach, grad_state, make_tensor, make_view, sum_to_shape, wrap_dim
@@ -131,7 +131,7 @@ def _viewed(data, shape, xp):
             return result
     except ValueError:
         pass
-    return xp.lib.stride_tricks.as_strided(data, shape, strides, writeable=data.flags.writeable)
+    return _backend.as_strided(data, shape, strides)
 
 
 def _view_strides(old_shape, old_strides, new_shape):
@@ -372,8 +372,7 @@ def _expanded(data, target, strides, xp):
         if strides[i] is None:
             inner = strides[i + 1] * target[i + 1] if i + 1 < len(target) else 0
             strides[i] = inner if target[i] == 1 else 0
-    return xp.lib.stride_tricks.as_strided(data, target, tuple(strides),
-                                           writeable=data.flags.writeable)
+    return _backend.as_strided(data, target, tuple(strides))
 
 
 class ExpandBackward0(Node):
