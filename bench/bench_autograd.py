@@ -9,7 +9,7 @@ the 50-op chain of small elementwise ops plus backward.
 import numpy as np
 
 import ember
-from bench_core import chain, compare, print_setup, torch
+from bench_core import chain, compare, print_header, print_setup, torch
 
 
 def mlp_step(lib, params, x, y):
@@ -38,8 +38,7 @@ def main():
         torch, np.random.default_rng(1))
     ex, ey, tx, ty = ember.tensor(x), ember.tensor(y), torch.tensor(x), torch.tensor(y)
     print_setup()
-    print("| workload | ember | torch | ratio |")
-    print("|---|---|---|---|")
+    print_header()
     compare("MLP 784-256-10 forward+backward, batch 64",
             lambda: mlp_step(ember, e_params, ex, ey), lambda: mlp_step(torch, t_params, tx, ty),
             repeats=15, number=20)

@@ -13,15 +13,14 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import ember  # noqa: E402
-from bench_core import compare, print_setup, torch  # noqa: E402
+from bench_core import compare, print_header, print_setup, torch  # noqa: E402
 
 N = 10_000_000
 
 
 def main():
     print_setup()
-    print("| workload | ember | torch | ratio |")
-    print("|---|---|---|---|")
+    print_header()
     for lib in (ember, torch):
         lib.manual_seed(0)
     compare(f"rand({N:_})", lambda: ember.rand(N), lambda: torch.rand(N), repeats=7, number=3)
