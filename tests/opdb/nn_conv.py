@@ -169,6 +169,7 @@ def pad_reflect_samples(rng, dtype):
     yield Sample((x[0], (3, 1)), name="3d")
     yield Sample((x[0, 0], (1, 2)), name="2d")
     yield Sample((x, (-1, 1, 1, 1)), name="negative")
+    yield Sample((x[None], (1, 0, 0, 1, 1, 1)), name="5d")
 
 
 def pad_replicate_samples(rng, dtype):
@@ -205,6 +206,17 @@ def interpolate_samples(rng, dtype):
                  name="bicubic-ac")
     yield Sample((x2[None],), {"size": (2, 4, 3), "mode": "trilinear"}, name="trilinear")
     yield Sample((x2,), {"size": (2, 1), "mode": "area"}, name="area")
+    yield Sample((x1,), {"scale_factor": 2}, name="nearest-1d")
+    yield Sample((x2[None],), {"size": (2, 4, 3)}, name="nearest-3d")
+    yield Sample((x2,), {"size": (5, 3), "mode": "nearest-exact"}, name="nearest-exact-2d")
+    yield Sample((x2[None],), {"size": (2, 4, 3), "mode": "nearest-exact"},
+                 name="nearest-exact-3d")
+
+
+def adaptive_3d_samples(rng, dtype):
+    x, = _arrays(rng, dtype, (1, 2, 3, 4, 2))
+    yield Sample((x, (2, 2, 1)))
+    yield Sample((x[0], 1), name="unbatched")
 
 
 OPS = [
@@ -238,6 +250,9 @@ OPS = [
     OpInfo("pad_replicate", _f("pad", mode="replicate"), pad_replicate_samples, dtypes=ALL),
     OpInfo("pad_circular", _f("pad", mode="circular"), pad_circular_samples,
            dtypes=("int64", "float32", "float64")),
+    OpInfo("adaptive_avg_pool3d", _f("adaptive_avg_pool3d"), adaptive_3d_samples),
+    OpInfo("adaptive_max_pool3d", _f("adaptive_max_pool3d", return_indices=True),
+           adaptive_3d_samples),
     OpInfo("interpolate", _f("interpolate"), interpolate_samples,
            dtypes=("int64", "float32", "float64"), atol=1e-5, rtol=1e-5),
 ]
