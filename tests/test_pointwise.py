@@ -456,3 +456,13 @@ def test_alpha_is_applied_as_torch_fused_multiply_add(torch, op, alpha):
         got = getattr(ember.tensor(a), op)(
             ember.tensor(other) if isinstance(other, np.ndarray) else other, alpha=alpha)
         np.testing.assert_array_equal(got.numpy(), expected.numpy())
+
+
+@pytest.mark.parametrize("op", ["add", "sub"])
+def test_boolean_alpha_on_floats_raises_like_torch(torch, op):
+    messages = []
+    for lib in (ember, torch):
+        with pytest.raises(RuntimeError) as info:
+            getattr(lib.ones(2), op)(lib.ones(2), alpha=True)
+        messages.append(str(info.value))
+    assert messages[0] == messages[1]

@@ -48,6 +48,7 @@ _BOOL_SUB_BOTH = ("Subtraction, the `-` operator, with two bool tensors is not s
 _numpy = _backend.numpy
 _LONGDOUBLE = _numpy.dtype(_numpy.longdouble)
 _FLOAT32 = _numpy.float32
+_FUSED_LIMIT = 1 << 16  # elements; as pointwise_math's float64 path for small tensors
 # float16/bfloat16 keep the plain formula: PyTorch's half kernel matches neither form.
 _WIDER = {_dtype.float32.np_dtype: _dtype.float64.np_dtype,
           _dtype.float64.np_dtype: _LONGDOUBLE}
@@ -69,20 +70,26 @@ def _scaled(b, alpha, dtype, xp):
     return b * alpha
 
 
-def _fused_add(a, b, alpha, xp):
+def _fused_add(a, b, alpha, xp, negate=False):
     """a + alpha * b rounded once, as PyTorch's CPU kernel computes it (a fused multiply-add).
 
     Rounding alpha * b to the tensor's precision first is 1 ulp off for ~10% of float32
     elements, and optimizers apply `param.add_(grad, alpha=-lr)` every step. The
     product and sum are therefore formed in a wider type and rounded once.
     """
+    if alpha.__class__ is bool:
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if negate:
+        alpha = -alpha
     wide = _WIDER[a.dtype]
     if wide is not _LONGDOUBLE:
         # PyTorch's "opmath" type for float32 is float32: alpha is rounded to it
         # (a Python-number `other` keeps its double value).
         alpha = float(_FLOAT32(alpha))
-    elif xp is not _numpy:
-        return a + b * alpha  # no extended precision on the GPU
+    if xp is not _numpy or a.size > _FUSED_LIMIT:
+        # Large tensors keep NumPy's speed (at most 1 ulp from PyTorch); the GPU has no
+        # extended precision.
+        return a + b * alpha
     result = xp.asarray(a, dtype=wide) + xp.asarray(b, dtype=wide) * alpha
     return result.astype(a.dtype)
 
@@ -95,7 +102,6 @@ def add(input, other, *, alpha=1):
         if alpha.__class__ is int and alpha == 1:
             result = a + b
         elif a.dtype in _WIDER:
-            _scaled(b, alpha, a.dtype, device.xp)  # PyTorch's checks on alpha
             result = _fused_add(a, b, alpha, device.xp)
         else:
             result = a + _scaled(b, alpha, a.dtype, device.xp)
@@ -147,8 +153,7 @@ def sub(input, other, *, alpha=1):
         if alpha.__class__ is int and alpha == 1:
             result = a - b
         elif a.dtype in _WIDER:
-            _scaled(b, alpha, a.dtype, device.xp)  # PyTorch's checks on alpha
-            result = _fused_add(a, b, -alpha, device.xp)
+            result = _fused_add(a, b, alpha, device.xp, negate=True)
         else:
             result = a - _scaled(b, alpha, a.dtype, device.xp)
     except ValueError:
