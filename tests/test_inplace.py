@@ -217,3 +217,23 @@ FACTORIES = {
 @pytest.mark.parametrize("name", FACTORIES)
 def test_empty_factory_strides(name, torch):
     assert FACTORIES[name](ember).stride() == FACTORIES[name](torch).stride()
+
+
+@pytest.mark.parametrize("op", ["add_", "sub_", "mul_", "div_"])
+def test_direct_in_place_path_keeps_every_rule(torch, op):
+    """x.op_(y) written straight into memory still bumps the version once, writes
+    through views, and leaves x untouched when the shapes don't broadcast."""
+    base = ember.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    view = base[1]
+    same = getattr(view, op)(ember.tensor([2.0, 4.0, 8.0]))
+    assert same is view and base._version == 1
+    expected = getattr(torch.tensor([4.0, 5.0, 6.0]), op)(torch.tensor([2.0, 4.0, 8.0]))
+    assert base[1].tolist() == expected.tolist()
+    getattr(base, op)(2)
+    assert base._version == 2
+    before = base.tolist()
+    with pytest.raises(RuntimeError, match="doesn't match the broadcast shape"):
+        getattr(view, op)(ember.ones(2, 3))
+    assert base.tolist() == before and base._version == 2
+    with pytest.raises(RuntimeError, match="can't be cast"):
+        getattr(ember.tensor([1, 2]), op)(1.5)

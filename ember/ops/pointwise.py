@@ -94,6 +94,39 @@ def _fused_add(a, b, alpha, xp, negate=False):
     return result.astype(a.dtype)
 
 
+_FAST_IN_PLACE = {_dtype.float32.np_dtype, _dtype.float64.np_dtype}
+_EXACT_INT = 1 << 53
+
+
+def _write_in_place(input, other, ufunc):
+    """The common case of `x += y` written straight into x's memory (one NumPy call).
+
+    Only where nothing is recorded and nothing can differ from `_common.inplace`:
+    float32/float64 `input` without aliasing, a Python number or a same-dtype tensor
+    on the same device. Returns False to fall back to the general mechanism (which
+    also raises PyTorch's errors).
+    """
+    if grad_state.enabled and (input._requires_grad or isinstance(other, Tensor)
+                               and other._requires_grad):
+        return False
+    data = input._data
+    if data.dtype not in _FAST_IN_PLACE or input._extras is not None or 0 in data.strides:
+        return False
+    kind = other.__class__
+    if kind is float or kind is int and -_EXACT_INT <= other <= _EXACT_INT:
+        operand = other
+    elif kind is Tensor and other._data.dtype == data.dtype and other._device is input._device:
+        operand = other._data
+    else:
+        return False
+    try:
+        getattr(input._device.xp, ufunc)(data, operand, out=data)
+    except ValueError:  # not broadcastable to input's shape: nothing was written
+        return False
+    input._storage.version += 1
+    return True
+
+
 # ---------------------------------------------------------------- add / sub
 def add(input, other, *, alpha=1):
     """input + alpha * other, broadcast, with PyTorch's type promotion."""
@@ -132,6 +165,8 @@ class AddBackward0(Node):
 
 def add_(input, other, *, alpha=1):
     """In-place add; see `_common.inplace` for the rules it enforces."""
+    if alpha.__class__ is int and alpha == 1 and _write_in_place(input, other, "add"):
+        return input
     return inplace(input, add, other, alpha=alpha)
 
 
@@ -184,6 +219,8 @@ class SubBackward0(Node):
 
 
 def sub_(input, other, *, alpha=1):
+    if alpha.__class__ is int and alpha == 1 and _write_in_place(input, other, "subtract"):
+        return input
     return inplace(input, sub, other, alpha=alpha)
 
 
@@ -263,6 +300,8 @@ class MulBackward0(Node):
 
 
 def mul_(input, other):
+    if _write_in_place(input, other, "multiply"):
+        return input
     return inplace(input, mul, other)
 
 
@@ -313,6 +352,8 @@ class DivBackward0(Node):
 
 
 def div_(input, other, *, rounding_mode=None):
+    if rounding_mode is None and _write_in_place(input, other, "true_divide"):
+        return input
     return inplace(input, div, other, rounding_mode=rounding_mode)
 
 
