@@ -18,17 +18,18 @@ def run_tutorial(lib, name="tensor_tutorial.py"):
     return output.getvalue()
 
 
-@pytest.mark.parametrize("name", ["tensor_tutorial.py", "builders_guide.py"])
+@pytest.mark.parametrize("name", ["tensor_tutorial.py", "builders_guide.py",
+                                  "linear_regression_concise.py"])
 def test_tutorial_prints_what_torch_prints(torch, name):
     import sys  # noqa: PLC0415 - the scripts do `from torch import nn`
-    saved = sys.modules.get("torch")
-    sys.modules["torch"] = ember
-    sys.modules["torch.nn"] = ember.nn
+    names = ("torch", "torch.nn", "torch.utils", "torch.utils.data")
+    saved = {n: sys.modules.get(n) for n in names}
+    sys.modules.update({"torch": ember, "torch.nn": ember.nn, "torch.utils": ember.utils,
+                        "torch.utils.data": ember.utils.data})
     try:
         got = run_tutorial(ember, name)
     finally:
-        sys.modules["torch"] = saved
-        sys.modules["torch.nn"] = saved.nn
+        sys.modules.update(saved)
     expected = run_tutorial(torch, name).replace("torch.", "ember.")
     assert got.splitlines() == expected.splitlines()
 
