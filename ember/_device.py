@@ -82,7 +82,7 @@ def _parse(spec, index):
             raise RuntimeError(f"type (string) must not include an index because index was passed explicitly: {spec}")
         index = int(idx_text)
     if index is not None and index < 0:
-        raise RuntimeError(f"Device index must not be negative")
+        raise RuntimeError("Device index must not be negative")
     if type_name == "cpu" and index not in (None, 0):
         raise RuntimeError(f"CPU device index must be -1 or zero, got {index}")
     return type_name, index

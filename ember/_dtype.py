@@ -107,9 +107,9 @@ def get_default_dtype():
 def set_default_dtype(d):
     """Set the dtype Python floats become; only floating dtypes are allowed, as in PyTorch."""
     if not isinstance(d, dtype):
-        raise TypeError(f"invalid dtype object: only floating-point types are supported as the "
-                        f"default type")
-    if not d.is_floating_point or d is bfloat16 and False:
+        raise TypeError("invalid dtype object: only floating-point types are supported as the "
+                        "default type")
+    if not d.is_floating_point:
         raise TypeError("only floating-point types are supported as the default type")
     _defaults.float_dtype = d
 

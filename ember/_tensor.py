@@ -305,10 +305,6 @@ class Tensor:
         self._storage = value._storage
         self._device = value._device
 
-    @property
-    def _base_tensor(self):
-        return self._base
-
     # ---------------------------------------------------------------- internals
     def _alias(self):
         """A tensor over the same memory and version counter, without history."""

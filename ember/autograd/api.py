@@ -85,7 +85,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
          only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
     """Return the gradients of `outputs` with respect to `inputs` (leaves' .grad untouched)."""
     outputs = _as_tuple(outputs)
-    single = not isinstance(inputs, (tuple, list))
     inputs = _as_tuple(inputs)
     grad_outputs = _as_tuple(grad_outputs)
     if allow_unused is None:

@@ -414,11 +414,11 @@ def broadcast_tensors(*tensors):
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
     shape = ()
-    for i, t in enumerate(tensors):
-        other = t._data.shape
+    for tensor in tensors:
+        other = tensor._data.shape
         if other != shape:
             shape = _broadcast_pair(shape, other)
-    return tuple(t if t._data.shape == shape else expand(t, shape) for t in tensors)
+    return tuple(x if x._data.shape == shape else expand(x, shape) for x in tensors)
 
 
 def _broadcast_pair(a, b):
