@@ -237,3 +237,34 @@ def test_direct_in_place_path_keeps_every_rule(torch, op):
     assert base.tolist() == before and base._version == 2
     with pytest.raises(RuntimeError, match="can't be cast"):
         getattr(ember.tensor([1, 2]), op)(1.5)
+
+
+@pytest.mark.parametrize("write", [
+    lambda lib, x: x[1:].add_(x[:-1]),
+    lambda lib, x: x[1:].mul_(x[:-1]),
+    lambda lib, x: x[1:4].copy_(x[:3]),
+    lambda lib, x: x.__setitem__(slice(1, 4), x[:3]),
+    lambda lib, x: x.view(2, 3).add_(x.view(3, 2).t()),
+])
+def test_partially_overlapping_operand_is_refused_like_torch(torch, write):
+    """`x[1:] += x[:-1]` would read values it has already written: PyTorch refuses."""
+    messages = []
+    for lib in (ember, torch):
+        x = lib.arange(6.0)
+        with pytest.raises(RuntimeError) as info:
+            write(lib, x)
+        assert x.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+        messages.append(str(info.value))
+    assert messages[0] == messages[1]
+
+
+def test_the_same_memory_and_disjoint_regions_are_fine(torch):
+    for lib in (ember, torch):
+        y = lib.arange(6.0)
+        y.view(2, 3)[:, :2].sub_(y.view(2, 3)[:, 1:])  # interleaved: PyTorch doesn't judge
+        assert y.tolist() == [-1.0, -1.0, 2.0, -1.0, -1.0, 5.0]
+        x = lib.arange(6.0)
+        x += x
+        x[:3].copy_(x[3:])
+        x[3:] = x[:3] * 1
+        assert x.tolist() == [6.0, 8.0, 10.0, 6.0, 8.0, 10.0]

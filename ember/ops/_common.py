@@ -10,7 +10,7 @@ from weakref import ref as _weak_ref
 
 from .. import _dtype, _errors
 from .._backend import generic as _np_generic
-from .._tensor import Tensor, make_tensor, make_view, _canonical_dim
+from .._tensor import Tensor, make_tensor, make_view, _address, _canonical_dim
 from ..autograd.grad_mode import state as grad_state
 from ..autograd.graph import grad_accumulator, record_forward_trace
 from ..autograd.grad_mode import anomaly
@@ -278,6 +278,7 @@ def inplace_overlapping(self, op, *args, **kwargs):
     expanded tensor (fill_, zero_, masked_fill_, index_fill_, index_put_, tril_, triu_)."""
     if self._extras is not None and self._extras.get("inference") and not grad_state.inference:
         raise RuntimeError(_errors.INFERENCE_INPLACE)
+    check_no_partial_overlap(self, args)
     recording = grad_state.enabled and (self._requires_grad or any_requires_grad(*args))
     source = self
     if recording:
@@ -312,6 +313,27 @@ def inplace_overlapping(self, op, *args, **kwargs):
             if self._extras is not None:
                 _view_rebase.regenerate_views(self)
     return self
+
+
+def check_no_partial_overlap(self, operands):
+    """PyTorch's refusal to read an operand that partly overlaps the memory being written
+    (`x[1:] += x[:-1]`); the very same memory (`x += x`) is fine. Like PyTorch, only
+    dense (contiguous in some order) pairs are judged; interleaved strides pass."""
+    storage = self._storage
+    for x in operands:
+        if isinstance(x, Tensor) and x._storage is storage:
+            a, b = self._data, x._data
+            if not (_dense(a) and _dense(b)) or not a.size or not b.size:
+                continue
+            same = (a.shape == b.shape and a.strides == b.strides
+                    and _address(a) == _address(b))
+            if not same and self._device.xp.may_share_memory(a, b):
+                raise RuntimeError(_errors.PARTIAL_OVERLAP)
+
+
+def _dense(array):
+    flags = array.flags
+    return flags.c_contiguous or flags.f_contiguous
 
 
 def check_no_overlap(data):

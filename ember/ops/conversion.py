@@ -9,8 +9,8 @@ from .._backend import numpy as _np
 from .._device import CPU as _CPU, device as _device_type, resolve as _resolve_device
 from ..autograd.graph import Node
 from .creation import _wants_contiguous, empty_preserving
-from ._common import (Tensor, attach, check_no_overlap, grad_state, inplace, make_tensor,
-                      make_view, sum_to_shape)
+from ._common import (Tensor, attach, check_no_overlap, check_no_partial_overlap, grad_state,
+                      inplace, make_tensor, make_view, sum_to_shape)
 
 __all__ = []
 
@@ -183,6 +183,7 @@ def copy_(self, src, non_blocking=False):
     if grad_state.enabled and (self._requires_grad or src._requires_grad):
         return inplace(self, _copied, src)
     check_no_overlap(self._data)
+    check_no_partial_overlap(self, (src,))
     values = src._data
     if values.shape != self._data.shape or src._device is not self._device:
         values = _broadcast_source(self, src)

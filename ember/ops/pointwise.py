@@ -115,7 +115,8 @@ def _write_in_place(input, other, ufunc):
     kind = other.__class__
     if kind is float or kind is int and -_EXACT_INT <= other <= _EXACT_INT:
         operand = other
-    elif kind is Tensor and other._data.dtype == data.dtype and other._device is input._device:
+    elif (kind is Tensor and other._data.dtype == data.dtype and other._device is input._device
+          and other._storage is not input._storage):
         operand = other._data
     else:
         return False

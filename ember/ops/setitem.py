@@ -12,8 +12,8 @@ index tensors. An in-place op on a view is what rebases the base's history
 """
 from .. import _errors
 from . import _view_rebase
-from ._common import (Tensor, check_no_overlap, grad_state, inplace_overlapping, make_view,
-                      wrap)
+from ._common import (Tensor, check_no_overlap, check_no_partial_overlap, grad_state,
+                      inplace_overlapping, make_view, wrap)
 from .indexing import (_INVALID_0DIM, _MASK, _SCALAR_TYPES, _advanced_key, _apply_basic,
                        _check_put_value, _index_put, _items, _record_chain, _type_name,
                        scalar_to_array)
@@ -41,6 +41,8 @@ def setitem(self, index, value):
     array = _setitem_value(self, value, target, entries)
     if adv_key is None:
         check_no_overlap(view)  # index_put_ may write into an expand; copy_ and fill_ not
+        if isinstance(value, Tensor) and value._storage is self._storage:
+            check_no_partial_overlap(make_view(view, self), (value,))
     value_grad = isinstance(value, Tensor) and value._requires_grad
     # Integer and bool tensors never get a history: they always take the plain write.
     if grad_state.enabled and (self._requires_grad or value_grad) and self.is_floating_point():
