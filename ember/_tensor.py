@@ -9,7 +9,7 @@ that defines it in `ember/ops/`, grouped by family.
 import warnings
 import weakref
 
-from . import _dtype, _errors
+from . import _backend, _dtype, _errors
 from ._device import CPU as _CPU
 from ._size import Size
 from .autograd import graph as _graph
@@ -1573,9 +1573,7 @@ def _canonical_dim(dim, ndim):
     return dim + bound if dim < 0 else dim
 
 
-def _address(array):
-    return array.__array_interface__["data"][0] if hasattr(array, "__array_interface__") \
-        else array.data.ptr
+_address = _backend.address
 
 
 # The op families, imported once, after Tensor exists (they build Tensors).

@@ -61,3 +61,9 @@ def as_strided(array, shape, strides, writeable=None):
             writeable = array.flags.writeable
         return numpy.lib.stride_tricks.as_strided(array, shape, strides, writeable=writeable)
     return _cupy.lib.stride_tricks.as_strided(array, shape, strides)
+
+
+def address(array):
+    """The address of an array's first element (NumPy's interface, or CuPy's pointer)."""
+    interface = getattr(array, "__array_interface__", None)
+    return array.data.ptr if interface is None else interface["data"][0]

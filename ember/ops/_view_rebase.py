@@ -19,6 +19,7 @@ history remembers its recorded views weakly (`_common.track_view`, called by
 `attach`), and a recorded in-place op regenerates the live ones at once
 (`regenerate_views`).
 """
+from .._backend import address as _address
 from ..autograd.graph import Node
 from ._common import edge, make_tensor
 from .slicing import AsStridedBackward0, _positions
@@ -34,11 +35,6 @@ def _geometry(tensor):
     offset = (_address(data) - _address(root)) // itemsize if data.size and data is not root \
         else 0
     return data.shape, tuple([s // itemsize for s in data.strides]), offset
-
-
-def _address(array):
-    interface = getattr(array, "__array_interface__", None)  # NumPy; CuPy has `.data.ptr`
-    return array.data.ptr if interface is None else interface["data"][0]
 
 
 def view_positions(view, base):

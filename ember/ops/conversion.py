@@ -5,7 +5,7 @@ shared storage between views) and pickling (through a module-level rebuild
 function, so any process with ember can unpickle).
 """
 from .. import _dtype, _errors
-from .._backend import numpy as _np
+from .._backend import address as _address, numpy as _np
 from .._device import CPU as _CPU, device as _device_type, resolve as _resolve_device
 from ..autograd.graph import Node
 from .creation import _wants_contiguous, empty_preserving
@@ -291,10 +291,6 @@ def _copy_storage(self, memo):
         return new_root, data
     new_root = entry[0]
     return new_root, _rebase(self._data, self._storage.root, new_root)
-
-
-def _address(array):
-    return array.__array_interface__["data"][0]
 
 
 def _rebase(data, old_root, new_root):

@@ -12,7 +12,7 @@ build on the parsing and key primitives here and are re-exported from here.
 """
 import warnings
 
-from .. import _errors
+from .. import _dtype, _errors
 from .._dtype import FROM_NUMPY as _FROM_NUMPY
 from .._backend import generic as _np_generic, ndarray as _np_ndarray, numpy as _numpy
 from ..autograd.graph import Node
@@ -97,8 +97,7 @@ def _type_name(value):
 
 
 def _scalar_name(np_dtype):
-    return _errors._SCALAR_NAMES[np_dtype.name] if np_dtype.name in _errors._SCALAR_NAMES \
-        else "BFloat16"
+    return _errors.scalar_type_name(_dtype.FROM_NUMPY[np_dtype])
 
 
 # ---------------------------------------------------------------- parsing an index
