@@ -220,8 +220,9 @@ def compare_tensors(e, t, path, random):
     if e.requires_grad != t.requires_grad:
         raise Mismatch("requires_grad", f"{path}: ember {e.requires_grad} | torch "
                        f"{t.requires_grad}")
-    e_fn, t_fn = type(e.grad_fn).__name__, type(t.grad_fn).__name__
-    if (e.grad_fn is None) != (t.grad_fn is None) or e.grad_fn is not None and e_fn != t_fn:
+    e_fn = e.grad_fn.name() if e.grad_fn is not None else None
+    t_fn = t.grad_fn.name() if t.grad_fn is not None else None
+    if e_fn != t_fn:
         raise Mismatch("grad_fn", f"{path}: ember {e_fn} | torch {t_fn}")
     if random:
         return
