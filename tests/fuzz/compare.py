@@ -91,7 +91,7 @@ def run_case(entry, spec):
         return compare_errors(e_error, t_error)
     if t_error is not None:
         raise Mismatch("raises in torch only", f"torch {type(t_error).__name__}: "
-                       f"{first_line(str(t_error))} | ember returned {e_result!r}")
+                       f"{first_line(str(t_error))} | ember returned {safe_repr(e_result)}")
     if e_error is not None:
         raise Mismatch("raises in ember only", f"ember {type(e_error).__name__}: {e_error} "
                        f"| torch returned {t_result!r}")
@@ -103,6 +103,14 @@ def run_case(entry, spec):
     if entry.kind == "method" and entry.name.endswith("_") and not entry.name.startswith("__") \
             and not entry.random:
         check_inplace(entry, spec, e_args)
+
+
+def safe_repr(value):
+    """repr for messages: a broken ember result must not hide the mismatch."""
+    try:
+        return repr(value)
+    except Exception as error:   # noqa: BLE001
+        return f"<repr raised {type(error).__name__}: {error}>"
 
 
 def outcome(lib, entry, args, kwargs):

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import ember
 
-from .compare import Mismatch, compare_errors, compare_results, outcome
+from .compare import Mismatch, compare_errors, compare_results, safe_repr
 from .draw import BOOLS, FLOAT_PARAMS, Ctx, _dim, _rank_hint
 from .inputs import DTYPES, TensorSpec, materialize, shapes, tensors
 
@@ -139,7 +139,7 @@ def run_module_case(entry, case):
     e_module, e_error = _construct(ember, entry.name, case.init)
     if t_error is not None or e_error is not None:
         if t_error is None or e_error is None:
-            raise Mismatch("construct", f"ember {e_error!r} | torch {t_error!r}")
+            raise Mismatch("construct", f"ember {safe_repr(e_error)} | torch {t_error!r}")
         return compare_errors(e_error, t_error)
     _copy_state(t_module, e_module)
     if repr(e_module) != repr(t_module).replace("torch.", "ember."):
@@ -153,7 +153,7 @@ def run_module_case(entry, case):
         return compare_errors(e_error, t_error)
     if t_error is not None or e_error is not None:
         raise Mismatch("raises in torch only" if t_error else "raises in ember only",
-                       f"ember {e_error!r} | torch {t_error!r}")
+                       f"ember {safe_repr(e_error or e_result)} | torch {t_error!r}")
     random = entry.random and case.train or entry.name.startswith("Lazy")
     compare_results(e_result, t_result, random=random)
     compare_results(list(e_module.state_dict().values()),
