@@ -56,6 +56,7 @@ KNOWN = [
     ("*index_add*", "error precedence or text", "index_add checks in another order"),
     ("*scatter_add*", "*", "scatter_add: dim checked against index/src in another order"),
     ("*unflatten", "error precedence or text", "unflatten on 0-dim input"),
+    ("nn.Unflatten", "error precedence or text", "unflatten on 0-dim input"),
     ("Tensor.cauchy_", "error precedence or text", "overlap checked before the dtype"),
     ("Tensor.exponential_", "*", "overlap/empty checked before the dtype"),
     ("Tensor.log_normal_", "error precedence or text", "'a view of a leaf Variable' text"),
@@ -103,7 +104,8 @@ ENTRIES = catalog.entries()
 
 def _known(entry, mismatch):
     for pattern, kind, _reason in KNOWN:
-        if kind in (mismatch.kind, mismatch.cause) and fnmatch.fnmatchcase(entry.id, pattern):
+        if kind in ("*", mismatch.kind, mismatch.cause) and fnmatch.fnmatchcase(entry.id,
+                                                                                 pattern):
             return True
     return False
 
