@@ -113,14 +113,15 @@ UNARY = {
     "neg": ANY, "neg_": ANY, "negative": ANY, "negative_": ANY, "positive": ANY,
     "reciprocal": POSITIVE, "reciprocal_": POSITIVE, "rsqrt": POSITIVE, "rsqrt_": POSITIVE,
     "sqrt_": POSITIVE, "square_": ANY, "relu_": ANY,
-    "sign": ANY, "sign_": ANY, "sgn_": ANY, "signbit": ANY,
+    "sign": ANY, "sign_": ANY, "sgn": ANY, "sgn_": ANY, "signbit": ANY,
     "isfinite": ANY, "isnan": ANY, "isinf": ANY, "isneginf": ANY, "isposinf": ANY,
     "isreal": ANY, "logical_not": ANY, "logical_not_": ANY,
 }
 # torch has no derivative for these in place (tested apart, below)
 NO_IN_PLACE_DERIVATIVE = {"acosh_", "arccosh_", "asinh_", "arcsinh_", "atanh_", "arctanh_"}
-NO_GRAD = NO_IN_PLACE_DERIVATIVE | {"signbit", "isfinite", "isnan", "isinf", "isneginf", "isposinf", "isreal",
-           "logical_not", "logical_not_", "sgn_"}   # sgn's grad is a ZeroTensor in torch
+NO_GRAD = NO_IN_PLACE_DERIVATIVE | {
+    "signbit", "isfinite", "isnan", "isinf", "isneginf", "isposinf", "isreal", "logical_not",
+    "logical_not_", "sgn", "sgn_"}   # sgn's gradient is a ZeroTensor in torch
 
 
 def _unary_input(name, dtype="float64", shape=(2, 3)):
@@ -300,6 +301,7 @@ def test_bitwise_doors_match_torch(torch, name):
         return
     compare(torch, lambda lib, x, y: _binary(lib, name, x, y), x, y, grad=False)
     compare(torch, lambda lib, x: _binary(lib, name, x, 2), x, grad=False)
+    compare(torch, lambda lib, x, y: _binary(lib, name, x, y), x > 7, y > 1, grad=False)
     if not name.endswith("_"):
         compare(torch, lambda lib, x, y: _binary(lib, name, x, y), x.astype(np.uint8),
                 y.astype(np.int16), grad=False)
