@@ -176,8 +176,11 @@ def _owner(expression, file, aliases):
     return ember.Tensor
 
 
-def _references(file, nodes):
-    """(owner, name) pairs the nodes use; owner is an ember module or class."""
+def _references(file, nodes, extra_strings=()):
+    """(owner, name) pairs the nodes use; owner is an ember module or class.
+
+    `getattr(owner, name)` with a variable name counts every identifier-like string
+    constant of the nodes (a parametrize list) and `extra_strings`."""
     aliases = dict(file.aliases)
     for node in nodes:     # local aliases: `F = lib.nn.functional`, `nn = ember.nn`
         for sub in ast.walk(node):
@@ -188,7 +191,7 @@ def _references(file, nodes):
                     aliases[sub.targets[0].id] = path
     strings = {sub.value for node in nodes for sub in ast.walk(node)
                if isinstance(sub, ast.Constant) and isinstance(sub.value, str)
-               and sub.value.isidentifier()}
+               and sub.value.isidentifier()} | set(extra_strings)
     found = set()
     if any(isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id == "eval"
            for node in nodes for sub in ast.walk(node)):
@@ -290,6 +293,29 @@ def _takes_lib(node):
     return bool(args) and args[0].arg in ("lib", "F")
 
 
+def _catalog_roots(file):
+    """The catalog's callables, grouped by the module-level function that makes them
+    (`def _f(name): return lambda lib, *a: getattr(lib.nn.functional, name)(*a)`)."""
+    groups = {}
+    for top in file.tree.body:
+        for node in ast.walk(top):
+            if isinstance(node, (ast.Lambda, ast.FunctionDef)) and _takes_lib(node):
+                factory = top.name if isinstance(top, ast.FunctionDef) and top is not node \
+                    else None
+                groups.setdefault(factory, []).append(node)
+    return groups
+
+
+def _factory_names(file, factory):
+    """The string arguments of every call of `factory` in the file: `_f("max_pool3d")`."""
+    if factory is None:
+        return set()
+    return {arg.value for node in ast.walk(file.tree)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id == factory
+            for arg in node.args if isinstance(arg, ast.Constant) and isinstance(arg.value, str)}
+
+
 def exercised():
     """Every (id(owner), name) that some torch-comparing test code uses."""
     found, script_names = set(), set()
@@ -307,9 +333,8 @@ def exercised():
                          and sub.value.endswith(".py")}
     for path in _catalog_files():
         file = _File(path)
-        roots = [n for n in ast.walk(file.tree)
-                 if isinstance(n, (ast.Lambda, ast.FunctionDef)) and _takes_lib(n)]
-        found |= _references(file, file.reachable(roots))
+        for factory, roots in _catalog_roots(file).items():
+            found |= _references(file, file.reachable(roots), _factory_names(file, factory))
     for path in sorted((TESTS / "scripts").glob("*.py")):
         if path.name in script_names:
             file = _File(path, torch_is_ember=True)
