@@ -169,14 +169,15 @@ def test_buffer_registers_like_torch(torch):
 
 
 # ---------------------------------------------------------------- optim's global hooks
-def _hook_log(lib, module, record):
+def _hook_log(lib, registers, record):
     """Run one step with global pre/post hooks that `record`, then one after removing them."""
     calls = []
     param = lib.nn.Parameter(lib.ones(2))
     opt = lib.optim.SGD([param], lr=0.5)
-    pre = module.register_optimizer_step_pre_hook(
+    register_pre, register_post = registers
+    pre = register_pre(
         lambda o, args, kwargs: calls.append(("pre", record(o, args, kwargs), param.tolist())))
-    post = module.register_optimizer_step_post_hook(
+    post = register_post(
         lambda o, args, kwargs: calls.append(("post", record(o, args, kwargs), param.tolist())))
     try:
         param.grad = lib.ones(2)
@@ -189,7 +190,12 @@ def _hook_log(lib, module, record):
 
 
 def _libraries(torch):
-    return ((ember, ember.optim), (torch, importlib.import_module("torch.optim.optimizer")))
+    """ember exports the hooks from ember.optim; torch keeps them in torch.optim.optimizer."""
+    module = importlib.import_module("torch.optim.optimizer")
+    return ((ember, (ember.optim.register_optimizer_step_pre_hook,
+                     ember.optim.register_optimizer_step_post_hook)),
+            (torch, (module.register_optimizer_step_pre_hook,
+                     module.register_optimizer_step_post_hook)))
 
 
 def test_global_optimizer_step_hooks_match_torch(torch):
