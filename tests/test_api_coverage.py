@@ -1,26 +1,29 @@
 """Every public name of ember is exercised against torch somewhere in tests/.
 
 Why a static scan: running the suite under a tracer would be exact but costs the
-whole suite; reading the test sources costs well under a second and is honest
-enough when it only counts code that a torch comparison actually runs:
+whole suite; reading the test sources takes about a second and is honest enough
+when it only counts code that a torch comparison actually runs:
 
-- test functions that take the `torch` fixture (or call
-  `pytest.importorskip("torch")`, in their body or at module level), together with
-  the module-level helpers and constants they use, followed transitively;
-- the op catalog's callables (`lambda lib, ...` and helpers taking `lib` in the
-  modules tests/opdb collects), which tests/test_ops.py runs in ember and torch;
-- the scripts in tests/scripts/ that a test names (run as `torch` = ember and torch).
+- test functions that take the `torch` fixture (or a fixture built on it, or call
+  `pytest.importorskip("torch")` in their body or at module level), together with the
+  module-level helpers and constants they use, followed transitively;
+- the op catalog's callables (`lambda lib, ...`, `lambda F, ...`) in the modules
+  tests/opdb collects, which tests/test_ops.py runs in ember and torch;
+- the scripts in tests/scripts/ that such a test names (run as `torch` = ember and torch).
 
-Inside that code a name counts when it is reached through something that denotes
-an ember namespace: `lib.x`, `ember.x`, `lib.nn.functional.x`, `F.x` where
-`F` was imported from ember, `from ember.nn import X`, or `getattr(lib, name)` with
-the names as string constants of the same test. An attribute on anything else
-(`x.sum()`, `t.mT`) counts as a Tensor method or property.
+Inside that code a name counts when it is reached through something that denotes an
+ember namespace: `lib.x`, `ember.x`, `lib.nn.functional.x`, `F.x`, `F(lib).x` where
+`def F(lib): return lib.nn.functional`, `from ember.nn import X`, source strings given
+to eval ("nn.Softplus(2)"), or `getattr(lib, name)` with the names as string constants
+of the same test (or as arguments of the catalog factory that builds the callable). An
+attribute on anything else (`x.sum()`, `t.mT`) counts as a Tensor method or property.
+A class or function re-exported elsewhere counts when reached under its defining module.
 
-`ALLOWED` lists the few names that cannot be compared with torch, each with why.
+`ALLOWED` lists names that cannot be compared with torch, each with why (none today).
 Adding a public name without a test fails `test_every_public_name_is_exercised`.
 """
 import ast
+import functools
 import inspect
 import pathlib
 import types
@@ -324,21 +327,28 @@ def _factory_names(file, factory):
             for arg in node.args if isinstance(arg, ast.Constant) and isinstance(arg.value, str)}
 
 
+def scan_test_file(path):
+    """(references, script names) of one test module's torch-comparing tests."""
+    file = _File(path)
+    whole_module = _imports_torch(
+        [n for n in file.tree.body if not isinstance(n, (ast.FunctionDef, ast.ClassDef))])
+    providers = _torch_fixtures(file.tree)
+    roots = [f for f in _test_functions(file.tree) if whole_module or _takes_torch(f, providers)]
+    nodes = file.reachable(roots)
+    scripts = {sub.value for node in nodes for sub in ast.walk(node)
+               if isinstance(sub, ast.Constant) and isinstance(sub.value, str)
+               and sub.value.endswith(".py")}
+    return _references(file, nodes), scripts
+
+
+@functools.lru_cache(maxsize=None)
 def exercised():
     """Every (id(owner), name) that some torch-comparing test code uses."""
     found, script_names = set(), set()
     for path in sorted(TESTS.glob("test_*.py")):
-        file = _File(path)
-        whole_module = _imports_torch(
-            [n for n in file.tree.body if not isinstance(n, (ast.FunctionDef, ast.ClassDef))])
-        providers = _torch_fixtures(file.tree)
-        roots = [f for f in _test_functions(file.tree)
-                 if whole_module or _takes_torch(f, providers)]
-        nodes = file.reachable(roots)
-        found |= _references(file, nodes)
-        script_names |= {sub.value for node in nodes for sub in ast.walk(node)
-                         if isinstance(sub, ast.Constant) and isinstance(sub.value, str)
-                         and sub.value.endswith(".py")}
+        references, scripts = scan_test_file(path)
+        found |= references
+        script_names |= scripts
     for path in _catalog_files():
         file = _File(path)
         for factory, roots in _catalog_roots(file).items():
@@ -347,7 +357,7 @@ def exercised():
         if path.name in script_names:
             file = _File(path, torch_is_ember=True)
             found |= _references(file, [file.tree])
-    return found
+    return frozenset(found)
 
 
 def missing_names():
@@ -393,3 +403,50 @@ def test_allowlist_has_no_stale_entries():
             assert name in names, f"{label}.{name} is allowlisted but no longer public"
             assert (id(namespace), name) not in found, (
                 f"{label}.{name} is allowlisted but now tested: drop it from ALLOWED")
+
+
+# ---------------------------------------------------------------- the scan itself
+def test_a_new_public_name_without_a_test_fails(monkeypatch):
+    monkeypatch.setattr(ember, "brand_new_op", lambda input: input, raising=False)
+    monkeypatch.setattr(ember.Tensor, "brand_new_method", lambda self: self, raising=False)
+    missing = missing_names()
+    assert "brand_new_op" in missing["ember"]
+    assert "brand_new_method" in missing["Tensor"]
+
+
+SAMPLE = """
+import pytest
+import ember
+import ember.nn.functional as F
+
+
+@pytest.mark.parametrize("name", ["cos", "sin"])
+def test_compared(torch, name):
+    for lib in (ember, torch):
+        x = lib.ones(2)
+        getattr(x, name)()
+        _helper(lib)
+        F.relu(x)
+
+
+def _helper(lib):
+    return lib.nn.functional.gelu(lib.zeros(1)).mT
+
+
+def test_not_compared():
+    ember.tanh(ember.ones(1)).exp()
+    torch.tanh(torch.ones(1))
+"""
+
+
+def test_scan_counts_only_code_that_torch_comparisons_run(tmp_path):
+    path = tmp_path / "test_sample.py"
+    path.write_text(SAMPLE)
+    references, _ = scan_test_file(path)
+    names = {(_OWNERS[owner].__name__, name) for owner, name in references}
+    for expected in [("ember", "ones"), ("Tensor", "cos"), ("Tensor", "sin"),
+                     ("ember.nn.functional", "relu"), ("ember.nn.functional", "gelu"),
+                     ("Tensor", "mT")]:
+        assert expected in names
+    for absent in [("ember", "tanh"), ("Tensor", "exp"), ("ember", "cos"), ("Tensor", "relu")]:
+        assert absent not in names
