@@ -78,6 +78,7 @@ class _File:
         self.path = path
         self.tree = ast.parse(path.read_text(), str(path))
         self.torch_is_ember = torch_is_ember
+        self._walks = {}
         self.definitions = {}
         for node in self.tree.body:
             if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
@@ -94,7 +95,7 @@ class _File:
         self.foreign = set()                     # names bound to other modules (np, torch, ...)
         if torch_is_ember:
             self.aliases["torch"] = "ember"
-        for node in ast.walk(self.tree):
+        for node in self.walk(self.tree):
             if isinstance(node, ast.Import):
                 for item in node.names:
                     path = self._ember_path(item.name)
@@ -122,6 +123,13 @@ class _File:
                     and isinstance(node.body[0], ast.Return) and node.body[0].value is not None:
                 self.returns[name] = node.body[0].value
 
+    def walk(self, node):
+        """ast.walk, remembered: the scan visits the same functions several times."""
+        key = id(node)
+        if key not in self._walks:
+            self._walks[key] = list(ast.walk(node))
+        return self._walks[key]
+
     def _ember_path(self, module):
         head = module.split(".")[0]
         if head == "ember" or (self.torch_is_ember and head == "torch"):
@@ -137,7 +145,7 @@ class _File:
                 continue
             seen.add(id(node))
             nodes.append(node)
-            for sub in ast.walk(node):
+            for sub in self.walk(node):
                 if isinstance(sub, ast.Name) and sub.id in self.definitions:
                     todo.append(self.definitions[sub.id])
         return nodes
@@ -192,66 +200,62 @@ def _references(file, nodes, extra_strings=()):
 
     `getattr(owner, name)` with a variable name counts every identifier-like string
     constant of the nodes (a parametrize list) and `extra_strings`."""
+    subs = [sub for node in nodes for sub in file.walk(node)]
     aliases = dict(file.aliases)
-    for node in nodes:     # local aliases: `F = lib.nn.functional`, `nn = ember.nn`
-        for sub in ast.walk(node):
-            if isinstance(sub, ast.Assign) and len(sub.targets) == 1 \
-                    and isinstance(sub.targets[0], ast.Name):
-                path = _path_of(sub.value, aliases, file.returns)
-                if path is not None and isinstance(_resolve(path), (types.ModuleType, type)):
-                    aliases[sub.targets[0].id] = path
-    strings = {sub.value for node in nodes for sub in ast.walk(node)
+    for sub in subs:     # local aliases: `F = lib.nn.functional`, `nn = ember.nn`
+        if isinstance(sub, ast.Assign) and len(sub.targets) == 1 \
+                and isinstance(sub.targets[0], ast.Name):
+            path = _path_of(sub.value, aliases, file.returns)
+            if path is not None and isinstance(_resolve(path), (types.ModuleType, type)):
+                aliases[sub.targets[0].id] = path
+    strings = {sub.value for sub in subs
                if isinstance(sub, ast.Constant) and isinstance(sub.value, str)
                and sub.value.isidentifier()} | set(extra_strings)
-    found = set()
     if any(isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id == "eval"
-           for node in nodes for sub in ast.walk(node)):
-        nodes = nodes + _evaluated_sources(nodes, aliases)
-    for node in nodes:
-        for sub in ast.walk(node):
-            if isinstance(sub, ast.Attribute):
-                owner = _owner(sub.value, file, aliases)
-                if owner is not None:
-                    found.add((_owned(owner), sub.attr))
-            elif isinstance(sub, ast.Name) and sub.id in aliases:
-                path = aliases[sub.id]
-                head, _, name = path.rpartition(".")
-                owner = _resolve(head) if head else None
-                if owner is not None:
-                    found.add((_owned(owner), name))
-            elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) \
-                    and sub.func.id in ("getattr", "hasattr") and len(sub.args) >= 2:
-                owner = _owner(sub.args[0], file, aliases)
-                if owner is None:
-                    continue
-                key = sub.args[1]
-                names = [key.value] if isinstance(key, ast.Constant) else strings
-                found.update((_owned(owner), name) for name in names)
+           for sub in subs):
+        subs += [sub for tree in _evaluated_sources(subs, aliases) for sub in ast.walk(tree)]
+    found = set()
+    for sub in subs:
+        if isinstance(sub, ast.Attribute):
+            owner = _owner(sub.value, file, aliases)
+            if owner is not None:
+                found.add((_owned(owner), sub.attr))
+        elif isinstance(sub, ast.Name) and sub.id in aliases:
+            head, _, name = aliases[sub.id].rpartition(".")
+            owner = _resolve(head) if head else None
+            if owner is not None:
+                found.add((_owned(owner), name))
+        elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) \
+                and sub.func.id in ("getattr", "hasattr") and len(sub.args) >= 2:
+            owner = _owner(sub.args[0], file, aliases)
+            if owner is None:
+                continue
+            key = sub.args[1]
+            names = [key.value] if isinstance(key, ast.Constant) else strings
+            found.update((_owned(owner), name) for name in names)
     return found
 
 
-def _evaluated_sources(nodes, aliases):
+def _evaluated_sources(subs, aliases):
     """Expressions a test passes to eval as strings ("nn.Softplus(2)", or "Softplus(2)"
     behind an "nn." prefix), parsed so that their names count like code."""
     parsed = []
     aliases.setdefault("nn", "ember.nn")     # evaluated with {"nn": lib.nn}
-    for node in nodes:
-        for sub in ast.walk(node):
-            if not (isinstance(sub, ast.Constant) and isinstance(sub.value, str)):
-                continue
-            try:
-                tree = ast.parse(sub.value, mode="eval")
-            except SyntaxError:
-                continue
-            if not any(isinstance(n, ast.Call) for n in ast.walk(tree)):
-                continue
-            head = tree.body
-            while isinstance(head, (ast.Call, ast.Attribute)):
-                head = head.func if isinstance(head, ast.Call) else head.value
-            if isinstance(head, ast.Name) and head.id not in aliases \
-                    and hasattr(ember.nn, head.id):
-                tree = ast.parse("nn." + sub.value, mode="eval")   # the "nn." + source idiom
-            parsed.append(tree)
+    for sub in subs:
+        if not (isinstance(sub, ast.Constant) and isinstance(sub.value, str)):
+            continue
+        try:
+            tree = ast.parse(sub.value, mode="eval")
+        except SyntaxError:
+            continue
+        if not any(isinstance(n, ast.Call) for n in ast.walk(tree)):
+            continue
+        head = tree.body
+        while isinstance(head, (ast.Call, ast.Attribute)):
+            head = head.func if isinstance(head, ast.Call) else head.value
+        if isinstance(head, ast.Name) and head.id not in aliases and hasattr(ember.nn, head.id):
+            tree = ast.parse("nn." + sub.value, mode="eval")   # the "nn." + source idiom
+        parsed.append(tree)
     return parsed
 
 
@@ -275,8 +279,8 @@ def _torch_fixtures(tree):
 def _imports_torch(statements):
     for statement in statements:
         for sub in ast.walk(statement):
-            if isinstance(sub, ast.Call) and ast.unparse(sub.func) == "pytest.importorskip" \
-                    and sub.args and isinstance(sub.args[0], ast.Constant) \
+            if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) \
+                    and sub.func.attr == "importorskip" and sub.args and isinstance(sub.args[0], ast.Constant) \
                     and sub.args[0].value == "torch":
                 return True
     return False
