@@ -280,7 +280,8 @@ def _imports_torch(statements):
     for statement in statements:
         for sub in ast.walk(statement):
             if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) \
-                    and sub.func.attr == "importorskip" and sub.args and isinstance(sub.args[0], ast.Constant) \
+                    and sub.func.attr == "importorskip" and sub.args \
+                    and isinstance(sub.args[0], ast.Constant) \
                     and sub.args[0].value == "torch":
                 return True
     return False

@@ -44,17 +44,16 @@ def compare(torch, fn, *arrays, grad=True, atol=1e-6, rtol=1e-6):
     outs = [(e, t) for e, t in zip(tensors(e_out), tensors(t_out)) if t.requires_grad]
     if grad and outs:
         seeds = [RNG.standard_normal(tuple(t.shape)) for _, t in outs]
+        t_seeds = [torch.tensor(s, dtype=t.dtype) for s, (_, t) in zip(seeds, outs)]
+        e_seeds = [ember.tensor(s, dtype=e.dtype) for s, (e, _) in zip(seeds, outs)]
         try:
-            torch.autograd.backward(
-                [t for _, t in outs], [torch.tensor(s, dtype=t.dtype) for s, (_, t) in zip(seeds, outs)])
+            torch.autograd.backward([t for _, t in outs], t_seeds)
         except Exception as error:   # torch has no derivative here: ember must refuse alike
             with pytest.raises(type(error)) as got:
-                ember.autograd.backward(
-                    [e for e, _ in outs], [ember.tensor(s, dtype=e.dtype) for s, (e, _) in zip(seeds, outs)])
+                ember.autograd.backward([e for e, _ in outs], e_seeds)
             assert str(got.value) == str(error).replace("torch.", "ember.")
             return e_out, t_out
-        ember.autograd.backward([e for e, _ in outs],
-                                [ember.tensor(s, dtype=e.dtype) for s, (e, _) in zip(seeds, outs)])
+        ember.autograd.backward([e for e, _ in outs], e_seeds)
         for e, t in zip(tensors(e_in), tensors(t_in)):
             if t.grad is None:
                 assert e.grad is None
