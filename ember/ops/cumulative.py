@@ -35,7 +35,7 @@ def cumsum(input, dim=None, *, dtype=None, **aliases):
     if aliases:  # NumPy-style axis=, which PyTorch accepts too
         dim, _ = dim_aliases(dim, False, aliases)
     if dim is None:
-        raise TypeError("missing required argument 'dim'")
+        raise TypeError('cumsum() missing 1 required positional arguments: "dim"')
     result, d = _cumulative(input, dim, dtype, input._device.xp.cumsum)
     out = wrap(result, input._device)
     if grad_state.enabled and input._requires_grad and result.dtype.kind == "f":
@@ -96,7 +96,7 @@ def cumprod(input, dim=None, *, dtype=None, **aliases):
     if aliases:  # NumPy-style axis=, which PyTorch accepts too
         dim, _ = dim_aliases(dim, False, aliases)
     if dim is None:
-        raise TypeError("missing required argument 'dim'")
+        raise TypeError('cumprod() missing 1 required positional arguments: "dim"')
     result, d = _cumulative(input, dim, dtype, input._device.xp.cumprod)
     out = wrap(result, input._device)
     if grad_state.enabled and input._requires_grad and result.dtype.kind == "f":

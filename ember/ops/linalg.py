@@ -547,15 +547,17 @@ def tensordot(a, b, dims=2, out=None):
         raise RuntimeError("both inputs should have same dtype")
     t1, t2 = a, b
     contracted = 1
-    for da, db in zip(dims_a, dims_b):
+    for k, (da, db) in enumerate(zip(dims_a, dims_b)):
         size_a, size_b = x.shape[da], y.shape[db]
         if size_b == 1:  # a broadcast dimension can be summed right away
             t1 = t1.sum(da, keepdim=True, dtype=t1.dtype)
         elif size_a == 1:
             t2 = t2.sum(db, keepdim=True, dtype=t2.dtype)
         elif size_a != size_b:
+            shown_a, shown_b = _given_dims(dims)
             raise RuntimeError(f"contracted dimensions need to match, but first has size "
-                               f"{size_a} in dim {da} and second has size {size_b} in dim {db}")
+                               f"{size_a} in dim {shown_a[k]} and second has size {size_b} in "
+                               f"dim {shown_b[k]}")
         else:
             contracted *= size_a
     keep_a = [i for i in range(x.ndim) if i not in dims_a]
@@ -569,6 +571,15 @@ def tensordot(a, b, dims=2, out=None):
     t1 = t1.permute(keep_a + list(dims_a)).reshape(rows, contracted)
     t2 = t2.permute(list(dims_b) + keep_b).reshape(contracted, cols)
     return mm(t1, t2).reshape(result_shape)
+
+
+def _given_dims(dims):
+    """The dims as PyTorch names them in messages: unwrapped, and -n..-1 for an int on `a`."""
+    if isinstance(dims, Tensor):
+        dims = dims.tolist()
+    if isinstance(dims, int):
+        return list(range(-dims, 0)), list(range(dims))
+    return list(dims[0]), list(dims[1])
 
 
 def _tensordot_dims(dims, ndim_a, ndim_b):

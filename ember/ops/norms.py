@@ -154,7 +154,8 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     _check_floating("linalg.matrix_norm", A)
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
     if len(dims) != 2:
-        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {len(dims)}")
+        raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got "
+                           + " ".join(str(d) for d in dims))
     first, second = wrap_dims(dims[0], A.ndim)[0], wrap_dims(dims[1], A.ndim)[0]
     if first == second:
         raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({dims[0]}, "

@@ -11,7 +11,7 @@ import math
 
 from .. import _errors
 from ..autograd.graph import Node
-from ._common import attach, grad_state, wrap
+from ._common import attach, grad_state, wrap, wrap_dim
 from . import _im2col
 
 __all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices",
@@ -417,6 +417,8 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
     """Mean over sliding windows of (N, C, H, W) or (C, H, W) input."""
+    if input._data.ndim < 3:   # PyTorch's 2-d kernel reads the channel dim (-3) first
+        wrap_dim(-3, input._data.ndim)
     return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
                      divisor_override, 2)
 

@@ -31,7 +31,10 @@ def _adaptive_sizes(input, output_size, n, what):
     shape = input._data.shape
     if isinstance(output_size, int):
         output_size = (output_size,) * n
-    output_size = tuple(output_size)
+    else:
+        output_size = tuple(output_size)
+        if len(shape) <= len(output_size):   # nn.functional's check, before the kernel's
+            raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
     if len(output_size) != n:
         if what.startswith("adaptive_max"):
             raise RuntimeError(f"{what}(): internal error: output_size.size() must be {n}")
@@ -89,13 +92,24 @@ class AdaptiveAvgPool3DBackward0(_LinearMapBackward):
     __slots__ = ()
 
 
+def _one_size(output_size, what):
+    """The 1-d pools' output length: an int, or a sequence holding exactly one."""
+    if isinstance(output_size, int):
+        return output_size
+    output_size = tuple(output_size)
+    if len(output_size) != 1:
+        raise RuntimeError(f"{what}() argument 'output_size' should contain one int "
+                           f"(got {len(output_size)})")
+    return output_size[0]
+
+
 def adaptive_avg_pool1d(input, output_size):
     """Average pooling to a fixed output length (a 2-D pool underneath)."""
     if input._data.ndim not in (2, 3):
         raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input._data.ndim}-dimensional "
                            f"tensor for argument #1 'self' (while checking arguments for "
                            f"adaptive_avg_pool1d)")
-    size = output_size if isinstance(output_size, int) else tuple(output_size)[0]
+    size = _one_size(output_size, "adaptive_avg_pool1d")
     return _adaptive_avg_pool_nd(input.unsqueeze(-2), (1, size), 2).squeeze(-2)
 
 
@@ -158,7 +172,7 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
         raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input._data.ndim}-dimensional "
                            f"tensor for argument #1 'self' (while checking arguments for "
                            f"adaptive_max_pool1d)")
-    size = output_size if isinstance(output_size, int) else tuple(output_size)[0]
+    size = _one_size(output_size, "adaptive_max_pool1d")
     result = _adaptive_max_pool(input.unsqueeze(-2), (1, size), return_indices, 2)
     if return_indices:
         return result[0].squeeze(-2), result[1].squeeze(-2)

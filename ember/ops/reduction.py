@@ -233,8 +233,8 @@ def prod(input, dim=None, keepdim=False, *, dtype=None, **aliases):
     if dim is not None and not hasattr(dim, "__index__") or isinstance(dim, bool):
         raise TypeError(f"prod() received an invalid combination of arguments - got "
                         f"({type(dim).__name__}), but expected one of:\n"
-                        " * (*, torch.dtype dtype = None)\n"
-                        " * (int dim, bool keepdim = False, *, torch.dtype dtype = None)\n")
+                        " * (*, ember.dtype dtype = None)\n"
+                        " * (int dim, bool keepdim = False, *, ember.dtype dtype = None)\n")
     axes = None if dim is None else wrap_dims(dim, data.ndim)
     if not data.ndim:
         axes = None

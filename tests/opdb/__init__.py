@@ -47,6 +47,23 @@ class OpInfo:
         return self.name
 
 
+def door(of, name, op):
+    """A second door (Tensor method, ember function, alias) into the op entry `of` checks.
+
+    It reuses `of`'s samples and tolerances, so values, dtypes, non-contiguous inputs,
+    gradients and grad_fn names are compared against torch through this door too; the
+    finite-difference checks measure the op, not the door, and stay with `of`."""
+    same = f"same op as {of.name}, gradchecked there"
+    return dataclasses.replace(of, name=name, op=op,
+                               skip={**of.skip, "gradcheck": same, "gradgradcheck": same})
+
+
+def doors(ops, table):
+    """Door entries for `ops` from {existing entry name: [(door name, op), ...]}."""
+    by_name = {op.name: op for op in ops}
+    return [door(by_name[of], name, op) for of, entries in table.items() for name, op in entries]
+
+
 def random_array(rng, shape, dtype, low=-3.0, high=3.0):
     """A NumPy array of `dtype` with values PyTorch and NumPy treat alike."""
     if dtype == "bool":

@@ -6,7 +6,7 @@ under test, so one sample exercises both ember and torch.
 """
 import numpy as np
 
-from . import ALL_DTYPES, OpInfo, Sample, random_array
+from . import ALL_DTYPES, OpInfo, Sample, doors, random_array
 
 NUMERIC_DTYPES = tuple(d for d in ALL_DTYPES if d != "bool")
 
@@ -212,3 +212,22 @@ OPS = [
     OpInfo("nonzero", lambda lib, x: (lib.nonzero(x), lib.argwhere(x), x.nonzero(as_tuple=True)),
            _nonzero_samples, dtypes=ALL_DTYPES, differentiable=False),
 ]
+
+OPS += doors(OPS, {
+    "gather": [("Tensor.gather", lambda lib, x, dim, index: x.gather(dim, index))],
+    "scatter_add": [
+        ("Tensor.scatter_add", lambda lib, x, dim, index, src: x.scatter_add(dim, index, src)),
+        ("Tensor.scatter_add_",
+         lambda lib, x, dim, index, src: (x * 1).scatter_add_(dim, index, src))],
+    "index_select": [("Tensor.index_select",
+                      lambda lib, x, dim, index: x.index_select(dim, index))],
+    "index_add": [("Tensor.index_add",
+                   lambda lib, x, dim, index, src: x.index_add(dim, index, src, alpha=2))],
+    "index_fill": [("ember.index_fill",
+                    lambda lib, x, dim, index: lib.index_fill(x, dim, index, -1))],
+    "masked_select": [("Tensor.masked_select", lambda lib, x, mask: x.masked_select(mask))],
+    "masked_scatter": [("ember.masked_scatter",
+                        lambda lib, x, mask, src: lib.masked_scatter(x, mask, src))],
+    "take": [("Tensor.take", lambda lib, x, index: x.take(index))],
+    "nonzero": [("Tensor.argwhere", lambda lib, x: x.argwhere())],
+})

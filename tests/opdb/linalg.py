@@ -1,5 +1,5 @@
 """Catalog entries for ember/ops/linalg.py (with diagonal.py, einsum.py and norms.py)."""
-from . import OpInfo, Sample, random_array
+from . import OpInfo, Sample, doors, random_array
 
 PRODUCT_DTYPES = ("float32", "float64", "int64")
 INT_DTYPES = ("uint8", "int8", "int16", "int32")
@@ -196,3 +196,19 @@ OPS = [
            _tensors([(((2, 3), (2, 3)), (), {}), (((2, 3), (3,)), (), {}),
                      (((2, 3), (2, 1)), (), {"dim": 0})])),
 ]
+
+OPS += doors(OPS, {
+    "matmul": [("Tensor.matmul", lambda lib, a, b: a.matmul(b))],
+    "mm": [("Tensor.mm", lambda lib, a, b: a.mm(b))],
+    "mv": [("Tensor.mv", lambda lib, a, b: a.mv(b))],
+    "dot": [("Tensor.dot", lambda lib, a, b: a.dot(b))],
+    "bmm": [("Tensor.bmm", lambda lib, a, b: a.bmm(b))],
+    "addmv": [("Tensor.addmv", lambda lib, c, a, b, **kw: c.addmv(a, b, **kw))],
+    "baddbmm": [("Tensor.baddbmm", lambda lib, c, a, b, **kw: c.baddbmm(a, b, **kw))],
+    "outer": [("Tensor.outer", lambda lib, a, b: a.outer(b))],
+    "ger": [("ember.ger", lambda lib, a, b: lib.ger(a, b))],
+    "trace": [("Tensor.trace", lambda lib, x: x.trace())],
+    "tril": [("Tensor.tril", lambda lib, x, *a: x.tril(*a))],
+    "diag": [("Tensor.diag", lambda lib, x, *a: x.diag(*a))],
+    "diag_embed": [("Tensor.diag_embed", lambda lib, x, *a: x.diag_embed(*a))],
+})

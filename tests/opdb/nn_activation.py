@@ -2,7 +2,7 @@
 embedding, dropout and distance ops (ops/nn_linear.py)."""
 import numpy as np
 
-from . import OpInfo, Sample, random_array
+from . import OpInfo, Sample, doors, random_array
 
 UNARY_SHAPES = [(), (0,), (5,), (2, 3), (3, 1, 2), (2, 0, 3)]
 INT_DTYPES = ("bool", "uint8", "int32", "int64")
@@ -222,3 +222,25 @@ OPS += [
                                             ([], 3), ([], -1), ([-1, 2], -1), ([1, 2], 2)]],
            dtypes=("int64", "int32"), differentiable=False),
 ]
+
+OPS += [
+    OpInfo("dropout1d_p1", lambda lib, x: F(lib).dropout1d(x * 1, 1.0, inplace=True),
+           lambda rng, dtype: (Sample((random_array(rng, s, dtype),), name=str(s))
+                               for s in [(2, 3, 4), (3, 4)])),
+    OpInfo("dropout3d_p1", lambda lib, x: F(lib).dropout3d(x, 1.0),
+           lambda rng, dtype: (Sample((random_array(rng, s, dtype),), name=str(s))
+                               for s in [(1, 2, 1, 1, 2), (2, 1, 2, 2)])),
+    OpInfo("feature_alpha_dropout_p1",
+           lambda lib, x: F(lib).feature_alpha_dropout(x, 1.0, training=True),
+           lambda rng, dtype: (Sample((random_array(rng, (2, 3, 2), dtype),)),)),
+]
+# the functional in-place doors: F.relu_(x) is F.relu(x, inplace=True)
+OPS += doors(OPS, {
+    "relu_inplace": [("F.relu_", lambda lib, x: F(lib).relu_(x * 1))],
+    "hardtanh_inplace": [("F.hardtanh_", lambda lib, x: F(lib).hardtanh_(x * 1))],
+    "leaky_relu_inplace": [("F.leaky_relu_", lambda lib, x: F(lib).leaky_relu_(x * 1, 0.2))],
+    "elu_inplace": [("F.elu_", lambda lib, x: F(lib).elu_(x * 1, 0.7))],
+    "selu_inplace": [("F.selu_", lambda lib, x: F(lib).selu_(x * 1))],
+    "celu_inplace": [("F.celu_", lambda lib, x: F(lib).celu_(x * 1, 1.5))],
+    "threshold_inplace": [("F.threshold_", lambda lib, x: F(lib).threshold_(x * 1, 0.5, -1.0))],
+})

@@ -3,7 +3,7 @@
 Sizes are tiny on purpose: gradcheck and gradgradcheck perturb every element.
 Values come from a continuous distribution, so max-pool windows have no ties.
 """
-from . import OpInfo, Sample, random_array
+from . import OpInfo, Sample, doors, random_array
 
 INT_FLOAT = ("int64", "float32", "float64")
 ALL = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32",
@@ -256,3 +256,35 @@ OPS = [
     OpInfo("interpolate", _f("interpolate"), interpolate_samples,
            dtypes=("int64", "float32", "float64"), atol=1e-5, rtol=1e-5),
 ]
+
+
+def conv_transpose3d_samples(rng, dtype):
+    x, w, b = _arrays(rng, dtype, (1, 2, 3, 3, 2), (2, 3, 2, 2, 1), (3,))
+    yield Sample((x, w, b), name="bias")
+    yield Sample((x, w), {"stride": (2, 1, 1), "padding": (1, 0, 0),
+                          "output_padding": (1, 0, 0)}, name="stride")
+    yield Sample((x[0], w, b), {"dilation": (1, 2, 1)}, name="unbatched-dilation")
+
+
+def upsample_samples(rng, dtype):
+    """interpolate's samples but recompute_scale_factor, which the deprecated upsample lacks."""
+    return (s for s in interpolate_samples(rng, dtype) if "recompute_scale_factor" not in s.kwargs)
+
+
+OPS += [
+    _conv_entry("conv_transpose3d", conv_transpose3d_samples),
+    OpInfo("upsample", _f("upsample"), upsample_samples,
+           dtypes=("float32", "float64"), atol=1e-5, rtol=1e-5,
+           skip={"gradcheck": "interpolate's op, gradchecked there", "gradgradcheck": "same"}),
+]
+OPS += doors(OPS, {
+    "max_pool1d_indices": [("max_pool1d_with_indices", _f("max_pool1d_with_indices"))],
+    "max_pool2d_indices": [("max_pool2d_with_indices", _f("max_pool2d_with_indices"))],
+    "max_pool3d": [("max_pool3d_with_indices", _f("max_pool3d_with_indices"))],
+    "adaptive_max_pool1d": [("adaptive_max_pool1d_with_indices",
+                             _f("adaptive_max_pool1d_with_indices"))],
+    "adaptive_max_pool2d_indices": [("adaptive_max_pool2d_with_indices",
+                                     _f("adaptive_max_pool2d_with_indices"))],
+    "adaptive_max_pool3d": [("adaptive_max_pool3d_with_indices",
+                             _f("adaptive_max_pool3d_with_indices"))],
+})

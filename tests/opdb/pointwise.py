@@ -1,7 +1,7 @@
 """Catalog entries for the elementwise ops (ember/ops/pointwise*.py)."""
 import numpy as np
 
-from . import ALL_DTYPES, FLOAT_DTYPES, OpInfo, Sample, random_array
+from . import ALL_DTYPES, FLOAT_DTYPES, OpInfo, Sample, doors, random_array
 
 INT_DTYPES = ("uint8", "int8", "int16", "int32", "int64")
 INT_AND_BOOL = ("bool",) + INT_DTYPES
@@ -257,3 +257,8 @@ OPS = [
     _binary("isclose_tolerances", lambda lib, x, y: lib.isclose(x, y, rtol=0.5, atol=1.0),
             scalars=(), **NO_GRAD),
 ]
+
+OPS += doors(OPS, {
+    "addcmul": [("Tensor.addcmul", lambda lib, x, y, z: x.addcmul(y, z, value=0.5))],
+    "addcdiv": [("Tensor.addcdiv", lambda lib, x, y, z: x.addcdiv(y, z, value=2))],
+})

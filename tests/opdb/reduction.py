@@ -6,7 +6,7 @@ purpose, since their tie-breaking (first, or latest for cummax) is specified.
 """
 import numpy as np
 
-from . import ALL_DTYPES, OpInfo, Sample, random_array
+from . import ALL_DTYPES, OpInfo, Sample, doors, random_array
 
 NUMERIC_DTYPES = tuple(d for d in ALL_DTYPES if d != "bool")
 # PyTorch's float16 kernels for these round differently in the last bit (its own
@@ -239,3 +239,13 @@ OPS = [
     OpInfo("unique", lambda lib, x, **kw: lib.unique(x, **kw), unique_samples,
            dtypes=ALL_DTYPES, differentiable=False),
 ]
+
+OPS += doors(OPS, {
+    "amin": [("ember.amin", lambda lib, x, **kw: lib.amin(x, **kw))],
+    "argmin": [("ember.argmin", lambda lib, x, **kw: lib.argmin(x, **kw))],
+    "cumprod": [("ember.cumprod", lambda lib, x, **kw: lib.cumprod(x, **kw))],
+    "any": [("ember.any", lambda lib, x, **kw: lib.any(x, **kw))],
+    "kthvalue": [("ember.kthvalue", lambda lib, x, **kw: lib.kthvalue(x, **kw))],
+    "argsort": [("ember.argsort", lambda lib, x, **kw: lib.argsort(x, **kw))],
+    "msort": [("Tensor.msort", lambda lib, x, **kw: x.msort())],
+})

@@ -1,5 +1,5 @@
 """Catalog entries for ember/ops/views.py (with slicing.py and rearrange.py)."""
-from . import ALL_DTYPES, OpInfo, Sample, random_array
+from . import ALL_DTYPES, OpInfo, Sample, doors, random_array
 
 
 def _shaped(*cases):
@@ -106,3 +106,29 @@ OPS = [
         [((2, 3),), ((2, 3), 2), ((2, 3), -1), ((2, 3, 2), 3, (2, 0)), ((2, 3), 4),
          ((2, 3), 1, (1, 0))]),
 ]
+
+
+def _pair_samples(*cases):
+    """A tensor and a second tensor whose shape the op takes (expand_as, reshape_as)."""
+    def samples(rng, dtype):
+        for shape, other in cases:
+            yield Sample((random_array(rng, shape, dtype), random_array(rng, other, dtype)),
+                         name=f"{shape} as {other}")
+    return samples
+
+
+OPS += [
+    OpInfo("expand_as", lambda lib, x, y: x.expand_as(y),
+           _pair_samples(((1, 3), (2, 3)), ((), (2, 2)), ((2, 1), (3, 2, 4))), dtypes=ALL_DTYPES),
+    OpInfo("reshape_as", lambda lib, x, y: x.reshape_as(y),
+           _pair_samples(((2, 3), (3, 2)), ((), (1, 1)), ((2, 2, 3), (4, 3)), ((0, 2), (2, 0))),
+           dtypes=ALL_DTYPES),
+]
+OPS += doors(OPS, {
+    "broadcast_to": [("Tensor.broadcast_to", lambda lib, x, s: x.broadcast_to(s))],
+    "swapaxes": [("Tensor.swapaxes", lambda lib, x, a, b: x.swapaxes(a, b)),
+                 ("ember.swapdims", lambda lib, x, a, b: lib.swapdims(x, a, b)),
+                 ("Tensor.swapdims", lambda lib, x, a, b: x.swapdims(a, b))],
+    "movedim": [("ember.moveaxis", lambda lib, x, s, d: lib.moveaxis(x, s, d)),
+                ("Tensor.moveaxis", lambda lib, x, s, d: x.moveaxis(s, d))],
+})
