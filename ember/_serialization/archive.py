@@ -23,12 +23,15 @@ _FLAGS = 0x0808  # data descriptor follows the data; names are UTF-8
 _LOCAL = struct.Struct("<IHHHHHIIIHH")
 _CENTRAL = struct.Struct("<IHHHHHHIIIHHHHHII")
 
-CORRUPT_ZIP = (
-    "PytorchStreamReader failed reading zip archive: failed finding central directory. "
-    "This is an internal miniz error. If you are seeing this error, there is a high "
-    "likelihood that your checkpoint file is corrupted. This can happen if the checkpoint "
-    "was not saved properly, was transferred incorrectly, or the file was modified after "
-    "saving.")
+_MINIZ = (". This is an internal miniz error. If you are seeing this error, there is a high "
+          "likelihood that your checkpoint file is corrupted. This can happen if the checkpoint "
+          "was not saved properly, was transferred incorrectly, or the file was modified after "
+          "saving.")
+# miniz's words for an archive shorter than an end-of-directory record, and for any other.
+NOT_A_ZIP = "PytorchStreamReader failed reading zip archive: not a ZIP archive" + _MINIZ
+CORRUPT_ZIP = ("PytorchStreamReader failed reading zip archive: failed finding central "
+               "directory" + _MINIZ)
+_END_RECORD_SIZE = 22
 
 
 class ZipWriter:
@@ -119,13 +122,15 @@ class ZipArchive:
             infos = self.zip.infolist()
             self.size = file.seek(0, os.SEEK_END)
         except Exception as error:  # zipfile raises many kinds for a damaged archive
-            raise RuntimeError(CORRUPT_ZIP) from error
+            short = file.seek(0, os.SEEK_END) < _END_RECORD_SIZE
+            raise RuntimeError(NOT_A_ZIP if short else CORRUPT_ZIP) from error
         if not infos:
             raise RuntimeError(CORRUPT_ZIP)
         first = infos[0].filename
         if "/" not in first:
-            raise RuntimeError("PytorchStreamReader failed reading zip archive: file in "
-                               f"archive is not in a subdirectory: {first}")
+            # torch's C++ check, its source location included in the text
+            raise RuntimeError("[enforce fail at inline_container.cc:180] . file in archive is "
+                               f"not in a subdirectory: {first}")
         prefix = first[:first.index("/") + 1]
         self.records = {info.filename[len(prefix):]: info for info in infos
                         if info.filename.startswith(prefix)}
@@ -137,7 +142,8 @@ class ZipArchive:
     def _info(self, name):
         info = self.records.get(name)
         if info is None:
-            raise RuntimeError(f"PytorchStreamReader failed locating file {name}: file not found")
+            raise RuntimeError(f"PytorchStreamReader failed locating file {name}: file not "
+                               "found" + _MINIZ)
         return info
 
     def get_record(self, name):

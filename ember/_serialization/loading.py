@@ -15,7 +15,7 @@ from .._backend import numpy as np
 from .._device import CPU, device, resolve as _resolve_device
 from .._tensor import Tensor, make_tensor
 from . import names
-from .unpickler import WeightsUnpickler, full_unpickler
+from .unpickler import WeightsUnpickler, decode_tag, full_unpickler
 
 __all__ = []
 
@@ -98,9 +98,24 @@ def unpickle(data, persistent_load, weights_only, pickle_module, load_args, star
 
 
 def _storage_id(saved_id, size):
-    """Validate a persistent id's fields: (storage type, key, location tag, numel)."""
-    if type(saved_id) is not tuple or len(saved_id) != size or _tag(saved_id[0]) != "storage":
-        raise UnpicklingError(f"invalid storage reference in checkpoint: {saved_id!r:.100}")
+    """Validate a persistent id: (storage type, key, location tag, numel).
+
+    The first failures are torch's (an id that is not a tuple, not a storage, or of
+    the wrong length); the field checks after them are ember's, so a damaged id
+    never reaches an allocation.
+    """
+    if not isinstance(saved_id, tuple):
+        raise AssertionError(f"saved_id must be a tuple, got {type(saved_id).__name__}")
+    typename = decode_tag(saved_id[0])
+    if typename != "storage":
+        if size == 6:
+            raise RuntimeError(f"Unknown saved id type: {saved_id[0]}")
+        raise AssertionError("Unknown typename for persistent_load, expected 'storage' but "
+                             f"got '{typename}'")
+    if len(saved_id) != size:
+        raise ValueError(f"{'too many' if len(saved_id) > size else 'not enough'} values to "
+                         f"unpack (expected {size - 1}"
+                         + (")" if len(saved_id) > size else f", got {len(saved_id) - 1})"))
     storage_type, key, location, numel = saved_id[1:5]
     if (type(storage_type) is not names.StorageType or type(key) not in (str, int)
             or not isinstance(location, (str, bytes)) or type(numel) is not int or numel < 0):
@@ -149,7 +164,7 @@ def load_legacy(data, map_location, weights_only, pickle_module, load_args):
         raise RuntimeError("Invalid magic number; corrupt file?")
     protocol = stream.next()
     if type(protocol) is not int or protocol != PROTOCOL_VERSION:
-        raise RuntimeError(f"Invalid protocol version: {protocol!r:.50}")
+        raise RuntimeError(f"Invalid protocol version: {protocol}")
     sys_info = stream.next()
     little = sys_info.get("little_endian", True) if isinstance(sys_info, dict) else True
     storages = _LegacyStorages(data, restorer(map_location), weights_only)
@@ -188,7 +203,7 @@ class _LegacyStorages:
         self.views = {}
 
     def persistent_load(self, saved_id):
-        if type(saved_id) is tuple and saved_id and saved_id[0] == "module":
+        if type(saved_id) is tuple and saved_id and decode_tag(saved_id[0]) == "module":
             if self.weights_only or len(saved_id) < 2:
                 raise UnpicklingError("Only persistent_load of storage is allowed, but got "
                                       "'module'")
