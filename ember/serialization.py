@@ -42,6 +42,7 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL,
 
     Tensors sharing memory are written once and share it again after loading.
     """
+    _check_dill_version(pickle_module)
     if not isinstance(f, (str, os.PathLike)) and not hasattr(f, "write"):
         raise AttributeError("expected 'f' to be string, path, or a file-like object with a "
                              "'write' attribute")
@@ -55,13 +56,39 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL,
                         "'write'")
     legacy = not _use_new_zipfile_serialization
     data, storages = pickler.dumps(obj, pickle_protocol, pickle_module, legacy=legacy)
-    with _opened(f, "wb") as file:
+    with _opened_for_save(f, legacy) as file:
         if legacy:
             _write_legacy(file, data, storages, pickle_module, pickle_protocol)
         else:
             _write_zip(file, _archive_name(f), data, storages, _disable_byteorder_record)
         if hasattr(file, "flush"):
             file.flush()
+
+
+def _check_dill_version(pickle_module):
+    """torch's check (which also fails, as torch's does, on a module without a name)."""
+    if pickle_module is not None and pickle_module.__name__ == "dill":
+        try:
+            version = tuple(int(part) for part in pickle_module.__version__.split(".")[:3])
+        except ValueError:
+            return
+        if version < (0, 3, 1):
+            raise ValueError(f"'torch' supports dill >= 0.3.1, but you have dill "
+                             f"{pickle_module.__version__}. Please upgrade dill or switch to "
+                             "'pickle'")
+
+
+def _opened_for_save(f, legacy):
+    """The file to write; a path that cannot be opened fails as torch's C++ writer says."""
+    if not isinstance(f, str):
+        return contextlib.nullcontext(f)
+    try:
+        return open(f, "wb")
+    except OSError as error:
+        if legacy:
+            raise
+        raise RuntimeError("[enforce fail at inline_container.cc:747] . open file failed with "
+                           f"strerror: {error.strerror}") from None
 
 
 def _archive_name(f):
@@ -130,6 +157,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
             warnings.warn("pickle_load_args only works if `weights_only=False`.", stacklevel=2)
     elif pickle_module is None:
         pickle_module = pickle
+    _check_dill_version(pickle_module)
     pickle_load_args.setdefault("encoding", "utf-8")
     if isinstance(f, (str, os.PathLike)):
         f = os.fspath(f)

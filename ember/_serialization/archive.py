@@ -44,8 +44,9 @@ class ZipWriter:
         self.entries = []  # (name bytes, crc, size, header offset)
 
     def _write(self, data):
-        self.file.write(data)
-        self.offset += memoryview(data).nbytes
+        view = memoryview(data)  # torch's writer hands the file memoryviews, never bytes
+        self.file.write(view)
+        self.offset += view.nbytes
 
     def write_record(self, name, data):
         """One uncompressed record; `data` is bytes or a flat uint8 array."""

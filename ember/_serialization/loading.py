@@ -27,17 +27,43 @@ _NO_CUDA = ("Attempting to deserialize object on a CUDA device but torch.cuda.is
             "map_location=torch.device('cpu') to map your storages to the CPU.")
 
 
+# What torch says when a callable map_location returns something else than a storage.
+_NOT_A_STORAGE = (
+    "TypedStorage.__init__ received an invalid combination of arguments. Expected one of:\n"
+    " * (*, ember.device device, ember.dtype dtype)\n"
+    " * (int size, *, ember.device device, ember.dtype dtype)\n"
+    " * (Sequence data, *, ember.device device, ember.dtype dtype)\n"
+    " * (*, UntypedStorage wrap_storage, ember.dtype dtype)\n"
+    "Argument 'wrap_storage' must be UntypedStorage, but got ")
+
+
 # ---------------------------------------------------------------- map_location
 def restorer(map_location):
     """restore(host bytes, dtype, location tag) -> LoadedStorage, as map_location directs."""
     if map_location is None:
         return _restore
     if isinstance(map_location, dict):
-        return lambda raw, dtype, tag: _restore(raw, dtype, _tag(map_location.get(tag, tag)))
+        return lambda raw, dtype, tag: _restore(raw, dtype, _mapped_tag(map_location, tag))
     if isinstance(map_location, (str, bytes, device)):
-        target = _tag(map_location)
+        target = _text_tag(map_location)
         return lambda raw, dtype, tag: _restore(raw, dtype, target)
     return lambda raw, dtype, tag: _restore_with(map_location, raw, dtype, tag)
+
+
+def _mapped_tag(map_location, tag):
+    """A dict's target for `tag`: torch matches it as text, so a device object fails."""
+    target = map_location.get(tag, tag)
+    if not isinstance(target, (str, bytes)):
+        name = "ember.device" if isinstance(target, device) else type(target).__name__
+        raise TypeError(f"expected string or bytes-like object, got '{name}'")
+    return _text_tag(target)
+
+
+def _text_tag(location):
+    """A location the user gave: text or a device; bytes fail torch's text match."""
+    if isinstance(location, bytes):
+        raise TypeError("cannot use a string pattern on a bytes-like object")
+    return str(location)
 
 
 def _tag(location):
@@ -58,8 +84,7 @@ def _restore_with(map_location, raw, dtype, tag):
     if result is None:
         return _restore(raw, dtype, tag)
     if not isinstance(result, Tensor):
-        raise TypeError("map_location must return None or a storage (an ember tensor), not "
-                        f"{type(result).__name__}")
+        raise TypeError(_NOT_A_STORAGE + f"{type(result)}")
     array = result._data.reshape(-1).view(np.uint8)
     return names.LoadedStorage(array.view(dtype.np_dtype), result._device)
 
@@ -85,9 +110,17 @@ def _target_device(tag):
 
 
 # ---------------------------------------------------------------- unpickling
-def unpickle(data, persistent_load, weights_only, pickle_module, load_args, start=0):
-    """(object, end position) of the pickle starting at data[start]."""
+def unpickle(data, persistent_load, weights_only, pickle_module, load_args, start=0,
+             entry="Unpickler.__init__"):
+    """(object, end position) of the pickle starting at data[start].
+
+    torch hands `load_args` to its weights-only unpickler too, whose `entry` (a
+    function taking only `encoding`) refuses any other keyword.
+    """
     if weights_only:
+        for key in load_args:
+            if key != "encoding":
+                raise TypeError(f"{entry}() got an unexpected keyword argument '{key}'")
         unpickler = WeightsUnpickler(data, persistent_load, load_args.get("encoding", "utf-8"),
                                      start)
         return unpickler.load(), unpickler.pos
@@ -184,7 +217,7 @@ class _PickleStream:
 
     def next(self, persistent_load=None):
         value, self.pos = unpickle(self.data, persistent_load or _no_persistent_ids,
-                                   *self.options, start=self.pos)
+                                   *self.options, start=self.pos, entry="load")
         return value
 
 
