@@ -620,6 +620,29 @@ def test_not_a_checkpoint():
             ember.load(io.BytesIO(pickle.dumps(7, protocol=2)))
 
 
+def test_truncated_and_resized_legacy_files_fail_as_in_torch(torch):
+    """The pre-1.6 stream, cut anywhere or with a storage's size field changed."""
+    buffer = io.BytesIO()
+    torch.save({"w": torch.arange(4.0), "v": torch.ones(2, dtype=torch.int64)}, buffer,
+               _use_new_zipfile_serialization=False)
+    data = buffer.getvalue()
+    resized = bytearray(data)
+    resized[-48:-40] = struct.pack("<q", -(2 ** 61) + 5)  # the first storage's element count
+    cases = [data[:end] for end in range(0, len(data), 5)] + [bytes(resized)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for case in cases:
+            for weights_only in (True, False):
+                outcomes = []
+                for lib in (torch, ember):
+                    try:
+                        lib.load(io.BytesIO(case), weights_only=weights_only)
+                        outcomes.append("loaded")
+                    except Exception as error:  # noqa: BLE001 - compared below
+                        outcomes.append((type(error), str(error)))
+                assert outcomes[0] == outcomes[1], (len(case), weights_only)
+
+
 def test_a_subsystem_global_asks_for_its_import():
     data = _zip_with_pickle(b"\x80\x02ctorch.distributed.tensor\nDTensor\n.")
     with pytest.raises(pickle.UnpicklingError) as ours:

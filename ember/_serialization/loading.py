@@ -150,6 +150,11 @@ def _storage_id(saved_id, size):
                          f"unpack (expected {size - 1}"
                          + (")" if len(saved_id) > size else f", got {len(saved_id) - 1})"))
     storage_type, key, location, numel = saved_id[1:5]
+    if type(storage_type) is not names.StorageType:
+        raise AttributeError(f"'{type(storage_type).__name__}' object has no attribute 'dtype'")
+    if not isinstance(location, (str, bytes)):  # torch matches it against device patterns
+        raise TypeError("expected string or bytes-like object, got "
+                        f"'{type(location).__name__}'")
     if (type(storage_type) is not names.StorageType or type(key) not in (str, int)
             or not isinstance(location, (str, bytes)) or type(numel) is not int or numel < 0):
         raise UnpicklingError(f"invalid storage reference in checkpoint: {saved_id!r:.100}")
@@ -270,22 +275,25 @@ class _LegacyStorages:
         return found
 
     def fill(self, keys, pos, swap):
-        """Copy each storage's bytes (an int64 element count, then the data) into place."""
-        if not isinstance(keys, list):
-            raise RuntimeError("invalid storage key list in checkpoint; the file is corrupted")
+        """Copy each storage's bytes (an int64 element count, then the data) into place,
+        failing as torch's reader does on a short or mis-sized record."""
         for key in keys:
-            root = self.roots.get(str(key))
+            root = self.roots.get(key if type(key) is str else str(key))
             if root is None:
-                raise RuntimeError(f"storage key {key!r:.50} not found in checkpoint")
+                raise AssertionError(f"storage key {key!r} not found in deserialized_objects")
             host, storage = root
             itemsize = storage.array.itemsize
             header = self.data[pos:pos + 8]
-            if len(header) != 8 or struct.unpack("<q", header)[0] * itemsize != host.size:
-                raise RuntimeError(f"storage {key} has the wrong size in checkpoint; the file "
-                                   "is corrupted")
+            if len(header) < 8:
+                raise RuntimeError(_eof_message(8 - len(header)))
+            nbytes = struct.unpack("<q", header)[0] * itemsize % 2**64  # a C size_t
+            if nbytes != host.size:
+                # torch's text, its unfilled printf placeholders included
+                raise RuntimeError("storage has wrong byte size: expected %ld got %ld"
+                                   f"{nbytes}{host.size}")
             chunk = self.data[pos + 8:pos + 8 + host.size]
             if len(chunk) != host.size:
-                raise RuntimeError("checkpoint is truncated")
+                raise RuntimeError(_eof_message(host.size - len(chunk)))
             host[:] = np.frombuffer(chunk, np.uint8)
             if swap and itemsize > 1:
                 host.view(storage.array.dtype).byteswap(inplace=True)
@@ -293,3 +301,7 @@ class _LegacyStorages:
             if not (isinstance(target, np.ndarray) and np.may_share_memory(target, host)):
                 target[...] = storage.device.xp.asarray(host.view(target.dtype))
             pos += 8 + host.size
+
+
+def _eof_message(missing):
+    return f"unexpected EOF, expected {missing} more bytes. The file might be corrupted."
