@@ -210,6 +210,10 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         so a worker that dies (killed, crashed, `os._exit`) is noticed at once, as
         PyTorch's SIGCHLD handler notices it, without a signal handler or polling.
         """
+        try:  # a result already waiting: the cheapest read, no wait set to build
+            return True, self._data_queue.get(block=False)
+        except queue.Empty:
+            pass
         if timeout is None:
             timeout = _utils.MP_STATUS_CHECK_INTERVAL
         reader = self._data_queue._reader
