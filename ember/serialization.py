@@ -61,8 +61,7 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL,
             _write_legacy(file, data, storages, pickle_module, pickle_protocol)
         else:
             _write_zip(file, _archive_name(f), data, storages, _disable_byteorder_record)
-        if hasattr(file, "flush"):
-            file.flush()
+        file.flush()  # torch's writer flushes every file object it is given
 
 
 def _check_dill_version(pickle_module):
@@ -177,7 +176,22 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
                                f"`torch.save({name}_use_new_zipfile_serialization=True), please "
                                "torch.save your checkpoint with this option in order to use "
                                "mmap.")
-        return _weights_only_errors(weights_only, loading.load_legacy, file.read(), *options)
+        return _weights_only_errors(weights_only, loading.load_legacy, _legacy_bytes(file,
+                                    weights_only), *options)
+
+
+def _legacy_bytes(file, weights_only):
+    """A legacy checkpoint's bytes, refusing a file torch's unpicklers could not read."""
+    if not hasattr(file, "readline"):
+        if weights_only:
+            raise AttributeError(f"'{type(file).__name__}' object has no attribute 'readline'")
+        raise TypeError("file must have 'read' and 'readline' attributes")
+    data = file.read()
+    if isinstance(data, str):  # a text stream
+        if weights_only:
+            raise AssertionError("Expected bytes, got str")
+        raise TypeError("a bytes-like object is required, not 'str'")
+    return data
 
 
 def _check_seekable(file):

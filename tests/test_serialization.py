@@ -761,7 +761,41 @@ def _at_an_offset(lib, path):
     return lib.load(buffer)
 
 
+class _ReadSeekTell:
+    """A file object with only what torch.load documents for the zip format."""
+
+    def __init__(self, path):
+        with open(path, "rb") as file:
+            self._buffer = io.BytesIO(file.read())
+
+    def read(self, size=-1):
+        return self._buffer.read(size)
+
+    def seek(self, *args):
+        return self._buffer.seek(*args)
+
+    def tell(self):
+        return self._buffer.tell()
+
+
+class _WriteOnly:
+    def __init__(self):
+        self.parts = []
+
+    def write(self, data):
+        self.parts.append(bytes(data))
+
+
 _ARGUMENT_CASES = {
+    "read_seek_tell_only": lambda lib, path: lib.load(_ReadSeekTell(path)),
+    "legacy_without_readline": lambda lib, path: lib.load(_ReadSeekTell(path + ".old")),
+    "legacy_without_readline_full": lambda lib, path: lib.load(_ReadSeekTell(path + ".old"),
+                                                               weights_only=False),
+    "save_without_flush": lambda lib, path: lib.save(lib.ones(1), _WriteOnly()),
+    "legacy_save_without_flush": lambda lib, path: lib.save(
+        lib.ones(1), _WriteOnly(), _use_new_zipfile_serialization=False),
+    "text_stream": lambda lib, path: lib.load(io.StringIO("abcdef")),
+    "text_stream_full": lambda lib, path: lib.load(io.StringIO("abcdef"), weights_only=False),
     "pathlib": lambda lib, path: lib.load(pathlib.Path(path)),
     "save_pathlib": lambda lib, path: lib.save(lib.ones(1), pathlib.Path(path + ".2")),
     "bytesio_at_offset": _at_an_offset,

@@ -117,6 +117,8 @@ class ZipArchive:
     """Reads a torch checkpoint's records by name (relative to its top folder)."""
 
     def __init__(self, file, mmap_path=None):
+        if not hasattr(file, "seekable"):
+            file = _SeekableFile(file)
         self.file = file
         try:
             self.zip = zipfile.ZipFile(file)
@@ -186,6 +188,26 @@ class ZipArchive:
             raise RuntimeError(f"PytorchStreamReader failed reading file {name}: the archive "
                                "is truncated")
         return start
+
+
+class _SeekableFile:
+    """A file object with only read, seek and tell (all torch asks for), as zipfile
+    wants it."""
+
+    def __init__(self, file):
+        self._file = file
+
+    def seekable(self):
+        return True
+
+    def read(self, size=-1):
+        return self._file.read(size)
+
+    def seek(self, offset, whence=os.SEEK_SET):
+        return self._file.seek(offset, whence)
+
+    def tell(self):
+        return self._file.tell()
 
 
 def _read_exactly(file, start, nbytes, name):
