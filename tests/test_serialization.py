@@ -594,7 +594,7 @@ def test_damaged_and_hostile_pickles_fail_as_in_torch(torch, program):
 def test_a_plain_pickle_fails_as_in_torch(torch):
     """pickle.dump output is not a checkpoint: both modes, both libraries, one answer."""
     for data in (pickle.dumps({"a": 1}), pickle.dumps({"a": 1}, protocol=2), pickle.dumps(7),
-                 b"", b"hello world"):
+                 b"", b"hello world", b"\x80\x02K\x01Q.", b"\x80\x02(U\x07storageK\x01tQ."):
         for weights_only in (True, False):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")

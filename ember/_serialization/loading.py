@@ -221,13 +221,9 @@ class _PickleStream:
         self.options = (weights_only, pickle_module, load_args)
 
     def next(self, persistent_load=None):
-        value, self.pos = unpickle(self.data, persistent_load or _no_persistent_ids,
-                                   *self.options, start=self.pos, entry="load")
+        value, self.pos = unpickle(self.data, persistent_load, *self.options, start=self.pos,
+                                   entry="load")
         return value
-
-
-def _no_persistent_ids(saved_id):
-    raise UnpicklingError("unexpected persistent id in checkpoint header")
 
 
 class _LegacyStorages:

@@ -111,7 +111,7 @@ class WeightsUnpickler:
     def __init__(self, data, persistent_load, encoding="utf-8", start=0):
         self.data = data
         self.pos = start
-        self.persistent_load = persistent_load
+        self.persistent_load = persistent_load or _no_persistent_load
         self.encoding = encoding
         self.globals = dict(names.TORCH_GLOBALS, **names.WEIGHTS_ONLY_GLOBALS)
         self.globals.update(user_globals())
@@ -340,6 +340,11 @@ def _binpersid(u):
     u.stack.append(u.persistent_load(pid))
 
 
+def _no_persistent_load(pid):
+    """A pickle outside a checkpoint's object (a legacy header) has no storages."""
+    raise UnpicklingError("unsupported persistent id encountered")
+
+
 def decode_tag(tag):
     """A persistent id's text field, decoded from ASCII where Python 2 left bytes."""
     return tag.decode("ascii") if isinstance(tag, bytes) else tag
@@ -402,5 +407,6 @@ def full_unpickler(pickle_module, file, persistent_load, **kwargs):
             return super().find_class(module, name)
 
     unpickler = TorchUnpickler(file, **kwargs)
-    unpickler.persistent_load = persistent_load
+    if persistent_load is not None:  # else pickle's own error for a persistent id
+        unpickler.persistent_load = persistent_load
     return unpickler
