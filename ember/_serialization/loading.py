@@ -155,8 +155,7 @@ def _storage_id(saved_id, size):
     if not isinstance(location, (str, bytes)):  # torch matches it against device patterns
         raise TypeError("expected string or bytes-like object, got "
                         f"'{type(location).__name__}'")
-    if (type(storage_type) is not names.StorageType or type(key) not in (str, int)
-            or not isinstance(location, (str, bytes)) or type(numel) is not int or numel < 0):
+    if type(key) not in (str, int) or type(numel) is not int or numel < 0:
         raise UnpicklingError(f"invalid storage reference in checkpoint: {saved_id!r:.100}")
     return storage_type.dtype, str(key), _tag(location), numel
 
