@@ -166,9 +166,13 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     with _opened(f, "rb") as file:
         _check_seekable(file)
         if archive.is_zipfile(file):
-            if mmap and not isinstance(f, str):
-                raise ValueError("f must be a file path in order to use the mmap argument")
-            opened = archive.ZipArchive(file, f if mmap else None)
+            opened = archive.ZipArchive(file)
+            if opened.has_record("constants.pkl"):
+                _refuse_torchscript(weights_only)
+            if mmap:
+                if not isinstance(f, str):
+                    raise ValueError("f must be a file path in order to use the mmap argument")
+                opened.map(f)
             return _weights_only_errors(weights_only, loading.load_zip, opened, *options)
         if mmap:
             name = f"{f}, " if isinstance(f, str) else ""
@@ -178,6 +182,18 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
                                "mmap.")
         return _weights_only_errors(weights_only, loading.load_legacy, _legacy_bytes(file,
                                     weights_only), *options)
+
+
+def _refuse_torchscript(weights_only):
+    """torch.load hands a TorchScript archive to torch.jit.load; ember has no TorchScript."""
+    warnings.warn("'torch.load' received a zip file that looks like a TorchScript archive "
+                  "dispatching to 'torch.jit.load' (call 'torch.jit.load' directly to silence "
+                  "this warning)", UserWarning, stacklevel=3)
+    if weights_only:
+        raise RuntimeError("Cannot use ``weights_only=True`` with TorchScript archives passed "
+                           "to ``torch.load``. " + UNSAFE_MESSAGE)
+    raise RuntimeError("ember.load cannot load TorchScript archives (this file was written by "
+                       "torch.jit.save)")
 
 
 def _legacy_bytes(file, weights_only):

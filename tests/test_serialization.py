@@ -643,6 +643,20 @@ def test_truncated_and_resized_legacy_files_fail_as_in_torch(torch):
                 assert outcomes[0] == outcomes[1], (len(case), weights_only)
 
 
+def test_a_torchscript_archive_is_refused_with_torchs_warning_and_message(torch):
+    buffer = io.BytesIO()
+    torch.jit.save(torch.jit.script(torch.nn.Linear(2, 2)), buffer)
+    texts = []
+    for lib in (torch, ember):
+        with pytest.warns(UserWarning, match="looks like a TorchScript archive") as caught:
+            with pytest.raises(RuntimeError) as info:
+                lib.load(io.BytesIO(buffer.getvalue()))
+        texts.append((str(info.value), str(caught[0].message)))
+    assert texts[0] == texts[1]
+    with pytest.warns(UserWarning), pytest.raises(RuntimeError, match="cannot load TorchScript"):
+        ember.load(io.BytesIO(buffer.getvalue()), weights_only=False)
+
+
 def test_a_subsystem_global_asks_for_its_import():
     data = _zip_with_pickle(b"\x80\x02ctorch.distributed.tensor\nDTensor\n.")
     with pytest.raises(pickle.UnpicklingError) as ours:

@@ -116,7 +116,7 @@ def is_zipfile(file):
 class ZipArchive:
     """Reads a torch checkpoint's records by name (relative to its top folder)."""
 
-    def __init__(self, file, mmap_path=None):
+    def __init__(self, file):
         if not hasattr(file, "seekable"):
             file = _SeekableFile(file)
         self.file = file
@@ -137,7 +137,11 @@ class ZipArchive:
         prefix = first[:first.index("/") + 1]
         self.records = {info.filename[len(prefix):]: info for info in infos
                         if info.filename.startswith(prefix)}
-        self.mmap = None if mmap_path is None else np.memmap(mmap_path, np.uint8, "c")
+        self.mmap = None
+
+    def map(self, path):
+        """Read storages from a copy-on-write map of the file at `path` from now on."""
+        self.mmap = np.memmap(path, np.uint8, "c")
 
     def has_record(self, name):
         return name in self.records

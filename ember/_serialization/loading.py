@@ -162,9 +162,6 @@ def _storage_id(saved_id, size):
 
 def load_zip(archive, map_location, weights_only, pickle_module, load_args):
     """The object in a zip checkpoint."""
-    if archive.has_record("constants.pkl"):
-        raise RuntimeError("ember.load cannot load TorchScript archives (this file was "
-                           "written by torch.jit.save)")
     swap = _byteorder(archive) != sys.byteorder
     restore = restorer(map_location)
     loaded = {}
