@@ -128,6 +128,12 @@ class WeightsUnpickler:
         self.pos = pos + len(chunk)
         return chunk
 
+    def _byte(self):
+        """One byte's value; past the end, the IndexError torch's `read(1)[0]` raises."""
+        value = self.data[self.pos]
+        self.pos += 1
+        return value
+
     def _readline(self):
         newline = self.data.find(b"\n", self.pos)
         end = len(self.data) if newline < 0 else newline + 1
@@ -145,9 +151,10 @@ class WeightsUnpickler:
         handlers = _HANDLERS
         data = self.data
         while True:
-            if self.pos >= len(data):
-                raise EOFError
-            opcode = data[self.pos]
+            try:
+                opcode = data[self.pos]
+            except IndexError:
+                raise EOFError from None
             self.pos += 1
             if opcode == 0x2E:  # STOP
                 return self.stack.pop()
@@ -222,7 +229,7 @@ class WeightsUnpickler:
 # Only the opcodes torch's weights-only unpickler knows; any other byte is refused
 # ("Unsupported operand N"), as torch refuses it.
 def _proto(u):
-    version = u._read(1)[0]
+    version = u._byte()
     if version != 2:
         warnings.warn(_PROTOCOL_WARNING.format(version), UserWarning, stacklevel=5)
 
@@ -250,7 +257,7 @@ def _tuple3(u):
 
 
 def _short_binstring(u):
-    data = u._read(u._read(1)[0])
+    data = u._read(u._byte())
     u.stack.append(data if u.encoding == "bytes" else data.decode(u.encoding, "strict"))
 
 
@@ -291,10 +298,6 @@ def _setitems(u):
     target = _dict_target(u, "SETITEMS")
     for i in range(0, len(items), 2):
         target[items[i]] = items[i + 1]
-
-
-def _put(u, index):
-    u.memo[index] = u.stack[-1]
 
 
 def _global(u):
@@ -365,9 +368,9 @@ _HANDLERS = {
     0x88: _push(True),                                                # NEWTRUE
     0x89: _push(False),                                               # NEWFALSE
     0x4A: lambda u: u.stack.append(u._unpack("<i", 4)),               # BININT
-    0x4B: lambda u: u.stack.append(u._read(1)[0]),                    # BININT1
+    0x4B: lambda u: u.stack.append(u._byte()),                        # BININT1
     0x4D: lambda u: u.stack.append(u._unpack("<H", 2)),               # BININT2
-    0x8A: lambda u: u.stack.append(pickle.decode_long(u._read(u._read(1)[0]))),  # LONG1
+    0x8A: lambda u: u.stack.append(pickle.decode_long(u._read(u._byte()))),  # LONG1
     0x47: lambda u: u.stack.append(u._unpack(">d", 8)),               # BINFLOAT
     0x55: _short_binstring,                                           # SHORT_BINSTRING
     0x58: lambda u: u.stack.append(                                   # BINUNICODE
@@ -384,10 +387,10 @@ _HANDLERS = {
     0x73: _setitem,                                                   # SETITEM
     0x75: _setitems,                                                  # SETITEMS
     0x8F: _push_new(set),                                             # EMPTY_SET
-    0x68: lambda u: u.stack.append(u.memo[u._read(1)[0]]),            # BINGET
+    0x68: lambda u: u.stack.append(u.memo[u._byte()]),                # BINGET
     0x6A: lambda u: u.stack.append(u.memo[u._unpack("<I", 4)]),       # LONG_BINGET
-    0x71: lambda u: _put(u, u._read(1)[0]),                           # BINPUT
-    0x72: lambda u: _put(u, u._unpack("<I", 4)),                      # LONG_BINPUT
+    0x71: lambda u: u.memo.__setitem__(u._byte(), u.stack[-1]),       # BINPUT
+    0x72: lambda u: u.memo.__setitem__(u._unpack("<I", 4), u.stack[-1]),  # LONG_BINPUT
     0x63: _global,                                                    # GLOBAL
     0x52: _reduce,                                                    # REDUCE
     0x81: _newobj,                                                    # NEWOBJ
