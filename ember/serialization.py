@@ -42,6 +42,7 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL,
 
     Tensors sharing memory are written once and share it again after loading.
     """
+    _check_dill_version(pickle_module)
     if not isinstance(f, (str, os.PathLike)) and not hasattr(f, "write"):
         raise AttributeError("expected 'f' to be string, path, or a file-like object with a "
                              "'write' attribute")
@@ -55,13 +56,38 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL,
                         "'write'")
     legacy = not _use_new_zipfile_serialization
     data, storages = pickler.dumps(obj, pickle_protocol, pickle_module, legacy=legacy)
-    with _opened(f, "wb") as file:
+    with _opened_for_save(f, legacy) as file:
         if legacy:
             _write_legacy(file, data, storages, pickle_module, pickle_protocol)
         else:
             _write_zip(file, _archive_name(f), data, storages, _disable_byteorder_record)
-        if hasattr(file, "flush"):
-            file.flush()
+        file.flush()  # torch's writer flushes every file object it is given
+
+
+def _check_dill_version(pickle_module):
+    """torch's check (which also fails, as torch's does, on a module without a name)."""
+    if pickle_module is not None and pickle_module.__name__ == "dill":
+        try:
+            version = tuple(int(part) for part in pickle_module.__version__.split(".")[:3])
+        except ValueError:
+            return
+        if version < (0, 3, 1):
+            raise ValueError(f"'torch' supports dill >= 0.3.1, but you have dill "
+                             f"{pickle_module.__version__}. Please upgrade dill or switch to "
+                             "'pickle'")
+
+
+def _opened_for_save(f, legacy):
+    """The file to write; a path that cannot be opened fails as torch's C++ writer says."""
+    if not isinstance(f, str):
+        return contextlib.nullcontext(f)
+    try:
+        return open(f, "wb")
+    except OSError as error:
+        if legacy:
+            raise
+        raise RuntimeError("[enforce fail at inline_container.cc:747] . open file failed with "
+                           f"strerror: {error.strerror}") from None
 
 
 def _archive_name(f):
@@ -130,6 +156,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
             warnings.warn("pickle_load_args only works if `weights_only=False`.", stacklevel=2)
     elif pickle_module is None:
         pickle_module = pickle
+    _check_dill_version(pickle_module)
     pickle_load_args.setdefault("encoding", "utf-8")
     if isinstance(f, (str, os.PathLike)):
         f = os.fspath(f)
@@ -139,9 +166,13 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     with _opened(f, "rb") as file:
         _check_seekable(file)
         if archive.is_zipfile(file):
-            if mmap and not isinstance(f, str):
-                raise ValueError("f must be a file path in order to use the mmap argument")
-            opened = archive.ZipArchive(file, f if mmap else None)
+            opened = archive.ZipArchive(file)
+            if opened.has_record("constants.pkl"):
+                _refuse_torchscript(weights_only)
+            if mmap:
+                if not isinstance(f, str):
+                    raise ValueError("f must be a file path in order to use the mmap argument")
+                opened.map(f)
             return _weights_only_errors(weights_only, loading.load_zip, opened, *options)
         if mmap:
             name = f"{f}, " if isinstance(f, str) else ""
@@ -149,7 +180,34 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
                                f"`torch.save({name}_use_new_zipfile_serialization=True), please "
                                "torch.save your checkpoint with this option in order to use "
                                "mmap.")
-        return _weights_only_errors(weights_only, loading.load_legacy, file.read(), *options)
+        return _weights_only_errors(weights_only, loading.load_legacy, _legacy_bytes(file,
+                                    weights_only), *options)
+
+
+def _refuse_torchscript(weights_only):
+    """torch.load hands a TorchScript archive to torch.jit.load; ember has no TorchScript."""
+    warnings.warn("'torch.load' received a zip file that looks like a TorchScript archive "
+                  "dispatching to 'torch.jit.load' (call 'torch.jit.load' directly to silence "
+                  "this warning)", UserWarning, stacklevel=3)
+    if weights_only:
+        raise RuntimeError("Cannot use ``weights_only=True`` with TorchScript archives passed "
+                           "to ``torch.load``. " + UNSAFE_MESSAGE)
+    raise RuntimeError("ember.load cannot load TorchScript archives (this file was written by "
+                       "torch.jit.save)")
+
+
+def _legacy_bytes(file, weights_only):
+    """A legacy checkpoint's bytes, refusing a file torch's unpicklers could not read."""
+    if not hasattr(file, "readline"):
+        if weights_only:
+            raise AttributeError(f"'{type(file).__name__}' object has no attribute 'readline'")
+        raise TypeError("file must have 'read' and 'readline' attributes")
+    data = file.read()
+    if isinstance(data, str):  # a text stream
+        if weights_only:
+            raise AssertionError("Expected bytes, got str")
+        raise TypeError("a bytes-like object is required, not 'str'")
+    return data
 
 
 def _check_seekable(file):

@@ -6,11 +6,14 @@ Every test that starts worker processes runs under `guard`, which fails it after
 time limit instead of letting the suite hang, and checks that no worker outlives it.
 """
 import collections
+import ctypes
 import doctest
+import faulthandler
 import gc
 import multiprocessing
 import os
 import random
+import re
 import signal
 import time
 import warnings
@@ -626,19 +629,70 @@ def test_worker_init_exception_surfaces(guard):
         list(loader)
 
 
-def test_dead_worker_is_detected(guard, monkeypatch):
-    monkeypatch.setattr(data._utils, "MP_STATUS_CHECK_INTERVAL", 0.05)
+def _dying_dataset(lib, how):
+    """Six samples; the worker fetching sample 3 dies as `how` says."""
 
-    class Dies(data.Dataset):
+    class Dies(lib_data(lib).Dataset):
         def __len__(self):
-            return 4
+            return 6
 
         def __getitem__(self, index):
-            os._exit(3)
+            if index == 3:
+                if how == "SIGKILL":
+                    os.kill(os.getpid(), signal.SIGKILL)
+                elif how == "segfault":
+                    faulthandler.disable()  # no traceback dump in the test's output
+                    ctypes.string_at(0)
+                else:
+                    os._exit(int(how.split()[-1]))
+            return index
 
-    with pytest.raises(RuntimeError, match=r"DataLoader worker \(pid\(s\) \d+\) exited "
-                                           "unexpectedly"):
-        list(data.DataLoader(Dies(), num_workers=1))
+    return Dies()
+
+
+def _death_in_workers(lib, how):
+    """(seconds until the error, its message, its cause's message) with pids as 'N'."""
+    loader = lib_data(lib).DataLoader(_dying_dataset(lib, how), batch_size=2, num_workers=2)
+    start = time.monotonic()
+    with pytest.raises(RuntimeError) as info:
+        list(loader)
+    elapsed = time.monotonic() - start
+    outcome = (elapsed, re.sub(r"\d{2,}", "N", str(info.value)),
+               re.sub(r"pid \d+", "pid N", str(info.value.__cause__)))
+    # Break the frame <-> traceback cycle, so the iterator is freed (and stops its
+    # workers) now rather than by the cyclic collector after the queues it needs.
+    del info
+    return outcome
+
+
+@pytest.mark.parametrize("how", ["SIGKILL", "exit code 3", "segfault"])
+def test_a_dying_worker_is_noticed_at_once_with_torchs_message(guard, torch, how):
+    """PyTorch's SIGCHLD handler notices a dead worker within a fraction of a second;
+    ember waits on the workers' process sentinels beside the result queue."""
+    elapsed, message, cause = _death_in_workers(ember, how)
+    assert elapsed < 2.0  # the status check interval is 5 s: this is not a poll
+    assert message == "DataLoader worker (pid(s) N) exited unexpectedly"
+    assert (message, cause) == _death_in_workers(torch, how)[1:]
+
+
+def test_a_worker_exiting_cleanly_mid_epoch_is_noticed(guard):
+    elapsed, message, cause = _death_in_workers(ember, "exit code 0")
+    assert elapsed < 2.0 and message == "DataLoader worker (pid(s) N) exited unexpectedly"
+
+
+def test_worker_exception_type_and_text_match_torch(guard, torch):
+    """'Caught ValueError in DataLoader worker process N.' then the worker's traceback."""
+    texts = []
+    for lib in (torch, ember):
+        iterator = iter(lib_data(lib).DataLoader(Faulty(ValueError("bad sample 2")),
+                                                 batch_size=None, num_workers=1))
+        with pytest.raises(ValueError) as info:
+            list(iterator)
+        lines = str(info.value).splitlines()
+        texts.append((type(info.value), lines[:2], lines[-1]))
+        del info
+        iterator._shutdown_workers()  # torch's iterator lingers in a traceback cycle
+    assert texts[0] == texts[1]
 
 
 def test_timeout_raises(guard):

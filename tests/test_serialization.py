@@ -7,10 +7,13 @@ malicious files must end in clean exceptions with torch's messages.
 import collections
 import io
 import os
+import pathlib
 import pickle
+import pickletools
 import random
 import signal
 import struct
+import warnings
 import zipfile
 
 import numpy as np
@@ -22,7 +25,10 @@ from tests.oracle import to_numpy
 DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
           "float64"]
 SHAPES = [(), (0,), (3,), (2, 3), (2, 0, 4), (1, 2, 3, 2)]
-CLEAN_ERRORS = (RuntimeError, pickle.UnpicklingError, EOFError, ValueError, zipfile.BadZipFile)
+# What a damaged checkpoint may raise: torch's own unpickler lets Python's errors from
+# short reads, missing memo entries and the like through, and so does ember's.
+CLEAN_ERRORS = (RuntimeError, pickle.UnpicklingError, EOFError, ValueError, zipfile.BadZipFile,
+                IndexError, KeyError, struct.error, TypeError, AttributeError, AssertionError)
 
 
 def sample(dtype, shape, seed=0):
@@ -189,8 +195,15 @@ def test_pickle_protocols_and_legacy_format_round_trip():
         buffer = io.BytesIO()
         ember.save(obj, buffer, **kwargs)
         buffer.seek(0)
-        loaded = ember.load(buffer)
+        legacy = "pickle_protocol" not in kwargs
+        # torch's weights-only opcodes lack protocol 4's FRAME, even for its own files
+        loaded = ember.load(buffer, weights_only=legacy)
         assert_same_structure(loaded, obj)
+        if not legacy:
+            buffer.seek(0)
+            with pytest.warns(UserWarning, match="Detected pickle protocol"):
+                with pytest.raises(pickle.UnpicklingError, match="Unsupported operand 149"):
+                    ember.load(buffer)
 
 
 def test_mmap_loading_maps_the_file(tmp_path):
@@ -204,7 +217,7 @@ def test_mmap_loading_maps_the_file(tmp_path):
 
 def test_map_location_forms():
     obj = {"a": ember.arange(4.0), "b": ember.ones(2, dtype=ember.int64)}
-    for location in (None, "cpu", b"cpu", ember.device("cpu"), {"cpu": "cpu"}):
+    for location in (None, "cpu", ember.device("cpu"), {"cpu": "cpu"}):
         assert_same_structure(roundtrip(obj, map_location=location), obj)
     seen = []
 
@@ -491,16 +504,186 @@ def test_weights_only_with_a_pickle_module_is_refused():
     assert roundtrip(ember.ones(1), pickle_module=pickle).tolist() == [1.0]
 
 
+# ================================================================ the opcode allowlist
+# torch's weights-only unpickler knows these opcodes and no others. Each program is
+# wrapped in a zip checkpoint and loaded by both libraries; results, exception types,
+# messages and warnings must agree.
+_ALLOWED_PROGRAMS = {
+    "PROTO": b"\x80\x02K\x01.", "MARK": b"(K\x01K\x02t.", "NONE": b"N.", "NEWTRUE": b"\x88.",
+    "NEWFALSE": b"\x89.", "BININT": b"J\xff\xff\xff\xff.", "BININT1": b"K\x05.",
+    "BININT2": b"M\x01\x02.", "LONG1": b"\x8a\x02\x01\x80.",
+    "BINFLOAT": b"G" + struct.pack(">d", 1.5) + b".", "SHORT_BINSTRING": b"U\x03abc.",
+    "BINUNICODE": b"X\x02\x00\x00\x00\xc3\xa9.", "EMPTY_TUPLE": b").", "TUPLE": b"(K\x01t.",
+    "TUPLE1": b"K\x01\x85.", "TUPLE2": b"K\x01K\x02\x86.", "TUPLE3": b"K\x01K\x02K\x03\x87.",
+    "EMPTY_LIST": b"].", "APPEND": b"]K\x01a.", "APPENDS": b"](K\x01K\x02e.",
+    "EMPTY_DICT": b"}.", "SETITEM": b"}K\x01K\x02s.", "SETITEMS": b"}(K\x01K\x02u.",
+    "EMPTY_SET": b"\x8f.", "BINPUT": b"K\x07q\x00h\x00\x86.", "BINGET": b"K\x07q\x03h\x03.",
+    "LONG_BINPUT": b"K\x07r\x00\x00\x01\x00j\x00\x00\x01\x00\x86.",
+    "LONG_BINGET": b"K\x07r\x05\x00\x00\x00j\x05\x00\x00\x00.",
+    "GLOBAL": b"ccollections\nOrderedDict\n.", "REDUCE": b"ccollections\nOrderedDict\n)R.",
+    "NEWOBJ": b"ccollections\nOrderedDict\n)\x81.",
+    "BUILD": b"ccollections\nOrderedDict\n)R}U\x01aK\x01sbU\x01a\x86.",
+    "BINPERSID": b"K\x01Q.", "STOP": b".",
+}
+# Damaged or hostile programs: each ends in the same exception in both libraries.
+_REFUSED_PROGRAMS = [
+    b"\x80\x05K\x01.",                      # another protocol: a warning, then loads
+    b"", b"\x80\x02", b"\x80\x02J\x01\x00", b"\x80\x02K", b"\x80\x02h\x05.",
+    b"\x80\x02}(K\x01u.", b"\x80\x02K\x01K\x02a.", b"\x80\x02K\x01(K\x01e.",
+    b"\x80\x02K\x01K\x01K\x02s.", b"\x80\x02K\x01(K\x01K\x02u.", b"\x80\x02e.", b"\x80\x02\x85.",
+    b"\x80\x02K\x01\x86.", b"\x80\x02X\x05\x00\x00\x00ab.", b"\x80\x02U\x02\xff\xfe.",
+    b"\x80\x02G\x00\x00.", b"\x80\x02\x8a\x05\x01.", b"\x80\x02cos\nsystem\n.",
+    b"\x80\x02cbuiltins\neval\n.", b"\x80\x02c__builtin__\nset\n)R.",
+    b"\x80\x02c__builtin__\nlong\n.", b"\x80\x02cabc", b"\x80\x02ccollections\ndefaultdict\n)R.",
+    b"\x80\x02K\x01)R.", b"\x80\x02K\x01)\x81.", b"\x80\x02]}b.", b"\x80\x02U\x01aQ.",
+    b"\x80\x02U\x06module\x85Q.", b"\x80\x02)Q.", b"\x80\x02U\x07storage\x85Q.",
+    b"\x80\x02ccollections\nOrderedDict\n)RK\x01b.",
+]
+
+
+def _load_outcome(lib, data):
+    """('ok', value) or (exception type, message), and the warnings raised on the way."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            outcome = ("ok", lib.load(io.BytesIO(data), weights_only=True))
+        except Exception as error:  # noqa: BLE001 - the outcome is what is compared
+            outcome = (type(error), str(error))
+    return outcome, [(w.category, str(w.message)) for w in caught]
+
+
+def _assert_same_outcome(torch, data):
+    ours, our_warnings = _load_outcome(ember, data)
+    theirs, their_warnings = _load_outcome(torch, data)
+    assert ours[0] == theirs[0] or ours[0] == "ok" and theirs[0] == "ok", (data, ours, theirs)
+    if ours[0] == "ok":
+        assert type(ours[1]) is type(theirs[1]) and ours[1] == theirs[1], data
+        assert getattr(ours[1], "__dict__", None) == getattr(theirs[1], "__dict__", None)
+    else:
+        assert ours[1] == theirs[1], data
+    assert our_warnings == their_warnings, data
+    return ours
+
+
+@pytest.mark.parametrize("name", sorted(_ALLOWED_PROGRAMS))
+def test_each_allowed_opcode_loads_as_in_torch(torch, name):
+    program = _ALLOWED_PROGRAMS[name]
+    assert getattr(pickle, name)[0] in program
+    outcome = _assert_same_outcome(torch, _zip_with_pickle(b"\x80\x02" + program))
+    assert outcome[0] == "ok" or name in ("BINPERSID", "STOP")
+
+
+_OTHER_OPCODES = sorted({op.name for op in pickletools.opcodes} - set(_ALLOWED_PROGRAMS))
+
+
+@pytest.mark.parametrize("name", _OTHER_OPCODES)
+def test_every_other_opcode_is_refused_as_in_torch(torch, name):
+    code = next(op.code for op in pickletools.opcodes if op.name == name).encode("latin-1")
+    argument = struct.pack("<Q", 2 ** 62) if name == "FRAME" else b"\x00" * 8
+    outcome = _assert_same_outcome(torch, _zip_with_pickle(b"\x80\x02K\x01" + code + argument
+                                                           + b"."))
+    assert outcome == (pickle.UnpicklingError, outcome[1])
+    assert f"\n\nUnsupported operand {code[0]}\n\n" in outcome[1]
+
+
+@pytest.mark.parametrize("program", _REFUSED_PROGRAMS, ids=repr)
+def test_damaged_and_hostile_pickles_fail_as_in_torch(torch, program):
+    _assert_same_outcome(torch, _zip_with_pickle(program))
+
+
+def test_a_plain_pickle_fails_as_in_torch(torch):
+    """pickle.dump output is not a checkpoint: both modes, both libraries, one answer."""
+    for data in (pickle.dumps({"a": 1}), pickle.dumps({"a": 1}, protocol=2), pickle.dumps(7),
+                 b"", b"hello world", b"\x80\x02K\x01Q.", b"\x80\x02(U\x07storageK\x01tQ."):
+        for weights_only in (True, False):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                with pytest.raises(Exception) as theirs:
+                    torch.load(io.BytesIO(data), weights_only=weights_only)
+                with pytest.raises(type(theirs.value)) as ours:
+                    ember.load(io.BytesIO(data), weights_only=weights_only)
+            assert str(ours.value) == str(theirs.value)
+
+
 # ================================================================ errors
 def test_not_a_checkpoint():
-    cases = {"empty": b"", "text": b"hello world", "pickle": pickle.dumps({"a": 1})}
-    for name, data in cases.items():
-        with pytest.raises(CLEAN_ERRORS) as ours:
-            ember.load(io.BytesIO(data))
-        if name == "empty":
-            assert type(ours.value) is EOFError
-        if name == "pickle":
-            assert str(ours.value) == "Invalid magic number; corrupt file?"
+    cases = {"empty": (b"", EOFError), "text": (b"hello world", KeyError),
+             "pickle": (pickle.dumps({"a": 1}), pickle.UnpicklingError)}
+    for name, (data, error) in cases.items():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with pytest.raises(error) as ours:
+                ember.load(io.BytesIO(data))
+        if name == "pickle":  # protocol 4's FRAME is not among torch's opcodes
+            assert "Unsupported operand 149" in str(ours.value)
+        with pytest.raises(RuntimeError, match="Invalid magic number; corrupt file"):
+            ember.load(io.BytesIO(pickle.dumps(7, protocol=2)))
+
+
+def test_truncated_and_resized_legacy_files_fail_as_in_torch(torch):
+    """The pre-1.6 stream, cut anywhere or with a storage's size field changed."""
+    buffer = io.BytesIO()
+    torch.save({"w": torch.arange(4.0), "v": torch.ones(2, dtype=torch.int64)}, buffer,
+               _use_new_zipfile_serialization=False)
+    data = buffer.getvalue()
+    resized = bytearray(data)
+    resized[-48:-40] = struct.pack("<q", -(2 ** 61) + 5)  # the first storage's element count
+    cases = [data[:end] for end in range(0, len(data), 5)] + [bytes(resized)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for case in cases:
+            for weights_only in (True, False):
+                outcomes = []
+                for lib in (torch, ember):
+                    try:
+                        lib.load(io.BytesIO(case), weights_only=weights_only)
+                        outcomes.append("loaded")
+                    except Exception as error:  # noqa: BLE001 - compared below
+                        outcomes.append((type(error), str(error)))
+                assert outcomes[0] == outcomes[1], (len(case), weights_only)
+
+
+def test_a_torchscript_archive_is_refused_with_torchs_warning_and_message(torch):
+    buffer = io.BytesIO()
+    torch.jit.save(torch.jit.script(torch.nn.Linear(2, 2)), buffer)
+    texts = []
+    for lib in (torch, ember):
+        with pytest.warns(UserWarning, match="looks like a TorchScript archive") as caught:
+            with pytest.raises(RuntimeError) as info:
+                lib.load(io.BytesIO(buffer.getvalue()))
+        texts.append((str(info.value), str(caught[0].message)))
+    assert texts[0] == texts[1]
+    with pytest.warns(UserWarning), pytest.raises(RuntimeError, match="cannot load TorchScript"):
+        ember.load(io.BytesIO(buffer.getvalue()), weights_only=False)
+
+
+def test_a_subsystem_global_asks_for_its_import():
+    data = _zip_with_pickle(b"\x80\x02ctorch.distributed.tensor\nDTensor\n.")
+    with pytest.raises(pickle.UnpicklingError) as ours:
+        ember.load(io.BytesIO(data))
+    assert str(ours.value) == ("Weights only load failed. ``torch.distributed.tensor`` must be "
+                               "imported to load DTensors\n " + ember.serialization.UNSAFE_MESSAGE
+                               + "\n")
+
+
+def test_malformed_archives_fail_as_in_torch(torch):
+    good = io.BytesIO()
+    ember.save(ember.ones(2), good)
+    no_data = io.BytesIO()
+    with zipfile.ZipFile(no_data, "w") as archive:
+        archive.writestr("archive/version", "3\n")
+    flat = io.BytesIO()
+    with zipfile.ZipFile(flat, "w") as archive:
+        archive.writestr("version", "3\n")
+    cases = [b"PK\x03\x04", good.getvalue()[:21], good.getvalue()[:22], good.getvalue()[:300],
+             no_data.getvalue(), flat.getvalue()]
+    for data in cases:
+        for weights_only in (True, False):
+            with pytest.raises(RuntimeError) as theirs:
+                torch.load(io.BytesIO(data), weights_only=weights_only)
+            with pytest.raises(RuntimeError) as ours:
+                ember.load(io.BytesIO(data), weights_only=weights_only)
+            assert str(ours.value) == str(theirs.value)
 
 
 def test_truncated_archive_message_matches_torch(torch):
@@ -532,6 +715,156 @@ def test_save_and_load_argument_errors_match_torch(torch, tmp_path):
         with pytest.raises(type(theirs.value)) as ours:
             case(ember)
         assert str(ours.value) == str(theirs.value)
+
+
+def _local_class_instance():
+    class Local:
+        pass
+    return Local()
+
+
+def _renamed_function():
+    """A module-level function whose qualified name leads nowhere."""
+
+
+_renamed_function.__qualname__ = "no_such_name"
+
+
+def _impostor():
+    """Found under its name, but a different object lives there."""
+
+
+_impostor.__qualname__ = "_renamed_function"
+
+
+@pytest.mark.parametrize("unpicklable", [
+    lambda lib: lambda x: x, lambda lib: {"w": lib.ones(1), "f": [lambda: 0]},
+    lambda lib: _local_class_instance(), lambda lib: _renamed_function,
+    lambda lib: _impostor, lambda lib: (i for i in range(3))], ids=[
+    "lambda", "nested_lambda", "local_class", "renamed", "impostor", "generator"])
+def test_unpicklable_objects_fail_as_in_torch(torch, unpicklable):
+    with pytest.raises(Exception) as theirs:
+        torch.save(unpicklable(torch), io.BytesIO())
+    with pytest.raises(type(theirs.value)) as ours:
+        ember.save(unpicklable(ember), io.BytesIO())
+    assert str(ours.value).replace(" at 0x", "@") .split("@")[0] == \
+        str(theirs.value).replace(" at 0x", "@").split("@")[0]
+    assert type(ours.value) is type(theirs.value)
+
+
+def _text_mode_load(lib, path):
+    with open(path) as file:
+        return lib.load(file)
+
+
+def _text_mode_save(lib, path):
+    with open(path + ".new", "w") as file:
+        lib.save(lib.ones(1), file)
+
+
+def _read_only_save(lib, path):
+    with open(path, "rb") as file:
+        lib.save(lib.ones(1), file)
+
+
+def _at_an_offset(lib, path):
+    buffer = io.BytesIO()
+    buffer.write(b"xx")
+    lib.save({"w": lib.arange(3.0)}, buffer)
+    buffer.seek(2)
+    return lib.load(buffer)
+
+
+class _ReadSeekTell:
+    """A file object with only what torch.load documents for the zip format."""
+
+    def __init__(self, path):
+        with open(path, "rb") as file:
+            self._buffer = io.BytesIO(file.read())
+
+    def read(self, size=-1):
+        return self._buffer.read(size)
+
+    def seek(self, *args):
+        return self._buffer.seek(*args)
+
+    def tell(self):
+        return self._buffer.tell()
+
+
+class _WriteOnly:
+    def __init__(self):
+        self.parts = []
+
+    def write(self, data):
+        self.parts.append(bytes(data))
+
+
+_ARGUMENT_CASES = {
+    "read_seek_tell_only": lambda lib, path: lib.load(_ReadSeekTell(path)),
+    "legacy_without_readline": lambda lib, path: lib.load(_ReadSeekTell(path + ".old")),
+    "legacy_without_readline_full": lambda lib, path: lib.load(_ReadSeekTell(path + ".old"),
+                                                               weights_only=False),
+    "save_without_flush": lambda lib, path: lib.save(lib.ones(1), _WriteOnly()),
+    "legacy_save_without_flush": lambda lib, path: lib.save(
+        lib.ones(1), _WriteOnly(), _use_new_zipfile_serialization=False),
+    "text_stream": lambda lib, path: lib.load(io.StringIO("abcdef")),
+    "text_stream_full": lambda lib, path: lib.load(io.StringIO("abcdef"), weights_only=False),
+    "pathlib": lambda lib, path: lib.load(pathlib.Path(path)),
+    "save_pathlib": lambda lib, path: lib.save(lib.ones(1), pathlib.Path(path + ".2")),
+    "bytesio_at_offset": _at_an_offset,
+    "text_mode_load": _text_mode_load, "text_mode_save": _text_mode_save,
+    "read_only_save": _read_only_save,
+    "map_str": lambda lib, path: lib.load(path, map_location="cpu"),
+    "map_bytes": lambda lib, path: lib.load(path, map_location=b"cpu"),
+    "map_device": lambda lib, path: lib.load(path, map_location=lib.device("cpu")),
+    "map_dict": lambda lib, path: lib.load(path, map_location={"cpu": "cpu"}),
+    "map_dict_other_tag": lambda lib, path: lib.load(path, map_location={"cuda:0": "cpu"}),
+    "map_dict_device": lambda lib, path: lib.load(path, map_location={"cpu": lib.device("cpu")}),
+    "map_dict_int": lambda lib, path: lib.load(path, map_location={"cpu": 0}),
+    "map_dict_unknown": lambda lib, path: lib.load(path, map_location={"cpu": "gpu"}),
+    "map_identity": lambda lib, path: lib.load(path, map_location=lambda storage, tag: storage),
+    "map_none": lambda lib, path: lib.load(path, map_location=lambda storage, tag: None),
+    "map_returns_int": lambda lib, path: lib.load(path, map_location=lambda storage, tag: 5),
+    "map_unknown": lambda lib, path: lib.load(path, map_location="gpu"),
+    "pickle_module": lambda lib, path: lib.load(path, pickle_module=pickle),
+    "pickle_module_weights_only": lambda lib, path: lib.load(path, pickle_module=pickle,
+                                                            weights_only=True),
+    "pickle_module_int": lambda lib, path: lib.load(path, pickle_module=5, weights_only=False),
+    "save_pickle_module_int": lambda lib, path: lib.save(lib.ones(1), io.BytesIO(),
+                                                         pickle_module=5),
+    "save_protocol_9": lambda lib, path: lib.save(lib.ones(1), io.BytesIO(), pickle_protocol=9),
+    "mmap": lambda lib, path: lib.load(path, mmap=True),
+    "mmap_pathlib": lambda lib, path: lib.load(pathlib.Path(path), mmap=True),
+    "load_none": lambda lib, path: lib.load(None),
+    "load_bytes": lambda lib, path: lib.load(open(path, "rb").read()),
+    "load_directory": lambda lib, path: lib.load(os.path.dirname(path)),
+    "save_directory": lambda lib, path: lib.save(lib.ones(1), os.path.dirname(path)),
+    "load_args": lambda lib, path: lib.load(path, weights_only=False, errors="strict"),
+    "load_args_weights_only": lambda lib, path: lib.load(path, errors="strict"),
+    "load_args_legacy_weights_only": lambda lib, path: lib.load(path + ".old", errors="strict"),
+    "bad_load_arg": lambda lib, path: lib.load(path, weights_only=False, bogus=1),
+    "encoding": lambda lib, path: lib.load(path, encoding="latin1"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_ARGUMENT_CASES))
+def test_save_and_load_arguments_match_torch(torch, tmp_path, case):
+    """Each form of each argument: the same result, or the same exception and message."""
+    outcomes = []
+    for lib in (torch, ember):
+        path = str(tmp_path / f"{lib.__name__}.pt")
+        lib.save({"w": lib.arange(3.0)}, path)
+        lib.save({"w": lib.arange(3.0)}, path + ".old", _use_new_zipfile_serialization=False)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                result = _ARGUMENT_CASES[case](lib, path)
+                outcomes.append(("ok", None if result is None else result["w"].tolist()))
+            except Exception as error:  # noqa: BLE001 - compared below
+                message = str(error).replace(str(tmp_path), "DIR").replace("ember", "torch")
+                outcomes.append((type(error), message))
+    assert outcomes[1] == outcomes[0]
 
 
 def test_mmap_needs_a_path_and_a_zip_checkpoint(tmp_path):
@@ -605,7 +938,8 @@ def _rezip(data, pickle_bytes):
     return buffer.getvalue()
 
 
-def test_fuzzed_checkpoints_fail_cleanly():
+def _fuzz_cases(count):
+    """(kind, damaged checkpoint) pairs, the same ones on every run."""
     base = ember.arange(12.0).reshape(3, 4)
     obj = collections.OrderedDict(w=base, t=base.t(), i=ember.tensor([1, 2], dtype=ember.int8),
                                   p=ember.nn.Parameter(ember.ones(2)),
@@ -615,23 +949,51 @@ def test_fuzzed_checkpoints_fail_cleanly():
     data = buffer.getvalue()
     pickle_bytes = zipfile.ZipFile(io.BytesIO(data)).read("archive/data.pkl")
     rng = random.Random(1234)
+    return [(index % 4, damaged)
+            for index, damaged in enumerate(_mutations(data, pickle_bytes, rng, count))]
+
+
+def _fuzz_outcome(lib, data):
+    try:
+        lib.load(io.BytesIO(data))
+        return "loaded"
+    except Exception as error:  # noqa: BLE001 - the point of the test
+        return type(error)
+
+
+def test_fuzzed_checkpoints_fail_cleanly():
     previous = signal.signal(signal.SIGALRM, _timeout)
     outcomes = collections.Counter()
     try:
-        for index, damaged in enumerate(_mutations(data, pickle_bytes, rng, 3000)):
-            signal.setitimer(signal.ITIMER_REAL, 2.0)
-            try:
-                ember.load(io.BytesIO(damaged))
-                outcomes["loaded"] += 1
-            except CLEAN_ERRORS as error:
-                outcomes[type(error).__name__] += 1
-            except Exception as error:  # noqa: BLE001 - the point of the test
-                pytest.fail(f"case {index}: {type(error).__name__}: {error}")
-            finally:
-                signal.setitimer(signal.ITIMER_REAL, 0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for index, (kind, damaged) in enumerate(_fuzz_cases(3000)):
+                signal.setitimer(signal.ITIMER_REAL, 2.0)
+                try:
+                    outcome = _fuzz_outcome(ember, damaged)
+                finally:
+                    signal.setitimer(signal.ITIMER_REAL, 0)
+                if outcome != "loaded" and not issubclass(outcome, CLEAN_ERRORS):
+                    pytest.fail(f"case {index}: {outcome.__name__}")
+                outcomes[getattr(outcome, "__name__", outcome)] += 1
     finally:
         signal.signal(signal.SIGALRM, previous)
     assert outcomes["UnpicklingError"] > 100 and outcomes["RuntimeError"] > 100
+
+
+def test_fuzzed_pickles_fail_with_torchs_exception_types(torch):
+    """A damaged pickle in an intact archive: the same exception type as torch.load, or
+    ember's RuntimeError where its rebuild checks are stricter than torch's."""
+    seen = collections.Counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for index, (kind, damaged) in enumerate(_fuzz_cases(1200)):
+            if kind < 2:
+                continue
+            ours, theirs = _fuzz_outcome(ember, damaged), _fuzz_outcome(torch, damaged)
+            assert ours == theirs or ours is RuntimeError, (index, ours, theirs)
+            seen[ours == theirs] += 1
+    assert seen[True] > 0.95 * sum(seen.values())
 
 
 # ================================================================ devices

@@ -23,12 +23,15 @@ _FLAGS = 0x0808  # data descriptor follows the data; names are UTF-8
 _LOCAL = struct.Struct("<IHHHHHIIIHH")
 _CENTRAL = struct.Struct("<IHHHHHHIIIHHHHHII")
 
-CORRUPT_ZIP = (
-    "PytorchStreamReader failed reading zip archive: failed finding central directory. "
-    "This is an internal miniz error. If you are seeing this error, there is a high "
-    "likelihood that your checkpoint file is corrupted. This can happen if the checkpoint "
-    "was not saved properly, was transferred incorrectly, or the file was modified after "
-    "saving.")
+_MINIZ = (". This is an internal miniz error. If you are seeing this error, there is a high "
+          "likelihood that your checkpoint file is corrupted. This can happen if the checkpoint "
+          "was not saved properly, was transferred incorrectly, or the file was modified after "
+          "saving.")
+# miniz's words for an archive shorter than an end-of-directory record, and for any other.
+NOT_A_ZIP = "PytorchStreamReader failed reading zip archive: not a ZIP archive" + _MINIZ
+CORRUPT_ZIP = ("PytorchStreamReader failed reading zip archive: failed finding central "
+               "directory" + _MINIZ)
+_END_RECORD_SIZE = 22
 
 
 class ZipWriter:
@@ -41,8 +44,9 @@ class ZipWriter:
         self.entries = []  # (name bytes, crc, size, header offset)
 
     def _write(self, data):
-        self.file.write(data)
-        self.offset += memoryview(data).nbytes
+        view = memoryview(data)  # torch's writer hands the file memoryviews, never bytes
+        self.file.write(view)
+        self.offset += view.nbytes
 
     def write_record(self, name, data):
         """One uncompressed record; `data` is bytes or a flat uint8 array."""
@@ -112,24 +116,32 @@ def is_zipfile(file):
 class ZipArchive:
     """Reads a torch checkpoint's records by name (relative to its top folder)."""
 
-    def __init__(self, file, mmap_path=None):
+    def __init__(self, file):
+        if not hasattr(file, "seekable"):
+            file = _SeekableFile(file)
         self.file = file
         try:
             self.zip = zipfile.ZipFile(file)
             infos = self.zip.infolist()
             self.size = file.seek(0, os.SEEK_END)
         except Exception as error:  # zipfile raises many kinds for a damaged archive
-            raise RuntimeError(CORRUPT_ZIP) from error
+            short = file.seek(0, os.SEEK_END) < _END_RECORD_SIZE
+            raise RuntimeError(NOT_A_ZIP if short else CORRUPT_ZIP) from error
         if not infos:
             raise RuntimeError(CORRUPT_ZIP)
         first = infos[0].filename
         if "/" not in first:
-            raise RuntimeError("PytorchStreamReader failed reading zip archive: file in "
-                               f"archive is not in a subdirectory: {first}")
+            # torch's C++ check, its source location included in the text
+            raise RuntimeError("[enforce fail at inline_container.cc:180] . file in archive is "
+                               f"not in a subdirectory: {first}")
         prefix = first[:first.index("/") + 1]
         self.records = {info.filename[len(prefix):]: info for info in infos
                         if info.filename.startswith(prefix)}
-        self.mmap = None if mmap_path is None else np.memmap(mmap_path, np.uint8, "c")
+        self.mmap = None
+
+    def map(self, path):
+        """Read storages from a copy-on-write map of the file at `path` from now on."""
+        self.mmap = np.memmap(path, np.uint8, "c")
 
     def has_record(self, name):
         return name in self.records
@@ -137,7 +149,8 @@ class ZipArchive:
     def _info(self, name):
         info = self.records.get(name)
         if info is None:
-            raise RuntimeError(f"PytorchStreamReader failed locating file {name}: file not found")
+            raise RuntimeError(f"PytorchStreamReader failed locating file {name}: file not "
+                               "found" + _MINIZ)
         return info
 
     def get_record(self, name):
@@ -179,6 +192,26 @@ class ZipArchive:
             raise RuntimeError(f"PytorchStreamReader failed reading file {name}: the archive "
                                "is truncated")
         return start
+
+
+class _SeekableFile:
+    """A file object with only read, seek and tell (all torch asks for), as zipfile
+    wants it."""
+
+    def __init__(self, file):
+        self._file = file
+
+    def seekable(self):
+        return True
+
+    def read(self, size=-1):
+        return self._file.read(size)
+
+    def seek(self, offset, whence=os.SEEK_SET):
+        return self._file.seek(offset, whence)
+
+    def tell(self):
+        return self._file.tell()
 
 
 def _read_exactly(file, start, nbytes, name):

@@ -15,7 +15,7 @@ from .._backend import numpy as np
 from .._device import CPU, device, resolve as _resolve_device
 from .._tensor import Tensor, make_tensor
 from . import names
-from .unpickler import WeightsUnpickler, full_unpickler
+from .unpickler import WeightsUnpickler, decode_tag, full_unpickler
 
 __all__ = []
 
@@ -27,17 +27,43 @@ _NO_CUDA = ("Attempting to deserialize object on a CUDA device but torch.cuda.is
             "map_location=torch.device('cpu') to map your storages to the CPU.")
 
 
+# What torch says when a callable map_location returns something else than a storage.
+_NOT_A_STORAGE = (
+    "TypedStorage.__init__ received an invalid combination of arguments. Expected one of:\n"
+    " * (*, ember.device device, ember.dtype dtype)\n"
+    " * (int size, *, ember.device device, ember.dtype dtype)\n"
+    " * (Sequence data, *, ember.device device, ember.dtype dtype)\n"
+    " * (*, UntypedStorage wrap_storage, ember.dtype dtype)\n"
+    "Argument 'wrap_storage' must be UntypedStorage, but got ")
+
+
 # ---------------------------------------------------------------- map_location
 def restorer(map_location):
     """restore(host bytes, dtype, location tag) -> LoadedStorage, as map_location directs."""
     if map_location is None:
         return _restore
     if isinstance(map_location, dict):
-        return lambda raw, dtype, tag: _restore(raw, dtype, _tag(map_location.get(tag, tag)))
+        return lambda raw, dtype, tag: _restore(raw, dtype, _mapped_tag(map_location, tag))
     if isinstance(map_location, (str, bytes, device)):
-        target = _tag(map_location)
+        target = _text_tag(map_location)
         return lambda raw, dtype, tag: _restore(raw, dtype, target)
     return lambda raw, dtype, tag: _restore_with(map_location, raw, dtype, tag)
+
+
+def _mapped_tag(map_location, tag):
+    """A dict's target for `tag`: torch matches it as text, so a device object fails."""
+    target = map_location.get(tag, tag)
+    if not isinstance(target, (str, bytes)):
+        name = "ember.device" if isinstance(target, device) else type(target).__name__
+        raise TypeError(f"expected string or bytes-like object, got '{name}'")
+    return _text_tag(target)
+
+
+def _text_tag(location):
+    """A location the user gave: text or a device; bytes fail torch's text match."""
+    if isinstance(location, bytes):
+        raise TypeError("cannot use a string pattern on a bytes-like object")
+    return str(location)
 
 
 def _tag(location):
@@ -58,8 +84,7 @@ def _restore_with(map_location, raw, dtype, tag):
     if result is None:
         return _restore(raw, dtype, tag)
     if not isinstance(result, Tensor):
-        raise TypeError("map_location must return None or a storage (an ember tensor), not "
-                        f"{type(result).__name__}")
+        raise TypeError(_NOT_A_STORAGE + f"{type(result)}")
     array = result._data.reshape(-1).view(np.uint8)
     return names.LoadedStorage(array.view(dtype.np_dtype), result._device)
 
@@ -85,9 +110,17 @@ def _target_device(tag):
 
 
 # ---------------------------------------------------------------- unpickling
-def unpickle(data, persistent_load, weights_only, pickle_module, load_args, start=0):
-    """(object, end position) of the pickle starting at data[start]."""
+def unpickle(data, persistent_load, weights_only, pickle_module, load_args, start=0,
+             entry="Unpickler.__init__"):
+    """(object, end position) of the pickle starting at data[start].
+
+    torch hands `load_args` to its weights-only unpickler too, whose `entry` (a
+    function taking only `encoding`) refuses any other keyword.
+    """
     if weights_only:
+        for key in load_args:
+            if key != "encoding":
+                raise TypeError(f"{entry}() got an unexpected keyword argument '{key}'")
         unpickler = WeightsUnpickler(data, persistent_load, load_args.get("encoding", "utf-8"),
                                      start)
         return unpickler.load(), unpickler.pos
@@ -98,21 +131,37 @@ def unpickle(data, persistent_load, weights_only, pickle_module, load_args, star
 
 
 def _storage_id(saved_id, size):
-    """Validate a persistent id's fields: (storage type, key, location tag, numel)."""
-    if type(saved_id) is not tuple or len(saved_id) != size or _tag(saved_id[0]) != "storage":
-        raise UnpicklingError(f"invalid storage reference in checkpoint: {saved_id!r:.100}")
+    """Validate a persistent id: (storage type, key, location tag, numel).
+
+    The first failures are torch's (an id that is not a tuple, not a storage, or of
+    the wrong length); the field checks after them are ember's, so a damaged id
+    never reaches an allocation.
+    """
+    if not isinstance(saved_id, tuple):
+        raise AssertionError(f"saved_id must be a tuple, got {type(saved_id).__name__}")
+    typename = decode_tag(saved_id[0])
+    if typename != "storage":
+        if size == 6:
+            raise RuntimeError(f"Unknown saved id type: {saved_id[0]}")
+        raise AssertionError("Unknown typename for persistent_load, expected 'storage' but "
+                             f"got '{typename}'")
+    if len(saved_id) != size:
+        raise ValueError(f"{'too many' if len(saved_id) > size else 'not enough'} values to "
+                         f"unpack (expected {size - 1}"
+                         + (")" if len(saved_id) > size else f", got {len(saved_id) - 1})"))
     storage_type, key, location, numel = saved_id[1:5]
-    if (type(storage_type) is not names.StorageType or type(key) not in (str, int)
-            or not isinstance(location, (str, bytes)) or type(numel) is not int or numel < 0):
+    if type(storage_type) is not names.StorageType:
+        raise AttributeError(f"'{type(storage_type).__name__}' object has no attribute 'dtype'")
+    if not isinstance(location, (str, bytes)):  # torch matches it against device patterns
+        raise TypeError("expected string or bytes-like object, got "
+                        f"'{type(location).__name__}'")
+    if type(key) not in (str, int) or type(numel) is not int or numel < 0:
         raise UnpicklingError(f"invalid storage reference in checkpoint: {saved_id!r:.100}")
     return storage_type.dtype, str(key), _tag(location), numel
 
 
 def load_zip(archive, map_location, weights_only, pickle_module, load_args):
     """The object in a zip checkpoint."""
-    if archive.has_record("constants.pkl"):
-        raise RuntimeError("ember.load cannot load TorchScript archives (this file was "
-                           "written by torch.jit.save)")
     swap = _byteorder(archive) != sys.byteorder
     restore = restorer(map_location)
     loaded = {}
@@ -149,7 +198,7 @@ def load_legacy(data, map_location, weights_only, pickle_module, load_args):
         raise RuntimeError("Invalid magic number; corrupt file?")
     protocol = stream.next()
     if type(protocol) is not int or protocol != PROTOCOL_VERSION:
-        raise RuntimeError(f"Invalid protocol version: {protocol!r:.50}")
+        raise RuntimeError(f"Invalid protocol version: {protocol}")
     sys_info = stream.next()
     little = sys_info.get("little_endian", True) if isinstance(sys_info, dict) else True
     storages = _LegacyStorages(data, restorer(map_location), weights_only)
@@ -168,13 +217,9 @@ class _PickleStream:
         self.options = (weights_only, pickle_module, load_args)
 
     def next(self, persistent_load=None):
-        value, self.pos = unpickle(self.data, persistent_load or _no_persistent_ids,
-                                   *self.options, start=self.pos)
+        value, self.pos = unpickle(self.data, persistent_load, *self.options, start=self.pos,
+                                   entry="load")
         return value
-
-
-def _no_persistent_ids(saved_id):
-    raise UnpicklingError("unexpected persistent id in checkpoint header")
 
 
 class _LegacyStorages:
@@ -188,7 +233,7 @@ class _LegacyStorages:
         self.views = {}
 
     def persistent_load(self, saved_id):
-        if type(saved_id) is tuple and saved_id and saved_id[0] == "module":
+        if type(saved_id) is tuple and saved_id and decode_tag(saved_id[0]) == "module":
             if self.weights_only or len(saved_id) < 2:
                 raise UnpicklingError("Only persistent_load of storage is allowed, but got "
                                       "'module'")
@@ -222,22 +267,25 @@ class _LegacyStorages:
         return found
 
     def fill(self, keys, pos, swap):
-        """Copy each storage's bytes (an int64 element count, then the data) into place."""
-        if not isinstance(keys, list):
-            raise RuntimeError("invalid storage key list in checkpoint; the file is corrupted")
+        """Copy each storage's bytes (an int64 element count, then the data) into place,
+        failing as torch's reader does on a short or mis-sized record."""
         for key in keys:
-            root = self.roots.get(str(key))
+            root = self.roots.get(key if type(key) is str else str(key))
             if root is None:
-                raise RuntimeError(f"storage key {key!r:.50} not found in checkpoint")
+                raise AssertionError(f"storage key {key!r} not found in deserialized_objects")
             host, storage = root
             itemsize = storage.array.itemsize
             header = self.data[pos:pos + 8]
-            if len(header) != 8 or struct.unpack("<q", header)[0] * itemsize != host.size:
-                raise RuntimeError(f"storage {key} has the wrong size in checkpoint; the file "
-                                   "is corrupted")
+            if len(header) < 8:
+                raise RuntimeError(_eof_message(8 - len(header)))
+            nbytes = struct.unpack("<q", header)[0] * itemsize % 2**64  # a C size_t
+            if nbytes != host.size:
+                # torch's text, its unfilled printf placeholders included
+                raise RuntimeError("storage has wrong byte size: expected %ld got %ld"
+                                   f"{nbytes}{host.size}")
             chunk = self.data[pos + 8:pos + 8 + host.size]
             if len(chunk) != host.size:
-                raise RuntimeError("checkpoint is truncated")
+                raise RuntimeError(_eof_message(host.size - len(chunk)))
             host[:] = np.frombuffer(chunk, np.uint8)
             if swap and itemsize > 1:
                 host.view(storage.array.dtype).byteswap(inplace=True)
@@ -245,3 +293,7 @@ class _LegacyStorages:
             if not (isinstance(target, np.ndarray) and np.may_share_memory(target, host)):
                 target[...] = storage.device.xp.asarray(host.view(target.dtype))
             pos += 8 + host.size
+
+
+def _eof_message(missing):
+    return f"unexpected EOF, expected {missing} more bytes. The file might be corrupted."

@@ -10,6 +10,8 @@ The pure-Python pickler is used because only it lets a GLOBAL name a module
 """
 import io
 import pickle
+import sys
+import types
 from collections import OrderedDict
 
 from .. import _dtype
@@ -163,6 +165,13 @@ class TorchPickler(pickle._Pickler):
         state = dict(getattr(tensor, "__dict__", None) or {})
         return (names.REBUILD_FROM_TYPE_V2, (names.REBUILD_TENSOR_V2, type(tensor), args, state))
 
+    def save_global(self, obj, name=None):
+        """pickle's, failing in the words of the C pickler that torch.save runs."""
+        try:
+            super().save_global(obj, name)
+        except pickle.PicklingError:
+            raise _global_error(obj, name) from None
+
     def save_torch_global(self, obj, module, name):
         """Write GLOBAL module.name (as save_global would, minus its import check)."""
         if self.proto >= 4:
@@ -172,6 +181,31 @@ class TorchPickler(pickle._Pickler):
         else:
             self.write(pickle.GLOBAL + f"{module}\n{name}\n".encode("utf-8"))
         self.memoize(obj)
+
+
+def _global_error(obj, name):
+    """The error the C pickler raises for a function or class it cannot name."""
+    if name is None:
+        name = getattr(obj, "__qualname__", None) or obj.__name__
+    if "<locals>" in name.split("."):
+        return AttributeError(f"Can't pickle local object {name!r}")
+    module_name = pickle.whichmodule(obj, name)
+    try:
+        __import__(module_name, level=0)
+    except ImportError:
+        return pickle.PicklingError(f"Can't pickle {obj!r}: import of module {module_name!r} "
+                                    "failed")
+    found = sys.modules[module_name]
+    for part in name.split("."):
+        found = getattr(found, part, _MISSING)
+        if found is _MISSING:
+            return pickle.PicklingError(f"Can't pickle {obj!r}: attribute lookup {name} on "
+                                        f"{module_name} failed")
+    return pickle.PicklingError(f"Can't pickle {obj!r}: it's not the same object as "
+                                f"{module_name}.{name}")
+
+
+_MISSING = object()
 
 
 def _save_marker(pickler, obj):
@@ -184,6 +218,7 @@ def _save_dtype(pickler, obj):
 
 
 TorchPickler.dispatch[names.TorchGlobal] = _save_marker
+TorchPickler.dispatch[types.FunctionType] = TorchPickler.save_global  # pickle's names its own
 TorchPickler.dispatch[_dtype.dtype] = _save_dtype
 
 

@@ -2,15 +2,17 @@
 
 `WeightsUnpickler` interprets pickle opcodes itself, as torch's
 `_weights_only_unpickler` does, rather than trusting `pickle.Unpickler.find_class`
-alone: globals come only from an allowlist (tensors' rebuild functions, dtypes,
-containers), only those may be called, BUILD/APPEND/SETITEM act only on the types
-they are meant for, and every length is checked against the bytes present. Damaged
-input therefore ends in `pickle.UnpicklingError` (or the RuntimeError of a rebuild
-check), never in arbitrary code, a huge allocation or a crash.
+alone. It accepts exactly torch's opcodes (protocol 2's, less the text and
+stack-juggling ones), so a file loads, or is refused with the same message, in both
+libraries. Globals come only from an allowlist (tensors' rebuild functions, dtypes,
+containers), only those may be called, and BUILD/APPEND/SETITEM act only on the
+types they are meant for. Damaged data fails as it does in torch (reads past the end
+come back short, so `struct.error`, `IndexError` or `KeyError` follow), never in
+arbitrary code or a huge allocation: every read is a slice of the bytes present.
 """
-import _compat_pickle
 import pickle
 import struct
+import warnings
 from collections import Counter, OrderedDict
 from pickle import UnpicklingError
 
@@ -22,7 +24,54 @@ __all__ = []
 
 _BLOCKED_MODULES = ("sys", "os", "posix", "nt")
 _MAX_NESTING = 1000  # hashing a deeper tuple could overflow the C stack
-_MEMO_MISSING = object()
+
+# The Python 2 names torch.load renames (torch._utils' tables; a subset of _compat_pickle's).
+_IMPORT_MAPPING = {
+    "__builtin__": "builtins", "copy_reg": "copyreg", "Queue": "queue", "repr": "reprlib",
+    "_abcoll": "collections.abc", "UserDict": "collections", "UserList": "collections",
+    "UserString": "collections", "whichdb": "dbm", "StringIO": "io", "cStringIO": "io",
+}
+_NAME_MAPPING = {
+    ("__builtin__", "xrange"): ("builtins", "range"),
+    ("__builtin__", "reduce"): ("functools", "reduce"),
+    ("__builtin__", "intern"): ("sys", "intern"),
+    ("__builtin__", "unichr"): ("builtins", "chr"),
+    ("__builtin__", "unicode"): ("builtins", "str"),
+    ("__builtin__", "long"): ("builtins", "int"),
+    ("itertools", "izip"): ("builtins", "zip"),
+    ("itertools", "imap"): ("builtins", "map"),
+    ("itertools", "ifilter"): ("builtins", "filter"),
+    ("itertools", "ifilterfalse"): ("itertools", "filterfalse"),
+    ("itertools", "izip_longest"): ("itertools", "zip_longest"),
+    ("UserDict", "IterableUserDict"): ("collections", "UserDict"),
+    ("UserList", "UserList"): ("collections", "UserList"),
+    ("UserString", "UserString"): ("collections", "UserString"),
+    ("__builtin__", "basestring"): ("builtins", "str"),
+    ("exceptions", "StandardError"): ("builtins", "Exception"),
+    ("UserDict", "UserDict"): ("collections", "UserDict"),
+}
+# Names torch refuses with a hint to import a subsystem first.
+_NEEDS_IMPORT = dict.fromkeys((
+    "torch.nested._internal.nested_tensor.NestedTensor",
+    "torch.nested._internal.nested_tensor._rebuild_njt",
+    "torch._dynamo.decorators._DimRange"),
+    "``torch.nested`` and ``torch._dynamo`` must be imported to load nested jagged tensors "
+    "(NJTs)")
+_NEEDS_IMPORT.update(dict.fromkeys((
+    "torch.distributed.device_mesh.DeviceMesh",
+    "torch.distributed.tensor._dtensor_spec.DTensorSpec",
+    "torch.distributed.tensor._dtensor_spec.TensorMeta",
+    "torch.distributed.tensor.DTensor",
+    "torch.distributed.tensor.placement_types.Partial",
+    "torch.distributed.tensor.placement_types.Replicate",
+    "torch.distributed.tensor.placement_types.Shard"),
+    "``torch.distributed.tensor`` must be imported to load DTensors"))
+
+_PROTOCOL_WARNING = (
+    "Detected pickle protocol {} in the checkpoint, which was not the default pickle "
+    "protocol used by `torch.load` (2). The weights_only Unpickler might not support all "
+    "instructions implemented by this protocol, please file an issue for adding support if "
+    "you encounter this.")
 
 # Globals the user allowlisted with ember.serialization.add_safe_globals.
 user_safe_globals = set()
@@ -33,6 +82,12 @@ def user_globals():
     found = {}
     for item in user_safe_globals:
         if isinstance(item, tuple):
+            if len(item) != 2:
+                raise ValueError("Expected tuple of length 2 (global, str of callable full "
+                                 f"path), but got tuple of length: {len(item)}")
+            if type(item[1]) is not str:
+                raise TypeError("Expected second item in tuple to be str of callable full "
+                                f"path, but got: {type(item[1])}")
             obj, name = item
             found[name] = obj
         else:
@@ -56,28 +111,34 @@ class WeightsUnpickler:
     def __init__(self, data, persistent_load, encoding="utf-8", start=0):
         self.data = data
         self.pos = start
-        self.persistent_load = persistent_load
+        self.persistent_load = persistent_load or _no_persistent_load
         self.encoding = encoding
         self.globals = dict(names.TORCH_GLOBALS, **names.WEIGHTS_ONLY_GLOBALS)
         self.globals.update(user_globals())
+        allowed = self.globals.values()
         # What REDUCE/NEWOBJ may call: never Tensor itself (Tensor(2**40) allocates).
-        self.callables = {id(obj) for obj in self.globals.values()
-                          if callable(obj) and obj is not Tensor}
+        self.callables = {id(obj) for obj in allowed if callable(obj) and obj is not Tensor}
+        self.buildable = {id(obj) for obj in allowed if isinstance(obj, type)}
 
     # ---------------------------------------------------------------- reading bytes
     def _read(self, n):
-        pos, end = self.pos, self.pos + n
-        if n < 0 or end > len(self.data):
-            raise UnpicklingError("pickle data was truncated")
-        self.pos = end
-        return self.data[pos:end]
+        """Up to n bytes, fewer at the end of the data (as a file's read gives)."""
+        pos = self.pos
+        chunk = self.data[pos:pos + n]
+        self.pos = pos + len(chunk)
+        return chunk
+
+    def _byte(self):
+        """One byte's value; past the end, the IndexError torch's `read(1)[0]` raises."""
+        value = self.data[self.pos]
+        self.pos += 1
+        return value
 
     def _readline(self):
         newline = self.data.find(b"\n", self.pos)
-        if newline < 0:
-            raise UnpicklingError("pickle data was truncated")
-        line = self.data[self.pos:newline]
-        self.pos = newline + 1
+        end = len(self.data) if newline < 0 else newline + 1
+        line = self.data[self.pos:end]
+        self.pos = end
         return line
 
     def _unpack(self, fmt, size):
@@ -87,58 +148,47 @@ class WeightsUnpickler:
     def load(self):
         self.stack, self.metastack, self.memo = [], [], {}
         self._depths = {}
-        if self.pos >= len(self.data):
-            raise EOFError("Ran out of input")
         handlers = _HANDLERS
-        try:
-            while True:
-                if self.pos >= len(self.data):
-                    raise UnpicklingError("pickle data was truncated")
-                opcode = self.data[self.pos]
-                self.pos += 1
-                if opcode == 0x2E:  # STOP
-                    if not self.stack:
-                        raise UnpicklingError("STOP with an empty stack")
-                    return self.stack.pop()
-                handler = handlers.get(opcode)
-                if handler is None:
-                    raise UnpicklingError(f"Unsupported operand {opcode}")
-                handler(self)
-        except (IndexError, KeyError, TypeError, ValueError, AttributeError, OverflowError,
-                struct.error, RecursionError) as error:
-            if isinstance(error, UnicodeError):
-                raise UnpicklingError(f"invalid text in pickle data: {error}") from None
-            raise UnpicklingError(f"malformed pickle data near byte {self.pos}: "
-                                  f"{type(error).__name__}: {error}") from None
+        data = self.data
+        while True:
+            try:
+                opcode = data[self.pos]
+            except IndexError:
+                raise EOFError from None
+            self.pos += 1
+            if opcode == 0x2E:  # STOP
+                return self.stack.pop()
+            handler = handlers.get(opcode)
+            if handler is None:
+                raise UnpicklingError(f"Unsupported operand {opcode}")
+            handler(self)
 
     def _pop_mark(self):
-        if not self.metastack:
-            raise UnpicklingError("could not find MARK")
         items = self.stack
         self.stack = self.metastack.pop()
         return items
 
-    def _push_nested(self, items, kind=tuple):
-        """Push kind(items) (a tuple or frozenset), refusing nesting deep enough that
-        hashing it could overflow the C stack."""
+    def _nested(self, items):
+        """tuple(items), refusing nesting deep enough that hashing it could overflow
+        the C stack."""
         depth = 1
         for item in items:
-            if type(item) is tuple or type(item) is frozenset:
+            if type(item) is tuple:
                 found = self._depths.get(id(item))
                 depth = max(depth, (found[1] if found else 1) + 1)
-        value = kind(items)
+        value = tuple(items)
         if depth > 1:
             if depth > _MAX_NESTING:
                 raise UnpicklingError("pickle data nests tuples too deeply")
             self._depths[id(value)] = (value, depth)  # the value is kept so its id stays
-        self.stack.append(value)
+        return value
 
     # ---------------------------------------------------------------- globals and calls
     def _find_global(self, module, name):
-        if (module, name) in _compat_pickle.NAME_MAPPING:
-            module, name = _compat_pickle.NAME_MAPPING[(module, name)]
-        elif module in _compat_pickle.IMPORT_MAPPING:
-            module = _compat_pickle.IMPORT_MAPPING[module]
+        if (module, name) in _NAME_MAPPING:
+            module, name = _NAME_MAPPING[(module, name)]
+        elif module in _IMPORT_MAPPING:
+            module = _IMPORT_MAPPING[module]
         full_path = f"{module}.{name}"
         if module in _BLOCKED_MODULES:
             raise UnpicklingError(f"Trying to load unsupported GLOBAL {full_path} whose module "
@@ -147,53 +197,41 @@ class WeightsUnpickler:
         if found is None:
             found = names.torch_global(module, name)  # raises for torch dtypes ember lacks
         if found is None:
-            raise UnpicklingError(_unsupported_global_message(full_path))
+            hint = _NEEDS_IMPORT.get(full_path)
+            raise UnpicklingError(hint or _unsupported_global_message(full_path))
         return found
-
-    def _call(self, func, args, kwargs=None):
-        if id(func) not in self.callables:
-            raise UnpicklingError(f"Trying to call reduce for unrecognized function {func!r}")
-        if not isinstance(args, tuple):
-            raise UnpicklingError(f"expected a tuple of arguments, got {type(args).__name__}")
-        return func(*args, **(kwargs or {}))
 
     def _build(self, state):
         inst = self.stack[-1]
         kind = type(inst)
-        if kind is OrderedDict or kind is Counter:
-            if isinstance(state, dict):
-                inst.__dict__.update(state)
-            return
-        if isinstance(inst, Parameter):
+        if kind is Parameter or kind is Tensor:
             names.set_object_state(inst, state)
-            return
-        if id(kind) in self.callables and hasattr(inst, "__setstate__"):
-            inst.__setstate__(state)
-            return
-        raise UnpicklingError("Can only build Tensor, Parameter, OrderedDict or types "
-                              f"allowlisted via `add_safe_globals`, but got {kind}")
-
-
-def _container(unpickler, allowed, opcode_name):
-    target = unpickler.stack[-1]
-    if type(target) not in allowed:
-        raise UnpicklingError(f"Can only {opcode_name} for "
-                              f"{', '.join(t.__name__ for t in allowed)}, but got {type(target)}")
-    return target
-
-
-_DICTS = (dict, OrderedDict, Counter)
+        elif kind is OrderedDict:
+            inst.__dict__.update(state)
+        elif id(kind) in self.buildable:
+            if hasattr(inst, "__setstate__"):
+                inst.__setstate__(state)
+                return
+            slots = None
+            if isinstance(state, tuple) and len(state) == 2:
+                state, slots = state
+            if state:
+                inst.__dict__.update(state)
+            if slots:
+                for key, value in slots.items():
+                    setattr(inst, key, value)
+        else:
+            raise UnpicklingError("Can only build Tensor, Parameter, OrderedDict or types "
+                                  f"allowlisted via `add_safe_globals`, but got {kind}")
 
 
 # ---------------------------------------------------------------- opcode handlers
+# Only the opcodes torch's weights-only unpickler knows; any other byte is refused
+# ("Unsupported operand N"), as torch refuses it.
 def _proto(u):
-    version = u._read(1)[0]
-    if version > pickle.HIGHEST_PROTOCOL:
-        raise UnpicklingError(f"unsupported pickle protocol: {version}")
-
-
-def _frame(u):
-    u._read(8)
+    version = u._byte()
+    if version != 2:
+        warnings.warn(_PROTOCOL_WARNING.format(version), UserWarning, stacklevel=5)
 
 
 def _mark(u):
@@ -201,142 +239,94 @@ def _mark(u):
     u.stack = []
 
 
-def _pop(u):
-    if u.stack:
-        u.stack.pop()
-    else:
-        u._pop_mark()
+def _tuple(u):
+    items = u._pop_mark()  # first: it restores the stack the tuple goes on
+    u.stack.append(u._nested(items))
 
 
-def _text_int(u):
-    line = u._readline()
-    u.stack.append(False if line == b"00" else True if line == b"01" else int(line))
+def _tuple1(u):
+    u.stack[-1] = u._nested((u.stack[-1],))
 
 
-def _text_long(u):
-    line = u._readline()
-    u.stack.append(int(line[:-1] if line.endswith(b"L") else line, 0))
+def _tuple2(u):
+    u.stack[-2:] = [u._nested((u.stack[-2], u.stack[-1]))]
 
 
-def _long4(u):
-    size = u._unpack("<i", 4)
-    if size < 0:
-        raise UnpicklingError("LONG pickle has negative byte count")
-    u.stack.append(pickle.decode_long(u._read(size)))
+def _tuple3(u):
+    u.stack[-3:] = [u._nested((u.stack[-3], u.stack[-2], u.stack[-1]))]
 
 
-def _string(u, size):
-    data = u._read(size)
+def _short_binstring(u):
+    data = u._read(u._byte())
     u.stack.append(data if u.encoding == "bytes" else data.decode(u.encoding, "strict"))
 
 
-def _unicode(u, size):
-    u.stack.append(str(u._read(size), "utf-8", "surrogatepass"))
-
-
-def _tuple_n(n):
-    def handler(u):
-        if len(u.stack) < n:
-            raise UnpicklingError("tuple with too few items on the stack")
-        items = u.stack[len(u.stack) - n:]
-        del u.stack[len(u.stack) - n:]
-        u._push_nested(items)
-    return handler
-
-
 def _append(u):
-    value = u.stack.pop()
-    _container(u, (list,), "append").append(value)
+    item = u.stack.pop()
+    target = u.stack[-1]
+    if type(target) is not list:
+        raise UnpicklingError(f"Can only append to lists, but got {type(target)}")
+    target.append(item)
 
 
 def _appends(u):
     items = u._pop_mark()
-    _container(u, (list,), "extend").extend(items)
+    target = u.stack[-1]
+    if type(target) is not list:
+        raise UnpicklingError(f"Can only extend lists, but got {type(target)}")
+    target.extend(items)
+
+
+def _dict_target(u, opcode_name):
+    target = u.stack[-1]
+    if type(target) not in _DICTS:
+        raise UnpicklingError(f"Can only {opcode_name} for dict, collections.OrderedDict, "
+                              f"collections.Counter, but got {type(target)}")
+    return target
+
+
+_DICTS = (dict, OrderedDict, Counter)
 
 
 def _setitem(u):
     value, key = u.stack.pop(), u.stack.pop()
-    _container(u, _DICTS, "SETITEM")[key] = value
+    _dict_target(u, "SETITEM")[key] = value
 
 
 def _setitems(u):
     items = u._pop_mark()
-    target = _container(u, _DICTS, "SETITEMS")
-    if len(items) % 2:
-        raise UnpicklingError("SETITEMS with an odd number of items")
+    target = _dict_target(u, "SETITEMS")
     for i in range(0, len(items), 2):
         target[items[i]] = items[i + 1]
 
 
-def _additems(u):
-    items = u._pop_mark()
-    _container(u, (set,), "ADDITEMS").update(items)
-
-
-def _frozenset(u):
-    u._push_nested(u._pop_mark(), frozenset)
-
-
-def _dict_from_mark(u):
-    items = u._pop_mark()
-    if len(items) % 2:
-        raise UnpicklingError("DICT with an odd number of items")
-    u.stack.append({items[i]: items[i + 1] for i in range(0, len(items), 2)})
-
-
-def _get(u, index):
-    value = u.memo.get(index, _MEMO_MISSING)
-    if value is _MEMO_MISSING:
-        raise UnpicklingError(f"Memo value not found at index {index}")
-    u.stack.append(value)
-
-
-def _put(u, index):
-    if index < 0:
-        raise UnpicklingError("negative PUT argument")
-    u.memo[index] = u.stack[-1]
-
-
 def _global(u):
-    module = u._readline().decode("utf-8")
-    name = u._readline().decode("utf-8")
-    u.stack.append(u._find_global(module, name))
-
-
-def _stack_global(u):
-    name, module = u.stack.pop(), u.stack.pop()
-    if type(name) is not str or type(module) is not str:
-        raise UnpicklingError("STACK_GLOBAL requires str")
+    module = u._readline()[:-1].decode("utf-8")
+    name = u._readline()[:-1].decode("utf-8")
     u.stack.append(u._find_global(module, name))
 
 
 def _reduce(u):
     args = u.stack.pop()
-    u.stack[-1] = u._call(u.stack[-1], args)
+    func = u.stack[-1]
+    if id(func) not in u.callables:
+        message = f"Trying to call reduce for unrecognized function {func}"
+        if hasattr(func, "__self__"):
+            message += f" which belongs to {func.__self__}"
+        raise UnpicklingError(message)
+    u.stack[-1] = func(*args)
 
 
 def _newobj(u):
     args = u.stack.pop()
     cls = u.stack.pop()
-    u.stack.append(_new_object(u, cls, args, {}))
-
-
-def _newobj_ex(u):
-    kwargs, args, cls = u.stack.pop(), u.stack.pop(), u.stack.pop()
-    if not isinstance(kwargs, dict):
-        raise UnpicklingError("NEWOBJ_EX kwargs must be a dict")
-    u.stack.append(_new_object(u, cls, args, kwargs))
-
-
-def _new_object(u, cls, args, kwargs):
-    if not isinstance(cls, type) or id(cls) not in u.callables:
+    if cls is Parameter:
+        u.stack.append(Parameter(*args))
+    elif id(cls) in u.callables:
+        u.stack.append(cls.__new__(cls, *args))
+    else:
         raise UnpicklingError("Can only create new object for nn.Parameter or classes "
                               f"allowlisted via `add_safe_globals` but got {cls}")
-    if not isinstance(args, tuple):
-        raise UnpicklingError("NEWOBJ arguments must be a tuple")
-    if issubclass(cls, Tensor):
-        return cls(*args, **kwargs)
-    return cls.__new__(cls, *args, **kwargs)
 
 
 def _build(u):
@@ -345,14 +335,22 @@ def _build(u):
 
 def _binpersid(u):
     pid = u.stack.pop()
-    if type(pid) is not tuple or not pid or _decode_tag(pid[0]) != "storage":
-        raise UnpicklingError("Only persistent_load of storage is allowed, but got "
-                              f"{type(pid[0] if type(pid) is tuple and pid else pid)}")
+    if type(pid) is not tuple and type(pid) is not int:
+        raise UnpicklingError(f"persistent_load id must be tuple or int, but got {type(pid)}")
+    if type(pid) is tuple and pid and decode_tag(pid[0]) != "storage":
+        raise UnpicklingError(f"Only persistent_load of storage is allowed, but got "
+                              f"{type(pid[0])}")
     u.stack.append(u.persistent_load(pid))
 
 
-def _decode_tag(tag):
-    return tag.decode("ascii", "replace") if isinstance(tag, bytes) else tag
+def _no_persistent_load(pid):
+    """A pickle outside a checkpoint's object (a legacy header) has no storages."""
+    raise UnpicklingError("unsupported persistent id encountered")
+
+
+def decode_tag(tag):
+    """A persistent id's text field, decoded from ASCII where Python 2 left bytes."""
+    return tag.decode("ascii") if isinstance(tag, bytes) else tag
 
 
 def _push(value):
@@ -364,64 +362,40 @@ def _push_new(factory):
 
 
 _HANDLERS = {
-    0x80: _proto,
-    0x95: _frame,
-    0x28: _mark,
-    0x30: _pop,
-    0x31: lambda u: u._pop_mark(),
-    0x32: lambda u: u.stack.append(u.stack[-1]),
-    0x4E: _push(None),
-    0x88: _push(True),
-    0x89: _push(False),
-    0x49: _text_int,
-    0x4A: lambda u: u.stack.append(u._unpack("<i", 4)),
-    0x4B: lambda u: u.stack.append(u._read(1)[0]),
-    0x4D: lambda u: u.stack.append(u._unpack("<H", 2)),
-    0x4C: _text_long,
-    0x8A: lambda u: u.stack.append(pickle.decode_long(u._read(u._read(1)[0]))),
-    0x8B: _long4,
-    0x46: lambda u: u.stack.append(float(u._readline())),
-    0x47: lambda u: u.stack.append(u._unpack(">d", 8)),
-    0x54: lambda u: _string(u, u._unpack("<i", 4)),
-    0x55: lambda u: _string(u, u._read(1)[0]),
-    0x42: lambda u: u.stack.append(u._read(u._unpack("<I", 4))),
-    0x43: lambda u: u.stack.append(u._read(u._read(1)[0])),
-    0x8E: lambda u: u.stack.append(u._read(u._unpack("<Q", 8))),
-    0x96: lambda u: u.stack.append(bytearray(u._read(u._unpack("<Q", 8)))),
-    0x56: lambda u: u.stack.append(u._readline().decode("raw-unicode-escape")),
-    0x58: lambda u: _unicode(u, u._unpack("<I", 4)),
-    0x8C: lambda u: _unicode(u, u._read(1)[0]),
-    0x8D: lambda u: _unicode(u, u._unpack("<Q", 8)),
-    0x29: _push_new(tuple),
-    0x74: lambda u: u._push_nested(u._pop_mark()),
-    0x85: _tuple_n(1),
-    0x86: _tuple_n(2),
-    0x87: _tuple_n(3),
-    0x5D: _push_new(list),
-    0x6C: lambda u: u.stack.append(u._pop_mark()),
-    0x61: _append,
-    0x65: _appends,
-    0x7D: _push_new(dict),
-    0x64: _dict_from_mark,
-    0x73: _setitem,
-    0x75: _setitems,
-    0x8F: _push_new(set),
-    0x90: _additems,
-    0x91: _frozenset,
-    0x67: lambda u: _get(u, int(u._readline())),
-    0x68: lambda u: _get(u, u._read(1)[0]),
-    0x6A: lambda u: _get(u, u._unpack("<I", 4)),
-    0x70: lambda u: _put(u, int(u._readline())),
-    0x71: lambda u: _put(u, u._read(1)[0]),
-    0x72: lambda u: _put(u, u._unpack("<I", 4)),
-    0x94: lambda u: _put(u, len(u.memo)),
-    0x63: _global,
-    0x93: _stack_global,
-    0x52: _reduce,
-    0x81: _newobj,
-    0x92: _newobj_ex,
-    0x62: _build,
-    0x51: _binpersid,
+    0x80: _proto,                                                     # PROTO
+    0x28: _mark,                                                      # MARK
+    0x4E: _push(None),                                                # NONE
+    0x88: _push(True),                                                # NEWTRUE
+    0x89: _push(False),                                               # NEWFALSE
+    0x4A: lambda u: u.stack.append(u._unpack("<i", 4)),               # BININT
+    0x4B: lambda u: u.stack.append(u._byte()),                        # BININT1
+    0x4D: lambda u: u.stack.append(u._unpack("<H", 2)),               # BININT2
+    0x8A: lambda u: u.stack.append(pickle.decode_long(u._read(u._byte()))),  # LONG1
+    0x47: lambda u: u.stack.append(u._unpack(">d", 8)),               # BINFLOAT
+    0x55: _short_binstring,                                           # SHORT_BINSTRING
+    0x58: lambda u: u.stack.append(                                   # BINUNICODE
+        str(u._read(u._unpack("<I", 4)), "utf-8", "surrogatepass")),
+    0x29: _push_new(tuple),                                           # EMPTY_TUPLE
+    0x74: _tuple,                                                     # TUPLE
+    0x85: _tuple1,                                                    # TUPLE1
+    0x86: _tuple2,                                                    # TUPLE2
+    0x87: _tuple3,                                                    # TUPLE3
+    0x5D: _push_new(list),                                            # EMPTY_LIST
+    0x61: _append,                                                    # APPEND
+    0x65: _appends,                                                   # APPENDS
+    0x7D: _push_new(dict),                                            # EMPTY_DICT
+    0x73: _setitem,                                                   # SETITEM
+    0x75: _setitems,                                                  # SETITEMS
+    0x8F: _push_new(set),                                             # EMPTY_SET
+    0x68: lambda u: u.stack.append(u.memo[u._byte()]),                # BINGET
+    0x6A: lambda u: u.stack.append(u.memo[u._unpack("<I", 4)]),       # LONG_BINGET
+    0x71: lambda u: u.memo.__setitem__(u._byte(), u.stack[-1]),       # BINPUT
+    0x72: lambda u: u.memo.__setitem__(u._unpack("<I", 4), u.stack[-1]),  # LONG_BINPUT
+    0x63: _global,                                                    # GLOBAL
+    0x52: _reduce,                                                    # REDUCE
+    0x81: _newobj,                                                    # NEWOBJ
+    0x62: _build,                                                     # BUILD
+    0x51: _binpersid,                                                 # BINPERSID
 }
 
 
@@ -436,5 +410,6 @@ def full_unpickler(pickle_module, file, persistent_load, **kwargs):
             return super().find_class(module, name)
 
     unpickler = TorchUnpickler(file, **kwargs)
-    unpickler.persistent_load = persistent_load
+    if persistent_load is not None:  # else pickle's own error for a persistent id
+        unpickler.persistent_load = persistent_load
     return unpickler

@@ -15,8 +15,10 @@ import itertools
 import multiprocessing
 import pickle
 import queue
+import signal
 import sys
 import warnings
+from multiprocessing import connection
 
 from ... import cuda
 from ..._dtype import int64
@@ -85,6 +87,15 @@ class _BaseDataLoaderIter:
 
     def __getstate__(self):
         raise NotImplementedError("{} cannot be pickled", self.__class__.__name__)
+
+
+def _exit_status_message(pid, exitcode):
+    """PyTorch's words for a worker that died of a signal (negative exit code) or exited."""
+    if exitcode < 0:
+        return f"DataLoader worker (pid {pid}) is killed by signal: {signal.strsignal(-exitcode)}. "
+    return (f"DataLoader worker (pid {pid}) exited unexpectedly with exit code {exitcode}. "
+            "Details are lost due to multiprocessing. Rerunning with num_workers=0 may give "
+            "better error trace.")
 
 
 def _warn_pin_memory(loader):
@@ -193,21 +204,45 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
 
     def _try_get_data(self, timeout=None):
         """(True, message), or (False, None) when nothing arrived within `timeout` while
-        every worker is still alive."""
+        every worker is still alive.
+
+        The wait covers the result queue and every active worker's process sentinel,
+        so a worker that dies (killed, crashed, `os._exit`) is noticed at once, as
+        PyTorch's SIGCHLD handler notices it, without a signal handler or polling.
+        """
+        try:  # a result already waiting: the cheapest read, no wait set to build
+            return True, self._data_queue.get(block=False)
+        except queue.Empty:
+            pass
         if timeout is None:
             timeout = _utils.MP_STATUS_CHECK_INTERVAL
-        try:
-            return True, self._data_queue.get(timeout=timeout)
-        except queue.Empty as error:
-            failed = [(worker_id, worker) for worker_id, worker in enumerate(self._workers)
-                      if self._workers_status[worker_id] and not worker.is_alive()]
-            for worker_id, _ in failed:
-                self._mark_worker_as_unavailable(worker_id)
-            if failed:
-                pids = ", ".join(str(worker.pid) for _, worker in failed)
-                raise RuntimeError(f"DataLoader worker (pid(s) {pids}) exited unexpectedly") \
-                    from error
-            return False, None
+        reader = self._data_queue._reader
+        waiting_on = [reader]
+        waiting_on += [worker.sentinel for worker_id, worker in enumerate(self._workers)
+                       if self._workers_status[worker_id]]
+        ready = connection.wait(waiting_on, timeout)
+        if reader in ready:
+            try:
+                return True, self._data_queue.get(timeout=timeout)
+            except queue.Empty:
+                pass
+        self._raise_for_dead_workers(queue.Empty())
+        return False, None
+
+    def _raise_for_dead_workers(self, cause):
+        """PyTorch's error for active workers that are gone; the first one's exit status
+        (its signal or exit code) is the cause, as PyTorch's SIGCHLD handler words it."""
+        failed = [(worker_id, worker) for worker_id, worker in enumerate(self._workers)
+                  if self._workers_status[worker_id] and not worker.is_alive()]
+        if not failed:
+            return
+        for worker_id, _ in failed:
+            self._mark_worker_as_unavailable(worker_id)
+        pids = ", ".join(str(worker.pid) for _, worker in failed)
+        first = failed[0][1]
+        if first.exitcode:
+            cause = RuntimeError(_exit_status_message(first.pid, first.exitcode))
+        raise RuntimeError(f"DataLoader worker (pid(s) {pids}) exited unexpectedly") from cause
 
     def _get_data(self):
         if self._timeout > 0:
