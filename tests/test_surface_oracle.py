@@ -10,10 +10,11 @@ import warnings
 import ember
 
 _ADDRESS = re.compile(r" at 0x[0-9a-f]+")
+_INTERNAL = re.compile(r" \(Triggered internally at [^)]*\.\)$")
 
 
 def _normal(text):
-    return _ADDRESS.sub("", str(text)).replace("torch.", "ember.").replace("'torch'", "'ember'")
+    return _INTERNAL.sub("", _ADDRESS.sub("", str(text))).replace("torch.", "ember.").replace("'torch'", "'ember'")
 
 
 def outcome(lib, expression):
@@ -24,8 +25,7 @@ def outcome(lib, expression):
             result = "-> " + _normal(repr(expression(lib)))
         except Exception as error:  # noqa: BLE001 - the exception is the outcome
             result = f"!! {type(error).__name__}: {_normal(error)}"
-    return result, [f"{w.category.__name__}: {_normal(w.message)}" for w in caught
-                    if "Triggered internally" not in str(w.message)]
+    return result, [f"{w.category.__name__}: {_normal(w.message)}" for w in caught]
 
 
 def assert_same_outcome(torch, expression):
