@@ -25,6 +25,7 @@ from .ops.reduction import *  # noqa: F401,F403
 from .ops.views import *  # noqa: F401,F403
 from . import cuda, linalg, return_types
 from . import amp, backends
+from ._tensor_types import *  # noqa: F401,F403
 from ._settings import *  # noqa: F401,F403
 from .amp import autocast
 from .amp.autocast_mode import (get_autocast_dtype, is_autocast_cache_enabled,  # noqa: F401

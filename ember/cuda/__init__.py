@@ -18,6 +18,7 @@ from ._init import is_available, lazy_init as _lazy_init
 from .memory import *  # noqa: F401,F403
 from .streams import *  # noqa: F401,F403
 from .graphs import *  # noqa: F401,F403
+from .._tensor_types import CUDA_TYPES as _CUDA_TYPES
 from . import graphs, memory, nvtx, streams  # noqa: F401
 
 __all__ = ["is_available", "is_initialized", "init", "device_count", "current_device",
@@ -29,9 +30,11 @@ __all__ = ["is_available", "is_initialized", "init", "device_count", "current_de
            "default_generators", "ipc_collect", "cudart", "current_blas_handle",
            "get_sync_debug_mode", "set_sync_debug_mode", "OutOfMemoryError", "CudaError",
            "DeferredCudaCallError", "has_half", "has_magma", "amp",
-           "AcceleratorError", "cudaStatus", "check_error", "current_solver_handle",
+           *sorted(_CUDA_TYPES), "AcceleratorError", "cudaStatus", "check_error", "current_solver_handle",
            "get_stream_from_external", *memory.__all__, *streams.__all__, *graphs.__all__]
 
+BFloat16Tensor, BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor, \
+    IntTensor, LongTensor, ShortTensor = (_CUDA_TYPES[name] for name in sorted(_CUDA_TYPES))
 has_half = True
 has_magma = False
 

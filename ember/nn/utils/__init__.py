@@ -1,0 +1,11 @@
+"""ember.nn.utils: gradient clipping, parameter vectors, layer fusion and functional_call."""
+from . import clip_grad, convert_parameters, fusion, stateless
+from .clip_grad import (clip_grad_norm, clip_grad_norm_, clip_grad_value_, clip_grads_with_norm_,
+                        get_total_norm)
+from .convert_parameters import parameters_to_vector, vector_to_parameters
+from .fusion import fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_linear_bn_eval, \
+    fuse_linear_bn_weights
+
+__all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_",
+           "get_total_norm", "parameters_to_vector", "vector_to_parameters", "fuse_conv_bn_eval",
+           "fuse_conv_bn_weights", "fuse_linear_bn_eval", "fuse_linear_bn_weights"]
