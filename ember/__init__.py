@@ -24,7 +24,8 @@ from .ops.random import *  # noqa: F401,F403
 from .ops.reduction import *  # noqa: F401,F403
 from .ops.views import *  # noqa: F401,F403
 from . import cuda, linalg, return_types
-from . import amp, backends
+from . import amp, backends, distributed, jit, onnx
+from .jit import compile  # noqa: A004
 from ._tensor_types import *  # noqa: F401,F403
 from ._settings import *  # noqa: F401,F403
 from .amp import autocast
