@@ -81,13 +81,11 @@ def test_jit_onnx_parallel_calls_match_torch(torch, case):
     assert _warnings_once(outcome(ember, call)) == _warnings_once(outcome(torch, call))
 
 
-def test_compile_returns_a_model_that_computes_the_same(torch):
-    for lib in (torch, ember):
-        model = _model(lib)
-        x = lib.ones(2, 3)
-        assert lib.compile(model)(x).tolist() == model(x).tolist()
-        assert lib.compile(mode="reduce-overhead")(_double)(x).tolist() == _double(x).tolist()
-    assert ember.compile(_double) is _double
+def test_compile_returns_the_model_itself():
+    """Running torch's compiled model would cost an inductor build; ember's is the model."""
+    model = _model(ember)
+    assert ember.compile(model) is model
+    assert ember.compile(mode="reduce-overhead")(_double) is _double
 
 
 def test_onnx_export_raises_the_exporter_error_with_a_way_out(tmp_path):
