@@ -7,8 +7,6 @@ memory counters read 0, and what needs a device raises
 `AssertionError: Torch not compiled with CUDA enabled`. With CuPy and a GPU the
 calls reach CuPy's runtime.
 """
-import warnings
-
 from .. import _backend
 from .._device import device as _device_type
 from .._random import Generator as _Generator
@@ -17,6 +15,7 @@ from ._init import device_index as _device_index
 from ._init import is_available, lazy_init as _lazy_init
 from .memory import *  # noqa: F401,F403
 from .streams import *  # noqa: F401,F403
+from .streams import ExternalStream
 from .graphs import *  # noqa: F401,F403
 from .._tensor_types import CUDA_TYPES as _CUDA_TYPES
 from . import graphs, memory, nvtx, streams  # noqa: F401
