@@ -168,3 +168,29 @@ def test_functional_call_ties_shared_weights(torch):
         return lib.nn.utils.stateless.functional_call(m, {"0.weight": lib.eye(2) * 2},
                                                       lib.ones(1, 2))
     assert_same_outcome(torch, run)
+
+
+@pytest.mark.parametrize("dim", [0, 1, None, 2, -1])
+def test_weight_norm_values_gradients_and_removal(torch, dim):
+    def run(lib):
+        lib.manual_seed(3)
+        conv = lib.nn.utils.weight_norm(lib.nn.Conv1d(2, 3, 2), dim=dim)
+        x = lib.randn(2, 2, 5)
+        out = conv(x)
+        out.square().sum().backward()
+        names = [n for n, _ in conv.named_parameters()]
+        grads = [conv.weight_g.grad, conv.weight_v.grad]
+        lib.nn.utils.remove_weight_norm(conv)
+        return out, grads, names, [n for n, _ in conv.named_parameters()], conv(x)
+    got, expected = run(ember), run(torch)
+    assert_same([got[0], got[1], got[4]], [expected[0], expected[1], expected[4]], atol=1e-6)
+    assert got[2:4] == expected[2:4]
+
+
+def test_weight_norm_errors_and_warning(torch):
+    def twice(lib):
+        m = lib.nn.utils.weight_norm(lib.nn.Linear(2, 2))
+        return lib.nn.utils.weight_norm(m)
+    assert_same_outcome(torch, twice)
+    assert_same_outcome(torch, lambda lib: lib.nn.utils.remove_weight_norm(lib.nn.Linear(2, 2)))
+    assert_same_outcome(torch, lambda lib: lib.nn.utils.weight_norm(lib.nn.LazyLinear(2)))
