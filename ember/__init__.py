@@ -24,6 +24,14 @@ from .ops.random import *  # noqa: F401,F403
 from .ops.reduction import *  # noqa: F401,F403
 from .ops.views import *  # noqa: F401,F403
 from . import cuda, linalg, return_types
+from . import amp, backends, distributed, jit, onnx
+from .jit import compile  # noqa: A004
+from ._tensor_types import *  # noqa: F401,F403
+from ._settings import *  # noqa: F401,F403
+from .amp import autocast
+from .amp.autocast_mode import (get_autocast_dtype, is_autocast_cache_enabled,  # noqa: F401
+                                is_autocast_enabled, set_autocast_cache_enabled,
+                                set_autocast_dtype, set_autocast_enabled)
 from . import nn, optim, utils
 from .serialization import *  # noqa: F401,F403
 from .autograd import functional as _autograd_functional  # needs the ops above

@@ -114,6 +114,7 @@ def type(self, dtype=None, non_blocking=False, **kwargs):
         if dtype is None:
             prefix = "ember." if self._device.type == "cpu" else "ember.cuda."
             return prefix + self.dtype.tensor_type
+    dtype = getattr(dtype, "_type_name", dtype)   # a legacy type: ember.FloatTensor
     if isinstance(dtype, str):
         return _type_from_name(self, dtype)
     return to(self, dtype)
