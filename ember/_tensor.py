@@ -9,7 +9,7 @@ that defines it in `ember/ops/`, grouped by family.
 import warnings
 import weakref
 
-from . import _backend, _dtype, _errors
+from . import _arguments, _backend, _dtype, _errors
 from ._device import CPU as _CPU
 from ._size import Size
 from .autograd import graph as _graph
@@ -1171,14 +1171,22 @@ class Tensor:
     not_equal_, less_, less_equal_, greater_, greater_equal_ = ne_, lt_, le_, gt_, ge_
 
     # ================================================================ reductions (ops/reduction.py)
-    def sum(self, dim=None, keepdim=False, *, dtype=None, **aliases):
-        return _reduction.sum(self, dim, keepdim, dtype=dtype, **aliases)
+    def sum(self, *args, **kwargs):
+        try:
+            return _reduction.sum(self, *args, **kwargs)
+        except (AttributeError, TypeError):
+            _arguments.check("sum", args, kwargs)
+            raise
 
     def nansum(self, dim=None, keepdim=False, *, dtype=None, **aliases):
         return _reduction.nansum(self, dim, keepdim, dtype=dtype, **aliases)
 
-    def mean(self, dim=None, keepdim=False, *, dtype=None, **aliases):
-        return _reduction.mean(self, dim, keepdim, dtype=dtype, **aliases)
+    def mean(self, *args, **kwargs):
+        try:
+            return _reduction.mean(self, *args, **kwargs)
+        except (AttributeError, TypeError):
+            _arguments.check("mean", args, kwargs)
+            raise
 
     def nanmean(self, dim=None, keepdim=False, *, dtype=None, **aliases):
         return _reduction.nanmean(self, dim, keepdim, dtype=dtype, **aliases)
@@ -1266,19 +1274,31 @@ class Tensor:
 
     # ================================================================ views and shapes (ops/views.py)
     def view(self, *shape):
-        return _views.view(self, *shape)
+        try:
+            return _views.view(self, *shape)
+        except (AttributeError, TypeError):
+            _arguments.check("view", shape)
+            raise
 
     def view_as(self, other):
         return _views.view(self, other.shape)
 
     def reshape(self, *shape):
-        return _views.reshape(self, *shape)
+        try:
+            return _views.reshape(self, *shape)
+        except (AttributeError, TypeError):
+            _arguments.check("reshape", shape)
+            raise
 
     def reshape_as(self, other):
         return _views.reshape(self, other.shape)
 
     def transpose(self, dim0, dim1):
-        return _views.transpose(self, dim0, dim1)
+        try:
+            return _views.transpose(self, dim0, dim1)
+        except (AttributeError, TypeError):
+            _arguments.check("transpose", (dim0, dim1))
+            raise
 
     def transpose_(self, dim0, dim1):
         return _views.transpose_(self, dim0, dim1)
@@ -1404,7 +1424,11 @@ class Tensor:
         _indexing.setitem(self, index, value)
 
     def gather(self, dim, index, *, sparse_grad=False):
-        return _indexing.gather(self, dim, index)
+        try:
+            return _indexing.gather(self, dim, index)
+        except (AttributeError, TypeError):
+            _arguments.check("gather", (dim, index))
+            raise
 
     def scatter(self, dim, index, src=None, *, value=None, reduce=None):
         return _indexing.scatter(self, dim, index, src, value=value, reduce=reduce)
@@ -1419,7 +1443,11 @@ class Tensor:
         return _indexing.scatter_add_(self, dim, index, src)
 
     def index_select(self, dim, index):
-        return _indexing.index_select(self, dim, index)
+        try:
+            return _indexing.index_select(self, dim, index)
+        except (AttributeError, TypeError):
+            _arguments.check("index_select", (dim, index))
+            raise
 
     def index_add(self, dim, index, source, *, alpha=1):
         return _indexing.index_add(self, dim, index, source, alpha=alpha)
