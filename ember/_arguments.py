@@ -416,5 +416,6 @@ SIGNATURES = {
                     "SymInt ignore_index = -100)",),
     "mse_loss": (f"({_T}, Tensor target, int reduction = 1, *, Tensor out = None)",),
     "l1_loss": (f"({_T}, Tensor target, int reduction = 1)",),
+    "kl_div": (f"({_T}, Tensor target, int reduction = 1, *, bool log_target = False)",),
 }
 

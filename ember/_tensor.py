@@ -29,10 +29,18 @@ class _Storage:
 
 
 _new = object.__new__
+_ndarray = _backend.ndarray
+_generic = _backend.generic
 
 
 def make_tensor(data, device=_CPU):
-    """Wrap a backend array in a fresh Tensor with its own storage (no copy)."""
+    """Wrap a backend array in a fresh Tensor with its own storage (no copy).
+
+    NumPy hands back scalars, not 0-dim arrays, from many reductions; a Tensor always
+    holds an array, so one is made here (a class test on the success path).
+    """
+    if data.__class__ is not _ndarray and isinstance(data, _generic):
+        data = _backend.numpy.asarray(data)
     t = _new(Tensor)
     t._data = data
     t._device = device
