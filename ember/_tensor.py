@@ -206,11 +206,17 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value):
+        if value.__class__ is not bool:
+            raise RuntimeError("requires_grad must be a bool")
+        if value and self.grad_fn is None and not self.is_floating_point():
+            raise RuntimeError(_errors.ONLY_FLOAT_REQUIRES_GRAD_SETTER)
         self.requires_grad_(value)
 
     def requires_grad_(self, requires_grad=True):
         """Set whether autograd records ops on this leaf; returns self."""
-        requires_grad = bool(requires_grad)
+        if requires_grad.__class__ is not bool:
+            raise TypeError("requires_grad_(): argument 'requires_grad' (position 1) must be "
+                            f"bool, not {_arguments.typename(requires_grad)}")
         if self.grad_fn is not None:
             if not requires_grad:
                 raise RuntimeError(_errors.NON_LEAF_REQUIRES_GRAD)
