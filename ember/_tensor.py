@@ -1118,7 +1118,7 @@ class Tensor:
         return _pointwise.bitwise_not_(self)
 
     def logit_(self, eps=None):
-        return _pointwise.logit_(self, eps=None)
+        return _pointwise.logit_(self, eps=eps)
 
     def hypot_(self, other):
         return _pointwise.hypot_(self, other)
