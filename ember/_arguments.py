@@ -16,8 +16,9 @@ doors use.
 from . import _dtype
 from ._device import device as _device_class
 from ._size import Size
+from . import _signatures
 
-__all__ = ["check", "explain", "typename", "SIGNATURES"]
+__all__ = ["check", "door", "screen", "explain", "explain_with", "typename", "SIGNATURES"]
 
 _BUILTIN_MODULES = {"builtins"}
 _Tensor = None  # ember.Tensor, looked up when first explaining (this module sits below it)
@@ -78,8 +79,9 @@ class _Signature:
         if (self.max_pos_args == 1 and params[0].type_name == "tuple of ints" and nargs > 1
                 and _is_int(args[0])[0]):
             # view(2, 3) means view((2, 3)); a later bad element fails when unpacking
-            matches, failed = _int_list(args)
-            if not matches:
+            failed = next((i for i, item in enumerate(args)
+                           if not (_is_int(item)[0] or isinstance(item, bool))), -1)
+            if failed != -1:  # PyTorch's unpacking takes a later bool as an int
                 raise TypeError(f"{self.name}(): argument '{params[0].name}' failed to unpack "
                                 f"the object at pos {failed + 1} with error \"type must be "
                                 f"tuple of ints,but got {typename(args[failed])}\"")
@@ -171,16 +173,51 @@ def check(name, args, kwargs=None):
         raise error from None
 
 
+def screen(name, args, kwargs):
+    """Before a reduction runs: PyTorch refuses a bool `dim` and a non-bool `keepdim` that
+    ember's ops would quietly accept; two class checks, a full parse only when one fails."""
+    dim = args[0] if args else kwargs.get("dim")
+    keepdim = args[1] if len(args) > 1 else kwargs.get("keepdim", False)
+    if dim.__class__ is bool or keepdim.__class__ is not bool:
+        check(name, args, kwargs)
+
+
 def explain(name, args, kwargs):
-    """PyTorch's TypeError for `name(*args, **kwargs)`, or None when the arguments fit."""
-    global _Tensor
-    from ._tensor import Tensor as _Tensor  # noqa: PLC0415 - error path only; _tensor imports us
-    signatures = SIGNATURES.get(name)
-    if signatures is None:
-        return None
+    """PyTorch's TypeError for `name(*args, **kwargs)`, or None when the arguments fit.
+
+    `name` is "Tensor.sum" for a method (self is not an argument) or "sum" for a function.
+    """
     parsed = _PARSED.get(name)
     if parsed is None:
-        parsed = _PARSED[name] = [_Signature(name, text) for text in signatures]
+        kind, _, short = name.rpartition(".")
+        table = _signatures.METHODS if kind == "Tensor" else _signatures.FUNCTIONS
+        texts = table.get(short) or SIGNATURES.get(name)
+        if texts is None:
+            return None
+        parsed = _PARSED[name] = _parse_all(short, texts)
+    return _explain(parsed, args, kwargs)
+
+
+def explain_with(name, texts, args, kwargs):
+    """`explain` for signatures given as text (tools/gen_signatures.py checks them)."""
+    return _explain(_parse_all(name, texts), args, kwargs)
+
+
+def _parse_all(name, texts):
+    if texts == ("noargs",):
+        return [_Signature(name, "(noargs)")]
+    return [_Signature(name, text[:-len("|hidden")], True) if text.endswith("|hidden")
+            else _Signature(name, text) for text in texts]
+
+
+def _explain(parsed, args, kwargs):
+    global _Tensor
+    from ._tensor import Tensor as _Tensor  # noqa: PLC0415 - error path only; _tensor imports us
+    name = parsed[0].name
+    if parsed[0].text == "(noargs)":  # a CPython METH_NOARGS method: CPython's own words
+        if kwargs:
+            return TypeError(f"Tensor.{name}() takes no keyword arguments")
+        return TypeError(f"Tensor.{name}() takes no arguments ({len(args)} given)") if args else None
     try:
         if len(parsed) == 1:
             parsed[0].parse(args, kwargs, True)
@@ -371,51 +408,68 @@ def _is_device(obj):
     return isinstance(obj, (str, int, _device_class)) and not isinstance(obj, bool), -1
 
 
+def _always(obj):
+    return True, -1
+
+
+def _is_complex(obj):
+    return isinstance(obj, (int, float, complex)) and not isinstance(obj, bool) or (
+        isinstance(obj, _Tensor) and obj.ndim == 0), -1
+
+
+def _float_list(obj):
+    if isinstance(obj, (tuple, list)):
+        for i, item in enumerate(obj):
+            if not _is_float(item)[0]:
+                return False, i
+        return True, -1
+    return _is_float(obj)
+
+
+def _named(type_name):
+    return lambda obj: (typename(obj) == type_name, -1)
+
+
 _CHECKS = {"Tensor": _is_tensor, "int": _is_int, "SymInt": _is_int, "float": _is_float,
-           "Number": _is_number, "bool": _is_bool, "tuple of ints": _int_list,
-           "tuple of Tensors": _tensor_list, "ember.dtype": _is_dtype, "str": _is_str,
-           "c10::string_view": _is_str, "Device": _is_device}
+           "Number": _is_number, "complex": _is_complex, "bool": _is_bool,
+           "tuple of ints": _int_list, "tuple of Tensors": _tensor_list,
+           "tuple of floats": _float_list, "tuple of Scalars": _float_list,
+           "ember.dtype": _is_dtype, "str": _is_str, "c10::string_view": _is_str,
+           "Device": _is_device, "ember.device": _is_device, "object": _always,
+           "ember.layout": _named("ember.layout"),
+           "ember.memory_format": _named("ember.memory_format"),
+           "ember.Generator": _named("ember.Generator")}
 
 
 # ---------------------------------------------------------------- signatures
-# PyTorch 2.13's printed signatures for the C++ functions behind ember's doors (hidden
-# overloads, such as the named-dimension ones, are not listed: PyTorch never prints them).
+# Generated ones live in _signatures (tools/gen_signatures.py); these are the C++
+# functions behind nn.functional doors whose names ember does not export.
 _T = "Tensor input"
 SIGNATURES = {
-    # Tensor methods (self is not an argument)
-    "view": ("(ember.dtype dtype)", "(tuple of ints size)"),
-    "reshape": ("(tuple of ints shape)",),
-    "sum": ("(*, ember.dtype dtype = None)",
-            "(tuple of ints dim, bool keepdim = False, *, ember.dtype dtype = None)"),
-    "mean": ("(*, ember.dtype dtype = None)",
-             "(tuple of ints dim, bool keepdim = False, *, ember.dtype dtype = None)"),
-    "transpose": ("(int dim0, int dim1)",),
-    "permute": ("(tuple of ints dims)",),
-    "expand": ("(tuple of ints size, *, bool implicit = False)",),
-    "repeat": ("(tuple of ints repeats)",),
-    "unsqueeze": ("(int dim)",),
-    "flatten": ("(int start_dim = 0, int end_dim = -1)",),
-    "index_select": ("(int dim, Tensor index)",),
-    "gather": ("(int dim, Tensor index, *, bool sparse_grad = False)",),
-    "masked_fill": ("(Tensor mask, Tensor value)", "(Tensor mask, Number value)"),
-    "matmul": ("(Tensor other)",),
-    "mm": ("(Tensor mat2)",),
-    # functions of ember.* and nn.functional (every argument counts)
-    "relu": (f"({_T})",),
-    "relu_": (f"({_T})",),
-    "sigmoid": (f"({_T}, *, Tensor out = None)",),
-    "tanh": (f"({_T}, *, Tensor out = None)",),
-    "linear": (f"({_T}, Tensor weight, Tensor bias = None)",),
-    "zeros_like": (f"({_T}, *, ember.memory_format memory_format = None, "
-                   "ember.dtype dtype = None, ember.layout layout = None, "
-                   "ember.device device = None, bool pin_memory = False, "
-                   "bool requires_grad = False)",),
     "cross_entropy_loss": (f"({_T}, Tensor target, Tensor weight = None, int reduction = 1, "
                            "SymInt ignore_index = -100, float label_smoothing = 0.0)",),
     "nll_loss_nd": (f"({_T}, Tensor target, Tensor weight = None, int reduction = 1, "
                     "SymInt ignore_index = -100)",),
-    "mse_loss": (f"({_T}, Tensor target, int reduction = 1, *, Tensor out = None)",),
-    "l1_loss": (f"({_T}, Tensor target, int reduction = 1)",),
     "kl_div": (f"({_T}, Tensor target, int reduction = 1, *, bool log_target = False)",),
 }
 
+
+def door(name, function):
+    """`function` behind a try that turns a wrong-typed call into PyTorch's TypeError.
+
+    For the doors that are not hot: the wrapper costs one Python frame per call (see
+    the timings in tests/test_errors.py's notes); hot Tensor methods write the same try
+    inline instead, which costs nothing until something raises.
+    """
+    method = name.startswith("Tensor.")
+
+    def wrapped(*args, **kwargs):
+        try:
+            return function(*args, **kwargs)
+        except (AttributeError, TypeError):
+            check(name, args[1:] if method else args, kwargs)
+            raise
+
+    wrapped.__name__, wrapped.__qualname__ = function.__name__, function.__qualname__
+    wrapped.__doc__, wrapped.__wrapped__ = function.__doc__, function
+    return wrapped

@@ -8,6 +8,7 @@ that defines it in `ember/ops/`, grouped by family.
 """
 import warnings
 import weakref
+from types import FunctionType as _FunctionType
 
 from . import _arguments, _backend, _dtype, _errors
 from ._device import CPU as _CPU
@@ -1186,20 +1187,24 @@ class Tensor:
 
     # ================================================================ reductions (ops/reduction.py)
     def sum(self, *args, **kwargs):
+        if args or kwargs:
+            _arguments.screen("Tensor.sum", args, kwargs)
         try:
             return _reduction.sum(self, *args, **kwargs)
         except (AttributeError, TypeError):
-            _arguments.check("sum", args, kwargs)
+            _arguments.check("Tensor.sum", args, kwargs)
             raise
 
     def nansum(self, dim=None, keepdim=False, *, dtype=None, **aliases):
         return _reduction.nansum(self, dim, keepdim, dtype=dtype, **aliases)
 
     def mean(self, *args, **kwargs):
+        if args or kwargs:
+            _arguments.screen("Tensor.mean", args, kwargs)
         try:
             return _reduction.mean(self, *args, **kwargs)
         except (AttributeError, TypeError):
-            _arguments.check("mean", args, kwargs)
+            _arguments.check("Tensor.mean", args, kwargs)
             raise
 
     def nanmean(self, dim=None, keepdim=False, *, dtype=None, **aliases):
@@ -1288,20 +1293,24 @@ class Tensor:
 
     # ================================================================ views and shapes (ops/views.py)
     def view(self, *shape):
+        if shape and shape[0].__class__ is bool:  # PyTorch refuses view(True); ember reads 1
+            _arguments.check("Tensor.view", shape)
         try:
             return _views.view(self, *shape)
         except (AttributeError, TypeError):
-            _arguments.check("view", shape)
+            _arguments.check("Tensor.view", shape)
             raise
 
     def view_as(self, other):
         return _views.view(self, other.shape)
 
     def reshape(self, *shape):
+        if shape and shape[0].__class__ is bool:  # PyTorch refuses view(True); ember reads 1
+            _arguments.check("Tensor.reshape", shape)
         try:
             return _views.reshape(self, *shape)
         except (AttributeError, TypeError):
-            _arguments.check("reshape", shape)
+            _arguments.check("Tensor.reshape", shape)
             raise
 
     def reshape_as(self, other):
@@ -1311,7 +1320,7 @@ class Tensor:
         try:
             return _views.transpose(self, dim0, dim1)
         except (AttributeError, TypeError):
-            _arguments.check("transpose", (dim0, dim1))
+            _arguments.check("Tensor.transpose", (dim0, dim1))
             raise
 
     def transpose_(self, dim0, dim1):
@@ -1441,7 +1450,7 @@ class Tensor:
         try:
             return _indexing.gather(self, dim, index)
         except (AttributeError, TypeError):
-            _arguments.check("gather", (dim, index))
+            _arguments.check("Tensor.gather", (dim, index))
             raise
 
     def scatter(self, dim, index, src=None, *, value=None, reduce=None):
@@ -1460,7 +1469,7 @@ class Tensor:
         try:
             return _indexing.index_select(self, dim, index)
         except (AttributeError, TypeError):
-            _arguments.check("index_select", (dim, index))
+            _arguments.check("Tensor.index_select", (dim, index))
             raise
 
     def index_add(self, dim, index, source, *, alpha=1):
@@ -1631,3 +1640,13 @@ from .ops import pointwise as _pointwise  # noqa: E402
 from .ops import random as _random_ops  # noqa: E402
 from .ops import reduction as _reduction  # noqa: E402
 from .ops import views as _views  # noqa: E402
+
+
+# Every other method PyTorch's parser checks gets PyTorch's TypeErrors through one wrapper
+# (a frame per call); the hot ones above write the try inline.
+_INLINE_DOORS = {"sum", "mean", "view", "reshape", "transpose", "gather", "index_select"}
+for _name in _arguments._signatures.METHODS:
+    _method = Tensor.__dict__.get(_name)
+    if _name not in _INLINE_DOORS and type(_method) is _FunctionType:
+        setattr(Tensor, _name, _arguments.door("Tensor." + _name, _method))
+del _name, _method
