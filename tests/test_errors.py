@@ -38,6 +38,25 @@ CASES = [
     "x.transpose('a', 1)",
     "x.gather(0, 'a')",
     "x.index_select(0, [0])",
+    # methods wired through the generated table: one or two per cause
+    "x.add('a')",
+    "x.clamp('a')",
+    "x.unsqueeze('a')",
+    "x.matmul(None)",
+    "x.to({})",
+    "x.new_zeros(1, 2, 3, zz=1)",
+    # bools and ints PyTorch refuses where ember's ops would read them as numbers
+    "x.view(True)",
+    "x.sum(1, keepdim=1)",
+    "x.sum(1, 1)",
+    "x.mean(True)",
+    # autograd entry points given non-tensors
+    "torch.autograd.grad(1.0, x)",
+    "torch.autograd.grad([1.0], [x])",
+    "torch.autograd.grad(x.sum(), x, grad_outputs=1.0)",
+    "torch.autograd.backward(1.0)",
+    # nesting past PyTorch's 128 dimensions
+    "torch.tensor(nested(200))",
     # requires_grad
     "setattr(x, 'requires_grad', 'yes')",
     "setattr(x, 'requires_grad', None)",
@@ -97,7 +116,14 @@ def _env(lib):
         target.register_hook(hook)
         (target * 2).sum().backward()
 
-    return dict(torch=lib, F=lib.nn.functional, nn=lib.nn, x=x, i=i, b=b, hooked=hooked)
+    def nested(depth):
+        data = 1.0
+        for _ in range(depth):
+            data = [data]
+        return data
+
+    return dict(torch=lib, F=lib.nn.functional, nn=lib.nn, x=x, i=i, b=b, hooked=hooked,
+                nested=nested)
 
 
 def _outcome(lib, expression):
@@ -182,3 +208,67 @@ def test_reduced_losses_hold_arrays(reduction):
         loss = module(reduction=reduction)(x, x)
         assert isinstance(loss._data, np.ndarray)
         assert repr(loss) == "tensor(0.)"
+
+
+@pytest.mark.parametrize("shape", [(2**62,), (2**40,), (2**31, 2**31), (2**40, 2**40, 0)])
+def test_allocation_failures_in_torchs_words(torch, shape):
+    """_backend.allocate: an overflowing byte count, then an allocator refusal (4 TiB)."""
+    from ember import _backend
+    with pytest.raises(RuntimeError) as expected:
+        torch.empty(shape)
+    with pytest.raises(RuntimeError) as got:
+        _backend.allocate(_backend.numpy.empty, shape, _backend.numpy.float32)
+    assert str(got.value) == str(expected.value)
+
+
+def _signature_walk():
+    from ember import _signatures
+    marker = object()
+    for name in sorted(_signatures.METHODS):
+        yield f"Tensor.{name}", (lambda lib, n=name: getattr(lib.ones(2, 3), n)(marker))
+    for name in sorted(_signatures.FUNCTIONS):
+        yield name, (lambda lib, n=name: _function(lib, n)(marker))
+
+
+def _function(lib, name):
+    found = getattr(lib, name, None)
+    if found is None or not callable(found):
+        found = getattr(lib.nn.functional, name, None) if lib is ember else getattr(
+            lib._C._nn, name)
+    return found
+
+
+def test_every_signature_with_a_wrong_first_argument(torch):
+    """Each generated signature once: a wrong-typed first argument, compared with PyTorch
+    (type and text) wherever PyTorch's parser refuses it. ember.* functions whose doors are
+    not wired yet (ops files) are counted, not failed."""
+    from ember import _arguments
+    mismatched, unwired = [], []
+    for key, call in _signature_walk():
+        try:
+            call(torch)
+        except TypeError as error:
+            expected = str(error).replace("torch.", "ember.")
+        except Exception:  # noqa: BLE001 - not the parser's refusal
+            continue
+        else:
+            continue
+        short = key.rpartition(".")[2]
+        args = (object(),)
+        explained = _arguments.explain(key, args, {})
+        if explained is None or str(explained) != expected:
+            mismatched.append((key, expected, explained))
+            continue
+        try:
+            call(ember)
+        except TypeError as error:
+            if str(error) != expected:
+                unwired.append((key, expected, str(error)))
+        except Exception as error:  # noqa: BLE001
+            unwired.append((key, expected, repr(error)))
+    assert not mismatched, mismatched[:5]  # the table itself reproduces every refusal
+    # doors still to wire: ember.* functions live in ops files, and a few methods fail
+    # before their door (Python arity) or with another error type (see the report)
+    methods = [u for u in unwired if u[0].startswith("Tensor.")]
+    assert len(methods) <= 40, methods[:5]
+    assert len(unwired) <= 330
