@@ -1644,7 +1644,8 @@ from .ops import views as _views  # noqa: E402
 
 # Every other method PyTorch's parser checks gets PyTorch's TypeErrors through one wrapper
 # (a frame per call); the hot ones above write the try inline.
-_INLINE_DOORS = {"sum", "mean", "view", "reshape", "transpose", "gather", "index_select"}
+_INLINE_DOORS = {"sum", "mean", "view", "reshape", "transpose", "gather", "index_select",
+                 "index_put", "index_put_"}  # (indices: PyTorch words list<optional<Tensor>> apart)
 for _name in _arguments._signatures.METHODS:
     _method = Tensor.__dict__.get(_name)
     if _name not in _INLINE_DOORS and type(_method) is _FunctionType:
