@@ -16,6 +16,8 @@ NUMPY_REQUIRES_GRAD = ("Can't call numpy() on Tensor that requires grad. "
                        "Use tensor.detach().numpy() instead.")
 AMBIGUOUS_BOOL = "Boolean value of Tensor with more than one value is ambiguous"
 ONLY_FLOAT_REQUIRES_GRAD = "only Tensors of floating point dtype can require gradients"
+ONLY_FLOAT_REQUIRES_GRAD_SETTER = ("only Tensors of floating point and complex dtype can "
+                                  "require gradients")
 ONLY_FLOAT_REQUIRES_GRAD_FACTORY = ("Only Tensors of floating point and complex dtype can "
                                     "require gradients")
 NON_LEAF_REQUIRES_GRAD = (
@@ -138,3 +140,35 @@ INTERNAL_OVERLAP = (
 PARTIAL_OVERLAP = (
     "unsupported operation: some elements of the input tensor and the written-to tensor refer "
     "to a single memory location. Please clone() the tensor before performing the operation.")
+
+
+def check_hook_result(hook, original, result):
+    """PyTorch's checks on a gradient a tensor hook returned in place of `original`."""
+    if not hasattr(result, "_data"):
+        raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
+    if result._data.dtype != original._data.dtype or result._device != original._device:
+        raise RuntimeError(f"hook '{_hook_name(hook)}' has changed the type of value (was "
+                           f"{_tensor_type(original)} got {_tensor_type(result)})")
+    if result._data.shape != original._data.shape:
+        raise RuntimeError(f"hook '{_hook_name(hook)}' has changed the size of value")
+    return result
+
+
+def _hook_name(hook):
+    return getattr(hook, "__name__", None) or type(hook).__name__
+
+
+def _tensor_type(tensor):
+    prefix = "ember.cuda." if tensor._device.type == "cuda" else "ember."
+    return prefix + tensor.dtype.tensor_type
+
+
+def check_node_hook_results(hook, originals, results):
+    """PyTorch's checks on the tuple of gradients a Node hook returned."""
+    if len(results) != len(originals):
+        raise RuntimeError(f"hook '{_hook_name(hook)}' has returned an incorrect number of "
+                           f"values (got {len(results)}, but expected {len(originals)})")
+    for original, result in zip(originals, results):
+        if original is not None and result is not None:
+            check_hook_result(hook, original, result)
+    return results

@@ -8,8 +8,9 @@ that defines it in `ember/ops/`, grouped by family.
 """
 import warnings
 import weakref
+from types import FunctionType as _FunctionType
 
-from . import _backend, _dtype, _errors
+from . import _arguments, _backend, _dtype, _errors
 from ._device import CPU as _CPU
 from ._size import Size
 from .autograd import graph as _graph
@@ -29,10 +30,18 @@ class _Storage:
 
 
 _new = object.__new__
+_ndarray = _backend.ndarray
+_generic = _backend.generic
 
 
 def make_tensor(data, device=_CPU):
-    """Wrap a backend array in a fresh Tensor with its own storage (no copy)."""
+    """Wrap a backend array in a fresh Tensor with its own storage (no copy).
+
+    NumPy hands back scalars, not 0-dim arrays, from many reductions; a Tensor always
+    holds an array, so one is made here (a class test on the success path).
+    """
+    if data.__class__ is not _ndarray and isinstance(data, _generic):
+        data = _backend.numpy.asarray(data)
     t = _new(Tensor)
     t._data = data
     t._device = device
@@ -198,11 +207,17 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value):
+        if value.__class__ is not bool:
+            raise RuntimeError("requires_grad must be a bool")
+        if value and self.grad_fn is None and not self.is_floating_point():
+            raise RuntimeError(_errors.ONLY_FLOAT_REQUIRES_GRAD_SETTER)
         self.requires_grad_(value)
 
     def requires_grad_(self, requires_grad=True):
         """Set whether autograd records ops on this leaf; returns self."""
-        requires_grad = bool(requires_grad)
+        if requires_grad.__class__ is not bool:
+            raise TypeError("requires_grad_(): argument 'requires_grad' (position 1) must be "
+                            f"bool, not {_arguments.typename(requires_grad)}")
         if self.grad_fn is not None:
             if not requires_grad:
                 raise RuntimeError(_errors.NON_LEAF_REQUIRES_GRAD)
@@ -1104,7 +1119,7 @@ class Tensor:
         return _pointwise.bitwise_not_(self)
 
     def logit_(self, eps=None):
-        return _pointwise.logit_(self, eps=None)
+        return _pointwise.logit_(self, eps=eps)
 
     def hypot_(self, other):
         return _pointwise.hypot_(self, other)
@@ -1171,14 +1186,26 @@ class Tensor:
     not_equal_, less_, less_equal_, greater_, greater_equal_ = ne_, lt_, le_, gt_, ge_
 
     # ================================================================ reductions (ops/reduction.py)
-    def sum(self, dim=None, keepdim=False, *, dtype=None, **aliases):
-        return _reduction.sum(self, dim, keepdim, dtype=dtype, **aliases)
+    def sum(self, *args, **kwargs):
+        if args or kwargs:
+            _arguments.screen("Tensor.sum", args, kwargs)
+        try:
+            return _reduction.sum(self, *args, **kwargs)
+        except (AttributeError, TypeError):
+            _arguments.check("Tensor.sum", args, kwargs)
+            raise
 
     def nansum(self, dim=None, keepdim=False, *, dtype=None, **aliases):
         return _reduction.nansum(self, dim, keepdim, dtype=dtype, **aliases)
 
-    def mean(self, dim=None, keepdim=False, *, dtype=None, **aliases):
-        return _reduction.mean(self, dim, keepdim, dtype=dtype, **aliases)
+    def mean(self, *args, **kwargs):
+        if args or kwargs:
+            _arguments.screen("Tensor.mean", args, kwargs)
+        try:
+            return _reduction.mean(self, *args, **kwargs)
+        except (AttributeError, TypeError):
+            _arguments.check("Tensor.mean", args, kwargs)
+            raise
 
     def nanmean(self, dim=None, keepdim=False, *, dtype=None, **aliases):
         return _reduction.nanmean(self, dim, keepdim, dtype=dtype, **aliases)
@@ -1266,19 +1293,35 @@ class Tensor:
 
     # ================================================================ views and shapes (ops/views.py)
     def view(self, *shape):
-        return _views.view(self, *shape)
+        if shape and shape[0].__class__ is bool:  # PyTorch refuses view(True); ember reads 1
+            _arguments.check("Tensor.view", shape)
+        try:
+            return _views.view(self, *shape)
+        except (AttributeError, TypeError):
+            _arguments.check("Tensor.view", shape)
+            raise
 
     def view_as(self, other):
         return _views.view(self, other.shape)
 
     def reshape(self, *shape):
-        return _views.reshape(self, *shape)
+        if shape and shape[0].__class__ is bool:  # PyTorch refuses view(True); ember reads 1
+            _arguments.check("Tensor.reshape", shape)
+        try:
+            return _views.reshape(self, *shape)
+        except (AttributeError, TypeError):
+            _arguments.check("Tensor.reshape", shape)
+            raise
 
     def reshape_as(self, other):
         return _views.reshape(self, other.shape)
 
     def transpose(self, dim0, dim1):
-        return _views.transpose(self, dim0, dim1)
+        try:
+            return _views.transpose(self, dim0, dim1)
+        except (AttributeError, TypeError):
+            _arguments.check("Tensor.transpose", (dim0, dim1))
+            raise
 
     def transpose_(self, dim0, dim1):
         return _views.transpose_(self, dim0, dim1)
@@ -1404,7 +1447,11 @@ class Tensor:
         _indexing.setitem(self, index, value)
 
     def gather(self, dim, index, *, sparse_grad=False):
-        return _indexing.gather(self, dim, index)
+        try:
+            return _indexing.gather(self, dim, index)
+        except (AttributeError, TypeError):
+            _arguments.check("Tensor.gather", (dim, index))
+            raise
 
     def scatter(self, dim, index, src=None, *, value=None, reduce=None):
         return _indexing.scatter(self, dim, index, src, value=value, reduce=reduce)
@@ -1419,7 +1466,11 @@ class Tensor:
         return _indexing.scatter_add_(self, dim, index, src)
 
     def index_select(self, dim, index):
-        return _indexing.index_select(self, dim, index)
+        try:
+            return _indexing.index_select(self, dim, index)
+        except (AttributeError, TypeError):
+            _arguments.check("Tensor.index_select", (dim, index))
+            raise
 
     def index_add(self, dim, index, source, *, alpha=1):
         return _indexing.index_add(self, dim, index, source, alpha=alpha)
@@ -1589,3 +1640,14 @@ from .ops import pointwise as _pointwise  # noqa: E402
 from .ops import random as _random_ops  # noqa: E402
 from .ops import reduction as _reduction  # noqa: E402
 from .ops import views as _views  # noqa: E402
+
+
+# Every other method PyTorch's parser checks gets PyTorch's TypeErrors through one wrapper
+# (a frame per call); the hot ones above write the try inline.
+_INLINE_DOORS = {"sum", "mean", "view", "reshape", "transpose", "gather", "index_select",
+                 "index_put", "index_put_"}  # (indices: PyTorch words list<optional<Tensor>> apart)
+for _name in _arguments._signatures.METHODS:
+    _method = Tensor.__dict__.get(_name)
+    if _name not in _INLINE_DOORS and type(_method) is _FunctionType:
+        setattr(Tensor, _name, _arguments.door("Tensor." + _name, _method))
+del _name, _method

@@ -6,7 +6,8 @@ device is asked for, so that ember imports and runs with NumPy alone.
 """
 import numpy
 
-__all__ = ["numpy", "ndarray", "generic", "cupy_module", "cupy_available", "is_cupy_array"]
+__all__ = ["numpy", "ndarray", "generic", "cupy_module", "cupy_available", "is_cupy_array",
+           "as_strided", "address", "allocate", "storage_nbytes", "allocation_error"]
 
 _cupy = None
 _cupy_checked = False
@@ -67,3 +68,47 @@ def address(array):
     """The address of an array's first element (NumPy's interface, or CuPy's pointer)."""
     interface = getattr(array, "__array_interface__", None)
     return array.data.ptr if interface is None else interface["data"][0]
+
+
+_UINT64 = 1 << 64
+_STORAGE_MAX = (1 << 63) - 1
+
+
+def allocate(make, shape, dtype, *fill):
+    """`make(shape, *fill, dtype=dtype)` (`xp.empty`, `zeros`, `ones`, `full`), with an
+    allocation NumPy or CuPy refuses reported in PyTorch's words.
+
+    NumPy says "array is too big" (ValueError) past its index range, or "Unable to
+    allocate" (MemoryError); PyTorch first computes the byte count in 64 bits and refuses
+    an overflow, then asks the allocator. Each becomes the RuntimeError PyTorch raises.
+    """
+    try:
+        return make(shape, *fill, dtype=dtype)
+    except (MemoryError, ValueError) as error:
+        nbytes = storage_nbytes(shape, numpy.dtype(dtype).itemsize)
+        if isinstance(error, ValueError) and nbytes is not None:
+            raise  # not about the size
+        raise allocation_error(shape, nbytes) from error
+
+
+def storage_nbytes(shape, itemsize):
+    """The byte count PyTorch computes for a contiguous `shape`, or None where its 64-bit
+    arithmetic overflows (c10::safe_multiplies_u64: an early overflow counts, even
+    when a later size is 0)."""
+    numel, overflowed = 1, False
+    for size in shape:
+        numel *= size
+        overflowed |= numel >= _UINT64
+        numel %= _UINT64
+    nbytes = numel * itemsize
+    return None if overflowed or nbytes > _STORAGE_MAX else nbytes
+
+
+def allocation_error(shape, nbytes):
+    """PyTorch's RuntimeError for a failed allocation of `shape` (`nbytes` None: overflowed)."""
+    if nbytes is None:
+        return RuntimeError("Storage size calculation overflowed with "
+                            f"sizes=[{', '.join(str(size) for size in shape)}]")
+    return RuntimeError("[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: "
+                        f"can't allocate memory: you tried to allocate {nbytes} bytes. "
+                        "Error code 12 (Cannot allocate memory)")

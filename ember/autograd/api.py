@@ -8,11 +8,21 @@ __all__ = ["backward", "grad"]
 
 
 def _as_tuple(x):
-    if x is None:
-        return None
-    if isinstance(x, (tuple, list)):
-        return tuple(x)
-    return (x,)
+    """PyTorch's reading of "a tensor or a sequence of them": anything else must iterate,
+    so `grad(1.0, x)` fails as it does there ("'float' object is not iterable")."""
+    if isinstance(x, _tensor.Tensor):
+        return (x,)
+    return tuple(x)
+
+
+def _optional_tuple(x):
+    return None if x is None else _as_tuple(x)
+
+
+def _check_outputs(tensors):
+    for tensor in tensors:
+        if not isinstance(tensor, _tensor.Tensor):
+            raise AssertionError("Expected output to be a ember.Tensor")
 
 
 def _root_edge(tensor):
@@ -46,7 +56,9 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
              grad_variables=None, inputs=None):
     """Accumulate into the leaves' `.grad` the gradient of `tensors` (weighted by `grad_tensors`)."""
     tensors = _as_tuple(tensors)
-    grad_tensors = _as_tuple(grad_tensors if grad_tensors is not None else grad_variables)
+    grad_tensors = _optional_tuple(grad_tensors if grad_tensors is not None else grad_variables)
+    inputs = _optional_tuple(inputs)
+    _check_outputs(tensors)
     if retain_graph is None:
         retain_graph = create_graph
     for i, tensor in enumerate(tensors):
@@ -56,7 +68,6 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     grads = _make_root_grads(tensors, grad_tensors)
     roots = [_root_edge(t) for t in tensors]
     if inputs is not None:
-        inputs = _as_tuple(inputs)
         if not inputs:
             raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
         captured = _run_for_inputs(roots, grads, inputs, retain_graph, create_graph)
@@ -86,7 +97,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     """Return the gradients of `outputs` with respect to `inputs` (leaves' .grad untouched)."""
     outputs = _as_tuple(outputs)
     inputs = _as_tuple(inputs)
-    grad_outputs = _as_tuple(grad_outputs)
+    grad_outputs = _optional_tuple(grad_outputs)
+    _check_outputs(outputs)
     if allow_unused is None:
         allow_unused = materialize_grads
     if retain_graph is None:

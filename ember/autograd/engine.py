@@ -48,11 +48,11 @@ def _run_pre_hooks(node, grads):
         if output_nr is None:
             replaced = hook(tuple(grads))
             if replaced is not None:
-                grads[:] = list(replaced)
+                grads[:] = list(_errors.check_node_hook_results(hook, grads, tuple(replaced)))
         elif output_nr < len(grads) and grads[output_nr] is not None:
             replaced = hook(grads[output_nr])
             if replaced is not None:
-                grads[output_nr] = replaced
+                grads[output_nr] = _errors.check_hook_result(hook, grads[output_nr], replaced)
 
 
 def _retain(node, grads):
@@ -115,7 +115,8 @@ def run_backward(roots, grads, retain_graph, create_graph, capture=None):
                 for hook in tuple(node._hooks):
                     replaced = hook(tuple(grads_out), tuple(grads_in))
                     if replaced is not None:  # a post-hook may replace the input gradients
-                        grads_out = tuple(replaced)
+                        grads_out = _errors.check_node_hook_results(hook, grads_out,
+                                                                    tuple(replaced))
             _finish(node, retain_graph)
             for (child, output_nr), grad in zip(node.next_functions, grads_out):
                 if child is None:

@@ -165,7 +165,7 @@ class AccumulateGrad(Node):
             for hook in tuple(hooks):
                 replaced = hook(grad)
                 if replaced is not None:
-                    grad = replaced
+                    grad = _errors.check_hook_result(hook, grad, replaced)
         existing = variable._grad
         if existing is None:
             variable._grad = grad if grad._requires_grad else grad._owned_copy()

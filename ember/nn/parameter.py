@@ -36,6 +36,9 @@ def _make_subclass(cls, data, requires_grad):
     t._output_nr = 0
     t._grad_accumulator = None
     t._extras = data._extras if data.is_inference() else None
+    if requires_grad.__class__ is not bool:
+        raise TypeError("_make_subclass(): argument 'require_grad' (position 3) must be bool, "
+                        f"not {type(requires_grad).__name__}")
     if requires_grad and not Tensor.is_floating_point(t):
         # PyTorch's _make_subclass words it differently from requires_grad_().
         raise RuntimeError("Only Tensors of floating point and complex dtype can require "

@@ -171,6 +171,8 @@ def _sequence_shape(data):
             shape.extend(x.shape)
             break
         shape.append(len(x))
+        if len(shape) > 128:  # PyTorch's MAX_DIMS, checked before the data is walked
+            raise ValueError(f"too many dimensions '{type(x).__name__}'")
         if not len(x):
             break
         x = x[0]

@@ -8,13 +8,14 @@ Ops whose input may be 0-dim work on a 1-dim view of it, as PyTorch does.
 `take` reads through slicing.py's flat gather `_take`, which as_strided's
 backward shares.
 """
-from .. import _errors
+from .. import _dtype, _errors
 from .._backend import numpy as _numpy
 from ..autograd.graph import Node
 from ._common import (Tensor, edge, grad_state, inplace, inplace_overlapping, sum_to_shape, wrap,
                       wrap_dim)
 from .indexing import (_index, _index_put, _scalar_name, _zeros_with, accumulate_at,
                        contiguous, out_of_bounds, scalar_to_array)
+from ._out import check_out, write_out
 from .setitem import _check_expand
 from .slicing import _take  # the flat gather, with TakeBackward0 beside it
 
@@ -129,8 +130,13 @@ def _dim_key(input, dim, index, name, src=None):
 
 def gather(input, dim, index, *, sparse_grad=False, out=None):
     """out[i][j] = input[i][index[i][j]] (for dim=1): values picked along `dim`."""
+    if out is not None:
+        check_out("gather", out, input.dtype, "Expected out tensor to have dtype "
+                  f"{_errors.cpp_type_name(input.dtype)}, but got "
+                  f"{_errors.cpp_type_name(out.dtype)} instead", input, index)
     key, _ = _dim_key(input, dim, index, "gather")
-    return _keyed_read(input, key, index._data.shape, GatherBackward0)
+    result = _keyed_read(input, key, index._data.shape, GatherBackward0)
+    return result if out is None else write_out(result, out)
 
 
 class GatherBackward0(_KeyedBackward):
@@ -254,6 +260,9 @@ def _vector_index(input, dim, index):
 
 def index_select(input, dim, index, *, out=None):
     """The slices of `input` at `index` along `dim`, in index order (a copy)."""
+    if out is not None:
+        check_out("index_select", out, input.dtype,
+                  "index_select(): self and result must have the same scalar type", input)
     idx = index._data
     if idx.dtype not in _INDEX_DTYPES:
         raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
@@ -261,18 +270,22 @@ def index_select(input, dim, index, *, out=None):
         raise IndexError("index_select(): Index is supposed to be a vector")
     dim, idx = _vector_index(input, dim, index)
     data = input._data
-    if data.ndim == 0 and idx.size > 1:
+    if data.ndim == 0 and idx.size != 1:
         raise RuntimeError("index_select(): Index to scalar can have only 1 value, got "
                            f"{idx.size} value(s)")
     size = _shape1(data.shape)[dim]
+    if size == 0 and idx.size:
+        raise RuntimeError("index_select(): self indexing axis dim should be positive")
     bad = out_of_bounds(idx, 0, size)
     if bad is not None:
-        if data.ndim <= 1:
+        # PyTorch's special kernel for dim 1 words it differently from every other path
+        if data.ndim <= 1 or dim != 1:
             raise IndexError("index out of range in self")
         raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={size}")
     key = (_FULL,) * dim + (idx,)
     out_shape = data.shape[:dim] + idx.shape + data.shape[dim + 1:] if data.ndim else ()
-    return _keyed_read(input, key, out_shape, IndexSelectBackward0)
+    result = _keyed_read(input, key, out_shape, IndexSelectBackward0)
+    return result if out is None else write_out(result, out)
 
 
 class IndexSelectBackward0(_KeyedBackward):
@@ -450,6 +463,10 @@ def masked_select(input, mask, *, out=None):
     """The elements of `input` where `mask` is True, as a 1-dim copy (both broadcast)."""
     if mask._data.dtype.kind != "b":
         raise RuntimeError("masked_select: expected BoolTensor for mask")
+    if out is not None:
+        check_out("masked_select", out, input.dtype,
+                  "masked_select(): self and result must have the same scalar type", input)
+        return write_out(masked_select(input, mask), out)
     shape = _shape1(_broadcast_shape(mask, input))  # NumPy has no nonzero() of 0-dim arrays
     xp = input._device.xp
     key = xp.broadcast_to(mask._data, shape).nonzero()
@@ -545,6 +562,10 @@ def nonzero(input, *, as_tuple=False, out=None):
     """The int64 coordinates of the non-zero elements: one row each, or one tensor per dim."""
     data = input._data
     xp = input._device.xp
+    if out is not None and not as_tuple:
+        check_out("nonzero", out, _dtype.int64, "nonzero: Expected out tensor to have scalar "
+                  f"type Long but got scalar type{_errors.scalar_type_name(out.dtype)}")
+        return write_out(nonzero(input), out)
     if as_tuple:
         parts = data.reshape(_shape1(data.shape)).nonzero()
         return tuple(wrap(p.astype(_INT64), input._device) for p in parts)

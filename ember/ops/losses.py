@@ -9,7 +9,7 @@ in `losses_nll.py` and are re-exported here.
 """
 import warnings
 
-from .. import _dtype, _errors
+from .. import _arguments, _dtype, _errors
 from ..autograd.graph import Node
 from . import views
 from ._common import attach, grad_state, make_tensor
@@ -78,7 +78,8 @@ def _scaled_grad(grad, reduction, count):
 
 
 def _warn_size(input, target):
-    if input.shape != target.shape:
+    # target.size() first, as PyTorch's Python does: a non-tensor fails with its AttributeError
+    if target.size() != input.size():
         warnings.warn(f"Using a target size ({target.size()!r}) that is different to the input "
                       f"size ({input.size()!r}). This will likely lead to incorrect results due "
                       "to broadcasting. Please ensure they have the same size.", stacklevel=3)
@@ -88,6 +89,9 @@ def _broadcast(input, target):
     """torch.broadcast_tensors(input, target), leaving equal shapes untouched."""
     if input.shape == target.shape:
         return input, target
+    mismatch = _errors.broadcast_mismatch(input.shape, target.shape)
+    if mismatch:  # named from the right, as PyTorch's broadcast does
+        raise RuntimeError(mismatch)
     return views.broadcast_tensors(input, target)
 
 
@@ -252,7 +256,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
                          reduction="mean"):
     """-weight * (target * log(input) + (1 - target) * log(1 - input)), logs clamped at -100."""
     reduction = _resolve(size_average, reduce, reduction)
-    if target.shape != input.shape:
+    if target.size() != input.size():
         raise ValueError(f"Using a target size ({target.size()!r}) that is different to the "
                          f"input size ({input.size()!r}) is deprecated. Please ensure they have "
                          "the same size.")
@@ -321,7 +325,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     where log_sigmoid(x) = min(x, 0) - log1p(exp(-|x|)) never overflows.
     """
     reduction = _resolve(size_average, reduce, reduction)
-    if target.shape != input.shape:
+    if target.size() != input.size():
         raise ValueError(f"Target size ({target.size()!r}) must be the same as input size "
                          f"({input.size()!r})")
     dtype = target.dtype   # PyTorch computes in place into `1 - target`
@@ -412,6 +416,14 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
                           "behave the same as 'batchmean' in the next major release.",
                           stacklevel=2)
         enum = _reduction_enum("sum" if reduction == "batchmean" else reduction)
+    try:
+        return _kl_div(input, target, reduction, enum, log_target)
+    except (AttributeError, TypeError):
+        _arguments.check("kl_div", (input, target, enum), {"log_target": log_target})
+        raise
+
+
+def _kl_div(input, target, reduction, enum, log_target):
     if not input.dtype.is_floating_point or not target.dtype.is_floating_point:
         raise RuntimeError("kl_div: Integral inputs not supported.")
     if log_target:

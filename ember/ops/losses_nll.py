@@ -7,7 +7,7 @@ weight for 'mean'), so double backward through it is exact. cross_entropy is com
 PyTorch composes it: log_softmax then nll_loss; label smoothing and probability targets add
 a few ember ops on top, which is also where their `grad_fn` names come from.
 """
-from .. import _dtype, _errors
+from .. import _arguments, _dtype, _errors
 from ..autograd.graph import Node
 from . import nn_ops
 from ._common import attach, grad_state, make_tensor
@@ -26,8 +26,12 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 
     'mean' divides by the summed weight of the targets that are not `ignore_index`.
     """
-    return _nll_loss_nd(input, target, weight, _resolve(size_average, reduce, reduction),
-                        ignore_index)
+    reduction = _resolve(size_average, reduce, reduction)
+    try:
+        return _nll_loss_nd(input, target, weight, reduction, ignore_index)
+    except (AttributeError, TypeError):
+        _arguments.check("nll_loss_nd", (input, target, weight, 1, ignore_index))
+        raise
 
 
 def _nll_loss_nd(input, target, weight, reduction, ignore_index):
@@ -179,6 +183,15 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     `label_smoothing` mixes the target with the uniform distribution over classes.
     """
     reduction = _resolve(size_average, reduce, reduction)
+    try:
+        return _cross_entropy(input, target, weight, reduction, ignore_index, label_smoothing)
+    except (AttributeError, TypeError):
+        _arguments.check("cross_entropy_loss",
+                         (input, target, weight, 1, ignore_index, label_smoothing))
+        raise
+
+
+def _cross_entropy(input, target, weight, reduction, ignore_index, label_smoothing):
     class_dim = 0 if input.dim() == 1 else 1
     if label_smoothing > 1.0:
         raise RuntimeError("label_smoothing must be between 0.0 and 1.0. Got: "

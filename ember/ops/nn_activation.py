@@ -12,7 +12,7 @@ values the input had before it was overwritten.
 import math
 import warnings
 
-from .. import _dtype
+from .. import _arguments, _dtype
 from ..autograd.graph import Node
 from . import _erf, nn_ops
 from .._errors import scalar_type_name
@@ -73,7 +73,11 @@ class _SavedInput(Node):
 # ---------------------------------------------------------------- relu, hardtanh, relu6
 def relu(input, inplace=False):
     """max(input, 0): nn.functional's door into ember.relu / relu_."""
-    return relu_(input) if inplace else _relu(input)
+    try:
+        return relu_(input) if inplace else _relu(input)
+    except (AttributeError, TypeError):
+        _arguments.check("relu_" if inplace else "relu", (input,))
+        raise
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):

@@ -8,7 +8,7 @@ grad_fn names and error texts are PyTorch's. Dropout draws its mask with
 import math
 import warnings
 
-from .. import _dtype, _errors
+from .. import _arguments, _dtype, _errors
 from ..autograd.grad_mode import no_grad
 from ..autograd.graph import Node
 from ._common import attach, grad_state, inplace, make_tensor, wrap, wrap_dim
@@ -31,6 +31,14 @@ _SELU_ALPHA_PRIME = 1.7580993408473766   # -selu's scale * alpha: alpha dropout'
 # ---------------------------------------------------------------- linear
 def linear(input, weight, bias=None):
     """input @ weight.T + bias, recorded as PyTorch records it (AddmmBackward0, ...)."""
+    try:
+        return _linear(input, weight, bias)
+    except (AttributeError, TypeError):
+        _arguments.check("linear", (input, weight, bias))
+        raise
+
+
+def _linear(input, weight, bias):
     ndim = input.dim()
     if ndim == 0 or weight.dim() == 0:
         raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are "

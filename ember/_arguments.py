@@ -1,0 +1,475 @@
+"""PyTorch's argument-parser TypeErrors, rebuilt only after an op has already failed.
+
+PyTorch checks every call against its signatures in C++ before running it; ember
+does not pay for that on the success path. Instead a door into an op catches the
+AttributeError or TypeError that a wrong argument type provokes deep inside, and
+asks `explain` for the error PyTorch would have raised: either
+"relu(): argument 'input' (position 1) must be Tensor, not str" or the
+"received an invalid combination of arguments" listing of every signature. When
+the arguments do fit a signature, the original error was a genuine one and is
+returned unchanged.
+
+Signatures are written as PyTorch prints them (`FunctionSignature::toString`),
+with `ember.` where PyTorch says `torch.`; `SIGNATURES` holds the ones ember's
+doors use.
+"""
+from . import _dtype
+from ._device import device as _device_class
+from ._size import Size
+from . import _signatures
+
+__all__ = ["check", "door", "screen", "explain", "explain_with", "typename", "SIGNATURES"]
+
+_BUILTIN_MODULES = {"builtins"}
+_Tensor = None  # ember.Tensor, looked up when first explaining (this module sits below it)
+
+
+def typename(obj):
+    """The name PyTorch prints for an argument's type (CPython's tp_name)."""
+    kind = type(obj)
+    if kind is _dtype.dtype or kind is Size or kind is _device_class:
+        return "ember." + kind.__name__
+    module = kind.__module__
+    if module in _BUILTIN_MODULES:
+        return kind.__name__
+    if module == "numpy":
+        return "numpy." + kind.__name__
+    return kind.__name__
+
+
+class _Param:
+    __slots__ = ("type_name", "name", "optional", "allow_none", "keyword_only")
+
+    def __init__(self, text, keyword_only):
+        text, _, default = text.partition(" = ")
+        self.type_name, _, self.name = text.rpartition(" ")
+        self.optional = bool(default)
+        self.allow_none = default == "None"
+        self.keyword_only = keyword_only
+
+    def check(self, obj):
+        """(matches, index of the first bad element of a list or -1)."""
+        return _CHECKS.get(self.type_name, _never)(obj)
+
+
+class _Signature:
+    __slots__ = ("name", "text", "params", "min_args", "max_args", "max_pos_args", "hidden")
+
+    def __init__(self, name, text, hidden=False):
+        self.name = name
+        self.text = text
+        self.hidden = hidden
+        params = []
+        keyword_only = False
+        for part in text[1:-1].split(", ") if text != "()" else ():
+            if part == "*":
+                keyword_only = True
+                continue
+            params.append(_Param(part, keyword_only))
+        self.params = params
+        self.min_args = sum(1 for p in params if not p.optional)
+        self.max_args = len(params)
+        self.max_pos_args = sum(1 for p in params if not p.keyword_only)
+
+    def parse(self, args, kwargs, raise_exception):
+        """PyTorch's FunctionSignature::parse: True when the arguments fit; with
+        `raise_exception`, a TypeError naming the first argument that does not."""
+        nargs = len(args)
+        params = self.params
+        if (self.max_pos_args == 1 and params[0].type_name == "tuple of ints" and nargs > 1
+                and _is_int(args[0])[0]):
+            # view(2, 3) means view((2, 3)); a later bad element fails when unpacking
+            failed = next((i for i, item in enumerate(args)
+                           if not (_is_int(item)[0] or isinstance(item, bool))), -1)
+            if failed != -1:  # PyTorch's unpacking takes a later bool as an int
+                raise TypeError(f"{self.name}(): argument '{params[0].name}' failed to unpack "
+                                f"the object at pos {failed + 1} with error \"type must be "
+                                f"tuple of ints,but got {typename(args[failed])}\"")
+            args, nargs = (args,), 1
+        if nargs > self.max_pos_args:
+            return self._fail(raise_exception, self._extra_args(nargs))
+        arg_pos = 0
+        remaining = len(kwargs)
+        for i, param in enumerate(params):
+            is_keyword = arg_pos >= nargs
+            if not is_keyword:
+                if param.keyword_only:
+                    return self._fail(raise_exception, self._extra_args(nargs))
+                present, obj = True, args[arg_pos]
+            else:
+                present, obj = param.name in kwargs, kwargs.get(param.name)
+            if not present and param.optional or present and obj is None and param.allow_none:
+                pass
+            elif not present:
+                return self._fail(raise_exception, self._missing_args(i))
+            else:
+                matches, failed = param.check(obj)
+                if matches:
+                    pass
+                elif not raise_exception:
+                    return False
+                else:
+                    raise TypeError(self._type_mismatch(param, obj, arg_pos, is_keyword,
+                                                        failed, args))
+            if not is_keyword:
+                arg_pos += 1
+            elif present:
+                remaining -= 1
+        if remaining > 0:
+            return self._fail(raise_exception, self._extra_kwargs(kwargs, nargs))
+        return True
+
+    @staticmethod
+    def _fail(raise_exception, message):
+        if raise_exception:
+            raise TypeError(message)
+        return False
+
+    def _extra_args(self, nargs):
+        if self.min_args != self.max_pos_args:
+            return (f"{self.name}() takes from {self.min_args} to {self.max_pos_args} "
+                    f"positional arguments but {nargs} were given")
+        plural = "" if self.max_pos_args == 1 else "s"
+        verb = "was" if nargs == 1 else "were"
+        return (f"{self.name}() takes {self.max_pos_args} positional argument{plural} but "
+                f"{nargs} {verb} given")
+
+    def _missing_args(self, index):
+        missing = [f'"{p.name}"' for p in self.params[index:] if not p.optional]
+        plural = "s" if len(missing) == 1 else ""  # sic: PyTorch's plural is inverted
+        return (f"{self.name}() missing {len(missing)} required positional argument{plural}: "
+                + ", ".join(missing))
+
+    def _extra_kwargs(self, kwargs, nargs):
+        names = [p.name for p in self.params]
+        for key in kwargs:
+            if key not in names:
+                return f"{self.name}() got an unexpected keyword argument '{key}'"
+            if names.index(key) < nargs:
+                return f"{self.name}() got multiple values for argument '{key}'"
+        return "invalid keyword arguments"
+
+    def _type_mismatch(self, param, obj, arg_pos, is_keyword, failed, args):
+        if is_keyword:
+            return (f"{self.name}(): argument '{param.name}' must be {param.type_name}, not "
+                    f"{typename(obj)}")
+        if failed != -1:
+            sequence = obj if isinstance(obj, (tuple, list)) else args
+            return (f"{self.name}(): argument '{param.name}' (position {arg_pos + 1}) must be "
+                    f"{param.type_name}, but found element of type "
+                    f"{typename(sequence[failed])} at pos {failed}")
+        return (f"{self.name}(): argument '{param.name}' (position {arg_pos + 1}) must be "
+                f"{param.type_name}, not {typename(obj)}")
+
+
+def check(name, args, kwargs=None):
+    """Raise PyTorch's TypeError when `name(*args, **kwargs)` fits none of its signatures.
+
+    Called from an `except` clause after an op failed; when the arguments do fit, it
+    returns and the caller re-raises the original error (it was not about types).
+    """
+    error = explain(name, args, kwargs or {})
+    if error is not None:
+        raise error from None
+
+
+def screen(name, args, kwargs):
+    """Before a reduction runs: PyTorch refuses a bool `dim` and a non-bool `keepdim` that
+    ember's ops would quietly accept; two class checks, a full parse only when one fails."""
+    dim = args[0] if args else kwargs.get("dim")
+    keepdim = args[1] if len(args) > 1 else kwargs.get("keepdim", False)
+    if dim.__class__ is bool or keepdim.__class__ is not bool:
+        check(name, args, kwargs)
+
+
+def explain(name, args, kwargs):
+    """PyTorch's TypeError for `name(*args, **kwargs)`, or None when the arguments fit.
+
+    `name` is "Tensor.sum" for a method (self is not an argument) or "sum" for a function.
+    """
+    parsed = _PARSED.get(name)
+    if parsed is None:
+        kind, _, short = name.rpartition(".")
+        table = _signatures.METHODS if kind == "Tensor" else _signatures.FUNCTIONS
+        texts = table.get(short) or SIGNATURES.get(name)
+        if texts is None:
+            return None
+        parsed = _PARSED[name] = _parse_all(short, texts)
+    return _explain(parsed, args, kwargs)
+
+
+def explain_with(name, texts, args, kwargs):
+    """`explain` for signatures given as text (tools/gen_signatures.py checks them)."""
+    return _explain(_parse_all(name, texts), args, kwargs)
+
+
+def _parse_all(name, texts):
+    if texts == ("noargs",):
+        return [_Signature(name, "(noargs)")]
+    return [_Signature(name, text[:-len("|hidden")], True) if text.endswith("|hidden")
+            else _Signature(name, text) for text in texts]
+
+
+def _explain(parsed, args, kwargs):
+    global _Tensor
+    from ._tensor import Tensor as _Tensor  # noqa: PLC0415 - error path only; _tensor imports us
+    name = parsed[0].name
+    if parsed[0].text == "(noargs)":  # a CPython METH_NOARGS method: CPython's own words
+        if kwargs:
+            return TypeError(f"Tensor.{name}() takes no keyword arguments")
+        return TypeError(f"Tensor.{name}() takes no arguments ({len(args)} given)") if args else None
+    try:
+        if len(parsed) == 1:
+            parsed[0].parse(args, kwargs, True)
+            return None
+        if any(s.parse(args, kwargs, False) for s in parsed):
+            return None
+        count = len(args) + len(kwargs)
+        plausible = [s for s in parsed if s.min_args <= count <= s.max_args and not s.hidden]
+        if len(plausible) == 1:
+            plausible[0].parse(args, kwargs, True)
+    except TypeError as mismatch:
+        return mismatch
+    return TypeError(_invalid_combination(name, [s.text for s in parsed if not s.hidden],
+                                          args, kwargs))
+
+
+_PARSED = {}
+
+
+# ---------------------------------------------------------------- format_invalid_args
+# PyTorch lists the signatures with a cruder parser of its own (invalid_arguments.cpp):
+# it splits each printed signature at ", ", so "*" and "bool keepdim = False" (named
+# "False") count as arguments. Its quirks decide which "didn't match" lines appear.
+
+def _invalid_combination(name, options, args, kwargs):
+    message = f"{name}() received an invalid combination of arguments - "
+    if len(options) == 1:
+        option = _option(options[0])
+        unmatched = _unmatched_kwargs(option, kwargs) if kwargs else []
+        if unmatched:
+            return message + "got unrecognized keyword arguments: " + ", ".join(unmatched)
+        given = (_marked_args(option, args, kwargs) if _count_matches(option, args, kwargs)
+                 else _plain_args(args, kwargs))
+        return message + f"got {given}, but expected {options[0]}"
+    lines = [message + f"got {_plain_args(args, kwargs)}, but expected one of:"]
+    for text in options:
+        option = _option(text)
+        lines.append(f" * {text}")
+        if _count_matches(option, args, kwargs):
+            unmatched = _unmatched_kwargs(option, kwargs) if kwargs else []
+            if unmatched:
+                lines.append("      didn't match because some of the keywords were incorrect: "
+                             + ", ".join(unmatched))
+            else:
+                lines.append("      didn't match because some of the arguments have invalid "
+                             "types: " + _marked_args(option, args, kwargs))
+    return "\n".join(lines) + "\n"
+
+
+def _option(text):
+    """[(name, accepted type names or None for 'exactly this name', nullable)] plus
+    whether it is variadic, parsed the way invalid_arguments.cpp does."""
+    arguments = []
+    for part in text[1:-1].split(", "):
+        nullable = part.startswith("[")
+        if nullable:
+            part = part[1:-len(" or None]")]
+        cut = part.rfind(" ")
+        type_name, argument_name = part[:max(cut, 0)] if cut >= 0 else part, part[cut + 1:]
+        if "..." in part:
+            type_name = part[:cut - 4]
+        arguments.append((argument_name, _LOOSE_TYPES.get(type_name, (type_name,)), nullable))
+    return arguments, "..." in text
+
+
+_LOOSE_TYPES = {"float": ("float", "int", "long"), "int": ("int", "long")}
+
+
+def _loose_match(accepted, nullable, obj):
+    return nullable and obj is None or typename(obj) in accepted
+
+
+def _count_matches(option, args, kwargs):
+    arguments, variadic = option
+    expected, got = len(arguments), len(args) + len(kwargs)
+    return got == expected or variadic and got > expected
+
+
+def _unmatched_kwargs(option, kwargs):
+    arguments = option[0]
+    start = max(len(arguments) - len(kwargs), 0)
+    names = [a[0] for a in arguments[start:]]
+    return [key for key in kwargs if key not in names]
+
+
+def _describe(obj):
+    if isinstance(obj, (tuple, list)):
+        inner = ", ".join(typename(item) for item in obj)
+        if isinstance(obj, tuple):
+            return f"{typename(obj)} of ({inner}{',' if len(obj) == 1 else ''})"
+        return f"{typename(obj)} of [{inner}]"
+    return typename(obj)
+
+
+def _marked_args(option, args, kwargs):
+    arguments, variadic = option
+    parts = []
+    for i in range(len(args) + len(kwargs)):
+        is_keyword = i >= len(args)
+        obj = kwargs[arguments[i][0]] if is_keyword else args[i]
+        if i < len(arguments):
+            matches = _loose_match(arguments[i][1], arguments[i][2], obj)
+        else:
+            matches = variadic and _loose_match(arguments[-1][1], arguments[-1][2], obj)
+        text = (arguments[i][0] + "=" if is_keyword else "") + _describe(obj)
+        parts.append(text if matches else f"!{text}!")
+    return _join(parts, bool(args))
+
+
+def _plain_args(args, kwargs):
+    parts = [typename(a) for a in args] + [f"{k}={typename(v)}" for k, v in kwargs.items()]
+    return _join(parts, bool(args))
+
+
+def _join(parts, trim):
+    # PyTorch appends ", " after every item and trims the last one only when there were
+    # positional arguments: "(dim=str, )".
+    text = "".join(p + ", " for p in parts)
+    return "(" + (text[:-2] if trim else text) + ")"
+
+
+# ---------------------------------------------------------------- parameter types
+def _never(obj):
+    return False, -1
+
+
+def _is_tensor(obj):
+    return isinstance(obj, _Tensor), -1
+
+
+def _is_int(obj):
+    if isinstance(obj, bool):
+        return False, -1
+    if isinstance(obj, int):
+        return True, -1
+    if isinstance(obj, _Tensor):
+        return obj.ndim == 0 and obj.dtype.category == _dtype.INTEGRAL, -1
+    return hasattr(obj, "__index__") and not isinstance(obj, float), -1
+
+
+def _is_float(obj):
+    if isinstance(obj, (int, float)):
+        return True, -1
+    if isinstance(obj, _Tensor):
+        return obj.ndim == 0, -1
+    return type(obj).__module__ == "numpy" and hasattr(obj, "__float__"), -1
+
+
+def _is_number(obj):
+    if isinstance(obj, (int, float, complex)):
+        return True, -1
+    if isinstance(obj, _Tensor):
+        return obj.ndim == 0, -1
+    return type(obj).__module__ == "numpy" and hasattr(obj, "__float__"), -1
+
+
+def _is_bool(obj):
+    return isinstance(obj, bool) or typename(obj) == "numpy.bool_", -1
+
+
+def _int_list(obj):
+    if isinstance(obj, (tuple, list)):
+        for i, item in enumerate(obj):
+            if not _is_int(item)[0]:
+                return False, i
+        return True, -1
+    return _is_int(obj)
+
+
+def _tensor_list(obj):
+    if isinstance(obj, (tuple, list)):
+        for i, item in enumerate(obj):
+            if not isinstance(item, _Tensor):
+                return False, i
+        return True, -1
+    return False, -1
+
+
+def _is_dtype(obj):
+    return isinstance(obj, _dtype.dtype), -1
+
+
+def _is_str(obj):
+    return isinstance(obj, str), -1
+
+
+def _is_device(obj):
+    return isinstance(obj, (str, int, _device_class)) and not isinstance(obj, bool), -1
+
+
+def _always(obj):
+    return True, -1
+
+
+def _is_complex(obj):
+    return isinstance(obj, (int, float, complex)) and not isinstance(obj, bool) or (
+        isinstance(obj, _Tensor) and obj.ndim == 0), -1
+
+
+def _float_list(obj):
+    if isinstance(obj, (tuple, list)):
+        for i, item in enumerate(obj):
+            if not _is_float(item)[0]:
+                return False, i
+        return True, -1
+    return _is_float(obj)
+
+
+def _named(type_name):
+    return lambda obj: (typename(obj) == type_name, -1)
+
+
+_CHECKS = {"Tensor": _is_tensor, "int": _is_int, "SymInt": _is_int, "float": _is_float,
+           "Number": _is_number, "complex": _is_complex, "bool": _is_bool,
+           "tuple of ints": _int_list, "tuple of Tensors": _tensor_list,
+           "tuple of floats": _float_list, "tuple of Scalars": _float_list,
+           "ember.dtype": _is_dtype, "str": _is_str, "c10::string_view": _is_str,
+           "Device": _is_device, "ember.device": _is_device, "object": _always,
+           "ember.layout": _named("ember.layout"),
+           "ember.memory_format": _named("ember.memory_format"),
+           "ember.Generator": _named("ember.Generator")}
+
+
+# ---------------------------------------------------------------- signatures
+# Generated ones live in _signatures (tools/gen_signatures.py); these are the C++
+# functions behind nn.functional doors whose names ember does not export.
+_T = "Tensor input"
+SIGNATURES = {
+    "cross_entropy_loss": (f"({_T}, Tensor target, Tensor weight = None, int reduction = 1, "
+                           "SymInt ignore_index = -100, float label_smoothing = 0.0)",),
+    "nll_loss_nd": (f"({_T}, Tensor target, Tensor weight = None, int reduction = 1, "
+                    "SymInt ignore_index = -100)",),
+    "kl_div": (f"({_T}, Tensor target, int reduction = 1, *, bool log_target = False)",),
+}
+
+
+def door(name, function):
+    """`function` behind a try that turns a wrong-typed call into PyTorch's TypeError.
+
+    For the doors that are not hot: the wrapper costs one Python frame per call (see
+    the timings in tests/test_errors.py's notes); hot Tensor methods write the same try
+    inline instead, which costs nothing until something raises.
+    """
+    method = name.startswith("Tensor.")
+
+    def wrapped(*args, **kwargs):
+        try:
+            return function(*args, **kwargs)
+        except (AttributeError, TypeError):
+            check(name, args[1:] if method else args, kwargs)
+            raise
+
+    wrapped.__name__, wrapped.__qualname__ = function.__name__, function.__qualname__
+    wrapped.__doc__, wrapped.__wrapped__ = function.__doc__, function
+    return wrapped

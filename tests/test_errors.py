@@ -1,0 +1,274 @@
+"""Errors raised in ember and PyTorch alike: same exception type, same str(e).
+
+Each case is an expression run with `torch` bound to either library; the tensors
+it names (`x`, `i`, `b`) must come out of a failing call with the same values and
+version as they went in.
+"""
+import warnings
+
+import numpy as np
+import pytest
+
+import ember
+
+CASES = [
+    # wrong argument types: PyTorch's parser messages
+    "F.relu('a')",
+    "F.relu(None, inplace=True)",
+    "nn.Linear(3, 2)(None)",
+    "F.cross_entropy(x, [0, 1])",
+    "F.cross_entropy('a', i)",
+    "F.cross_entropy(x, i, weight='a')",
+    "F.nll_loss(x, 'a')",
+    "F.kl_div(x, 'a')",
+    "F.mse_loss(x, 'a')",
+    "F.mse_loss('a', x)",
+    "F.l1_loss(x, None)",
+    "F.huber_loss(x, {})",
+    "F.smooth_l1_loss(x, 1.5)",
+    "F.binary_cross_entropy(x, 'a')",
+    "F.binary_cross_entropy_with_logits(x, [1, 2])",
+    "x.view(2.0, 3)",
+    "x.view(None)",
+    "x.sum(dim='a')",
+    "x.sum('a')",
+    "x.mean(1.5)",
+    "x.reshape('a')",
+    "x.reshape(2, 'a')",
+    "x.transpose('a', 1)",
+    "x.gather(0, 'a')",
+    "x.index_select(0, [0])",
+    # methods wired through the generated table: one or two per cause
+    "x.add('a')",
+    "x.clamp('a')",
+    "x.unsqueeze('a')",
+    "x.matmul(None)",
+    "x.to({})",
+    "x.new_zeros(1, 2, 3, zz=1)",
+    # bools and ints PyTorch refuses where ember's ops would read them as numbers
+    "x.view(True)",
+    "x.sum(1, keepdim=1)",
+    "x.sum(1, 1)",
+    "x.mean(True)",
+    # autograd entry points given non-tensors
+    "torch.autograd.grad(1.0, x)",
+    "torch.autograd.grad([1.0], [x])",
+    "torch.autograd.grad(x.sum(), x, grad_outputs=1.0)",
+    "torch.autograd.backward(1.0)",
+    # nesting past PyTorch's 128 dimensions
+    "torch.tensor(nested(200))",
+    # requires_grad
+    "setattr(x, 'requires_grad', 'yes')",
+    "setattr(x, 'requires_grad', None)",
+    "x.requires_grad_(None)",
+    "x.requires_grad_('yes')",
+    "nn.Parameter(x, requires_grad='yes')",
+    "setattr(i, 'requires_grad', True)",
+    "i.requires_grad_()",
+    # hooks that change the gradient
+    "hooked(lambda g: torch.ones(3))",
+    "hooked(lambda g: 1.0)",
+    "hooked(lambda g: g.double())",
+    "hooked(lambda g: g[0], leaf=False)",
+    "(lambda y: [y.grad_fn.register_prehook(lambda go: (torch.ones(3),)), y.sum().backward()])"
+    "(x.detach().requires_grad_() * 2)",
+    "(lambda y: [y.grad_fn.register_hook(lambda gi, go: (torch.ones(3),)), y.sum().backward()])"
+    "(x.detach().requires_grad_() * x)",
+    # shapes in losses
+    "F.mse_loss(torch.ones(2, 3), torch.ones(3, 2))",
+    "F.l1_loss(torch.ones(2, 3), torch.ones(3, 2))",
+    "F.smooth_l1_loss(torch.ones(2, 3), torch.ones(3, 2))",
+    "F.huber_loss(torch.ones(2, 3), torch.ones(3, 2))",
+    "F.binary_cross_entropy(torch.ones(2, 3) / 2, torch.ones(3, 2))",
+    "F.binary_cross_entropy_with_logits(torch.ones(2, 3), torch.ones(3, 2))",
+    "F.cross_entropy(torch.ones(2, 3), torch.zeros(3).long())",
+    "F.nll_loss(torch.ones(2, 3), torch.zeros(3).long())",
+    # index_select out of range, on every path
+    "torch.ones(3).index_select(0, torch.tensor([5]))",
+    "torch.ones(3).index_select(0, torch.tensor([-1]))",
+    "torch.ones(3).index_select(0, torch.tensor(3))",
+    "torch.ones(3, 4).index_select(0, torch.tensor([3]))",
+    "torch.ones(3, 4).index_select(1, torch.tensor([4]))",
+    "torch.ones(2, 3, 4).index_select(2, torch.tensor([4]))",
+    "torch.ones(3, 4).t().index_select(0, torch.tensor([4]))",
+    "torch.ones(3, 4)[:, ::2].index_select(0, torch.tensor([3]))",
+    "torch.tensor(3.).index_select(0, torch.tensor([1]))",
+    "torch.tensor(3.).index_select(0, torch.tensor([], dtype=torch.long))",
+    "torch.ones(0, 3).index_select(0, torch.tensor([0]))",
+    # out=
+    "torch.index_select(x, 0, i, out=torch.empty(2, 3, dtype=torch.long))",
+    "torch.index_select(x, 0, i, out=torch.empty(2, 3, requires_grad=True))",
+    "torch.index_select(x.detach().requires_grad_(), 0, i, out=torch.empty(2, 3))",
+    "torch.gather(x, 1, i[:, None], out=torch.empty(2, 1, dtype=torch.int32))",
+    "torch.masked_select(x, b, out=torch.empty(2, dtype=torch.int32))",
+    "torch.nonzero(x, out=torch.empty(2, dtype=torch.int32))",
+]
+
+
+def _env(lib):
+    x = lib.tensor([[0.5, -1.0, 2.0], [3.0, 0.25, -0.5]])
+    i = lib.tensor([1, 0])
+    b = x > 0
+
+    def hooked(hook, leaf=True):
+        leaf_tensor = x.detach().requires_grad_()
+        target = leaf_tensor if leaf else leaf_tensor * 2
+        target.register_hook(hook)
+        (target * 2).sum().backward()
+
+    def nested(depth):
+        data = 1.0
+        for _ in range(depth):
+            data = [data]
+        return data
+
+    return dict(torch=lib, F=lib.nn.functional, nn=lib.nn, x=x, i=i, b=b, hooked=hooked,
+                nested=nested)
+
+
+def _outcome(lib, expression):
+    env = _env(lib)
+    watched = {name: (env[name].detach().clone(), env[name]._version) for name in "xib"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            eval(expression, env)
+        except Exception as error:  # noqa: BLE001 - the exception is what is compared
+            result = type(error), str(error).replace("torch.", "ember.")
+        else:
+            result = None, None
+    for name, (values, version) in watched.items():
+        assert env[name]._version == version, f"{name} was written to"
+        assert np.array_equal(env[name].detach().numpy(), values.numpy()), f"{name} changed"
+    return result
+
+
+@pytest.mark.parametrize("expression", CASES)
+def test_same_error_as_torch(torch, expression):
+    expected = _outcome(torch, expression)
+    assert expected[0] is not None, "the case must fail in PyTorch"
+    kind, message = _outcome(ember, expression)
+    assert (kind.__name__, message) == (expected[0].__name__, expected[1])
+
+
+@pytest.mark.parametrize("expression, expected", [
+    ("sum", "sum() received an invalid combination of arguments - got (dim=str, ), but "
+            "expected one of:\n * (*, ember.dtype dtype = None)\n * (tuple of ints dim, bool "
+            "keepdim = False, *, ember.dtype dtype = None)\n"),
+])
+def test_invalid_combination_text_without_torch(expression, expected):
+    with pytest.raises(TypeError) as info:
+        ember.ones(2).sum(dim="a")
+    assert str(info.value) == expected
+
+
+def test_arguments_that_fit_keep_the_original_error():
+    """A failure that is not about types passes through unchanged."""
+    with pytest.raises(RuntimeError, match="shape '\\[4\\]' is invalid"):
+        ember.ones(2, 3).view(4)
+
+
+def test_out_is_resized_with_torchs_warning(torch):
+    results = []
+    for lib in (torch, ember):
+        x = lib.tensor([[0.5, -1.0, 2.0], [3.0, 0.25, -0.5]])
+        out = lib.empty(2)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            returned = lib.index_select(x, 0, lib.tensor([1, 0]), out=out)
+        assert returned is out
+        message = str(caught[0].message).split(" (Triggered internally")[0]
+        results.append((out.tolist(), out._version, message))
+        empty = lib.empty(0, dtype=lib.long)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            lib.nonzero(x > 0, out=empty)
+        assert not caught
+        results.append((empty.tolist(),))
+        picked = lib.empty(0)
+        lib.gather(x, 1, lib.tensor([[2], [0]]), out=picked)
+        selected = lib.empty(0)
+        lib.masked_select(x, x > 0, out=selected)
+        results.append((picked.tolist(), selected.tolist()))
+    assert results[:3] == results[3:]
+
+
+def test_logit_inplace_keeps_eps(torch):
+    values = [0.1, 0.5, 0.95]
+    expected = torch.tensor(values).logit_(0.2)
+    got = ember.tensor(values).logit_(0.2)
+    np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("reduction", ["sum", "mean"])
+def test_reduced_losses_hold_arrays(reduction):
+    """NumPy returns scalars from full reductions; the Tensor must still hold an array."""
+    x = ember.ones(2, 3)
+    for module in (ember.nn.MSELoss, ember.nn.L1Loss, ember.nn.HuberLoss):
+        loss = module(reduction=reduction)(x, x)
+        assert isinstance(loss._data, np.ndarray)
+        assert repr(loss) == "tensor(0.)"
+
+
+@pytest.mark.parametrize("shape", [(2**62,), (2**40,), (2**31, 2**31), (2**40, 2**40, 0)])
+def test_allocation_failures_in_torchs_words(torch, shape):
+    """_backend.allocate: an overflowing byte count, then an allocator refusal (4 TiB)."""
+    from ember import _backend
+    with pytest.raises(RuntimeError) as expected:
+        torch.empty(shape)
+    with pytest.raises(RuntimeError) as got:
+        _backend.allocate(_backend.numpy.empty, shape, _backend.numpy.float32)
+    assert str(got.value) == str(expected.value)
+
+
+def _signature_walk():
+    from ember import _signatures
+    marker = object()
+    for name in sorted(_signatures.METHODS):
+        yield f"Tensor.{name}", (lambda lib, n=name: getattr(lib.ones(2, 3), n)(marker))
+    for name in sorted(_signatures.FUNCTIONS):
+        yield name, (lambda lib, n=name: _function(lib, n)(marker))
+
+
+def _function(lib, name):
+    found = getattr(lib, name, None)
+    if found is None or not callable(found):
+        found = getattr(lib.nn.functional, name, None) if lib is ember else getattr(
+            lib._C._nn, name)
+    return found
+
+
+def test_every_signature_with_a_wrong_first_argument(torch):
+    """Each generated signature once: a wrong-typed first argument, compared with PyTorch
+    (type and text) wherever PyTorch's parser refuses it. ember.* functions whose doors are
+    not wired yet (ops files) are counted, not failed."""
+    from ember import _arguments
+    mismatched, unwired = [], []
+    for key, call in _signature_walk():
+        try:
+            call(torch)
+        except TypeError as error:
+            expected = str(error).replace("torch.", "ember.")
+        except Exception:  # noqa: BLE001 - not the parser's refusal
+            continue
+        else:
+            continue
+        short = key.rpartition(".")[2]
+        args = (object(),)
+        explained = _arguments.explain(key, args, {})
+        if explained is None or str(explained) != expected:
+            mismatched.append((key, expected, explained))
+            continue
+        try:
+            call(ember)
+        except TypeError as error:
+            if str(error) != expected:
+                unwired.append((key, expected, str(error)))
+        except Exception as error:  # noqa: BLE001
+            unwired.append((key, expected, repr(error)))
+    assert not mismatched, mismatched[:5]  # the table itself reproduces every refusal
+    # doors still to wire: ember.* functions live in ops files, and a few methods fail
+    # before their door (Python arity) or with another error type (see the report)
+    methods = [u for u in unwired if u[0].startswith("Tensor.")]
+    assert len(methods) <= 40, methods[:5]
+    assert len(unwired) <= 330
