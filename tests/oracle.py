@@ -1,5 +1,6 @@
 """Build the same inputs in ember and torch, and compare what comes back."""
 import numpy as np
+import pytest
 
 import ember
 
@@ -79,3 +80,30 @@ def assert_same(ember_out, torch_out, atol=1e-5, rtol=1.3e-6, path="output"):
         return
     assert type(ember_out) is type(torch_out), f"{path}: {type(ember_out)} != {type(torch_out)}"
     assert ember_out == torch_out, f"{path}: {ember_out!r} != {torch_out!r}"
+
+
+def ember_names(text):
+    """PyTorch's text as ember prints it: `torch.` becomes `ember.`."""
+    return text.replace("torch.", "ember.")
+
+
+def assert_raises_alike(torch_call, ember_call, rename=ember_names):
+    """Both thunks raise: the same exception type, and str(e) equal after `rename`.
+
+    The one definition of "same error as torch"; returns ember's exception for further checks.
+    """
+    with pytest.raises(Exception) as expected:
+        torch_call()
+    with pytest.raises(Exception) as got:
+        ember_call()
+    assert type(got.value) is type(expected.value), (
+        f"{type(got.value).__name__}: {got.value} != {type(expected.value).__name__}: "
+        f"{expected.value}")
+    assert str(got.value) == rename(str(expected.value))
+    return got.value
+
+
+def assert_same_error(call, rename=ember_names):
+    """`call(torch)` and `call(ember)` raise the same exception type with the same text."""
+    import torch  # noqa: PLC0415 - only called by tests that have the oracle
+    return assert_raises_alike(lambda: call(torch), lambda: call(ember), rename)
