@@ -216,8 +216,9 @@ def test_float16_parameters_match_torch(torch, name):
         _run(getattr(lib.optim, name)(params, **STATEFUL[name]), lib, params, 20)
         results.append(_numpy(params))
     for a, b in zip(*results):
-        np.testing.assert_allclose(a.astype(np.float32), b.astype(np.float32), rtol=2e-2,
-                                   atol=2e-2)
+        # measured: at most 3.9e-3 apart after 20 steps (a few float16 ulps)
+        np.testing.assert_allclose(a.astype(np.float32), b.astype(np.float32), rtol=0,
+                                   atol=8e-3)
 
 
 def test_parameters_without_grad_are_skipped(torch):
