@@ -1,4 +1,5 @@
 """Builders for error messages: PyTorch's text first, an explanation after where it helps."""
+import re
 
 BACKWARD_TWICE = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
@@ -58,8 +59,12 @@ def type_and_shape(tensor):
     return f"ember.{tensor.dtype.tensor_type} {shape_list(tensor.shape)}"
 
 
+def short_name(node):
+    """'ExpBackward0' -> 'Exp', as PyTorch's in-place error message prints it."""
+    return re.sub(r"Backward\d*$", "", node.name())
+
+
 def modified_by_inplace(tensor, node, output_nr, expected_version):
-    from .autograd.graph import short_name  # noqa: PLC0415 - error path only
     where = f", which is output {output_nr} of {short_name(node)}," if node is not None else ""
     return ("one of the variables needed for gradient computation has been modified by an "
             f"inplace operation: [{type_and_shape(tensor)}]{where} is at version "

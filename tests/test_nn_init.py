@@ -9,6 +9,7 @@ import pytest
 import ember
 import ember.nn as nn
 from ember.nn import init
+from oracle import assert_same_error
 
 NONLINEARITIES = [("linear", None), ("conv1d", None), ("conv2d", None), ("conv3d", None),
                   ("conv_transpose1d", None), ("conv_transpose2d", None),
@@ -22,14 +23,6 @@ def test_calculate_gain_matches_torch(nonlinearity, param, torch):
     expected = torch.nn.init.calculate_gain(nonlinearity, param)
     got = init.calculate_gain(nonlinearity, param)
     assert got == expected and type(got) is type(expected)
-
-
-def _same_error(torch, call):
-    with pytest.raises(Exception) as expected:
-        call(torch.nn.init, torch)
-    with pytest.raises(expected.type) as got:
-        call(init, ember)
-    assert str(got.value) == str(expected.value)
 
 
 ERRORS = {
@@ -51,7 +44,7 @@ ERRORS = {
 
 @pytest.mark.parametrize("case", list(ERRORS))
 def test_errors_match_torch(case, torch):
-    _same_error(torch, ERRORS[case])
+    assert_same_error(lambda lib: ERRORS[case](lib.nn.init, lib))
 
 
 @pytest.mark.parametrize("shape", [(3, 4), (5, 2, 3), (6, 3, 2, 2), (2, 1, 1, 1, 4), (0, 3)])

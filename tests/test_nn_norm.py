@@ -7,21 +7,12 @@ import numpy as np
 import pytest
 
 import ember
-from oracle import assert_same
+from oracle import assert_same, assert_same_error
 
 
 def _pair(torch, array, requires_grad=False):
     return (ember.tensor(array, requires_grad=requires_grad),
             torch.tensor(array, requires_grad=requires_grad))
-
-
-def _same_error(torch, build):
-    """`build(lib)` raises the same exception type and text in torch and ember."""
-    with pytest.raises(Exception) as expected:
-        build(torch)
-    with pytest.raises(type(expected.value)) as got:
-        build(ember)
-    assert str(got.value) == str(expected.value).replace("torch.", "ember.")
 
 
 def _copy_params(e_module, t_module):
@@ -56,7 +47,7 @@ def test_batchnorm_training_steps_match_torch(torch, layer, shape, momentum):
         t_out.backward(torch.tensor(grad))
         assert_same(e_x.grad, t_x.grad, atol=1e-5)
         for name in ("weight", "bias"):
-            assert_same(getattr(e_bn, name).grad, getattr(t_bn, name).grad, atol=1e-4)
+            assert_same(getattr(e_bn, name).grad, getattr(t_bn, name).grad, atol=1e-5)
         for name in ("running_mean", "running_var", "num_batches_tracked"):
             assert_same(getattr(e_bn, name), getattr(t_bn, name), atol=1e-5)
     e_bn.eval()
@@ -197,6 +188,10 @@ def test_instance_norm_warns_when_num_features_is_unused(torch):
         ember.nn.InstanceNorm1d(5)(ember.randn(2, 3, 4))
 
 
+# Measured: outputs (|x| < 2) at most one ulp apart: 9.8e-4 in float16, 7.8e-3 in bfloat16.
+ONE_ULP_NEAR_2 = {"float16": 2e-3, "bfloat16": 1.6e-2}
+
+
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
 def test_reduced_precision_forward_matches_torch(torch, dtype):
     x = np.random.default_rng(6).standard_normal((4, 3, 2)).astype(np.float32)
@@ -209,8 +204,11 @@ def test_reduced_precision_forward_matches_torch(torch, dtype):
                           torch.nn.functional.layer_norm(t_x, (2,)))]:
         assert str(e_out.dtype) == str(t_out.dtype).replace("torch", "ember")
         np.testing.assert_allclose(e_out.detach().float().numpy(),
-                                   t_out.detach().float().numpy(), atol=2e-2)
-    assert_same(e_bn.running_mean.float(), t_bn.running_mean.float(), atol=1e-2)
+                                   t_out.detach().float().numpy(), atol=ONE_ULP_NEAR_2[dtype],
+                                   rtol=0)
+    # measured: float16 identical; bfloat16 one ulp apart (4.9e-4 near 0.1)
+    assert_same(e_bn.running_mean.float(), t_bn.running_mean.float(),
+                atol=0 if dtype == "float16" else 1e-3, rtol=0)
 
 
 def test_batch_norm_double_backward_matches_torch(torch):
@@ -223,7 +221,7 @@ def test_batch_norm_double_backward_matches_torch(torch):
         (grad,) = lib.autograd.grad((out ** 3).sum(), t, create_graph=True)
         results.append(lib.autograd.grad(grad.square().sum(), (t, w)))
     for e, t in zip(*results):
-        assert_same(e, t, atol=1e-8)
+        assert_same(e, t)  # float64 default; measured 3.7e-15 relative
 
 
 # ---------------------------------------------------------------- reprs and errors
@@ -292,4 +290,4 @@ ERRORS = {
 def test_errors_match_torch(torch, name):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        _same_error(torch, ERRORS[name])
+        assert_same_error(ERRORS[name])

@@ -9,21 +9,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import ember
-from oracle import assert_same
+from oracle import assert_same, assert_same_error
 
 
 def _both(torch, array, requires_grad=False):
     return (ember.tensor(array, requires_grad=requires_grad),
             torch.tensor(array, requires_grad=requires_grad))
-
-
-def _errors_match(torch, call):
-    with pytest.raises(Exception) as expected:
-        call(torch)
-    with pytest.raises(Exception) as got:
-        call(ember)
-    assert type(got.value) is type(expected.value)
-    assert str(got.value) == str(expected.value)
 
 
 # ---------------------------------------------------------------- modules
@@ -211,7 +202,7 @@ ERRORS = [
 
 @pytest.mark.parametrize("call", ERRORS)
 def test_errors_match_torch(torch, call):
-    _errors_match(torch, call)
+    assert_same_error(call)
 
 
 # ---------------------------------------------------------------- interpolate sweep

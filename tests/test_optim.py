@@ -18,6 +18,7 @@ import pytest
 
 import ember
 from ember.optim import _kernels
+from oracle import assert_raises_alike
 
 STEPS = 200
 SHAPES = [(5, 4), (4,), (3, 5), ()]
@@ -132,15 +133,6 @@ def _to_ember(torch, value):
     return value
 
 
-def _raises_like(torch_call, ember_call):
-    """Both calls raise the same exception type with the same message (modulo the name)."""
-    with pytest.raises(Exception) as expected:
-        torch_call()
-    with pytest.raises(type(expected.value)) as got:
-        ember_call()
-    assert str(got.value) == str(expected.value).replace("torch.", "ember.")
-
-
 # ---------------------------------------------------------------- trajectories
 @pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])
 @pytest.mark.parametrize("config", CONFIGS, ids=_config_id)
@@ -224,8 +216,9 @@ def test_float16_parameters_match_torch(torch, name):
         _run(getattr(lib.optim, name)(params, **STATEFUL[name]), lib, params, 20)
         results.append(_numpy(params))
     for a, b in zip(*results):
-        np.testing.assert_allclose(a.astype(np.float32), b.astype(np.float32), rtol=2e-2,
-                                   atol=2e-2)
+        # measured: at most 3.9e-3 apart after 20 steps (a few float16 ulps)
+        np.testing.assert_allclose(a.astype(np.float32), b.astype(np.float32), rtol=0,
+                                   atol=8e-3)
 
 
 def test_parameters_without_grad_are_skipped(torch):
@@ -275,7 +268,7 @@ def test_differentiable_leaf_parameter_refused_like_torch(torch):
         p = lib.nn.Parameter(lib.ones(3))
         p.grad = lib.ones(3)
         lib.optim.SGD([p], lr=0.1, differentiable=True).step()
-    _raises_like(lambda: step(torch), lambda: step(ember))
+    assert_raises_alike(lambda: step(torch), lambda: step(ember))
 
 
 @pytest.mark.parametrize("name", ["Adam", "AdamW", "RMSprop", "Adadelta"])
@@ -284,7 +277,7 @@ def test_capturable_on_cpu_refused_like_torch(torch, name):
         p = lib.nn.Parameter(lib.ones(3))
         p.grad = lib.ones(3)
         getattr(lib.optim, name)([p], capturable=True).step()
-    _raises_like(lambda: step(torch), lambda: step(ember))
+    assert_raises_alike(lambda: step(torch), lambda: step(ember))
 
 
 @pytest.mark.parametrize("amsgrad", [False, True])
@@ -480,7 +473,7 @@ def test_load_state_dict_errors_like_torch(torch):
         saved["param_groups"][0]["params"].pop()
 
     for change in (extra_group, short_group):
-        _raises_like(lambda: load(torch, change), lambda: load(ember, change))
+        assert_raises_alike(lambda: load(torch, change), lambda: load(ember, change))
 
 
 # ---------------------------------------------------------------- groups, zero_grad, closure
@@ -526,7 +519,7 @@ def test_add_param_group_errors_like_torch(torch):
         lib.optim.SGD(params[:1], lr=0.1).add_param_group({"params": [("w", params[1])]})
 
     for build in (duplicate, not_a_dict, a_set, mixed_names):
-        _raises_like(lambda: build(torch), lambda: build(ember))
+        assert_raises_alike(lambda: build(torch), lambda: build(ember))
 
 
 @pytest.mark.parametrize("build", [
@@ -562,7 +555,7 @@ def test_add_param_group_errors_like_torch(torch):
     lambda lib: lib.optim.Adadelta([lib.ones(2)], weight_decay=-1),
 ])
 def test_constructor_errors_like_torch(torch, build):
-    _raises_like(lambda: build(torch), lambda: build(ember))
+    assert_raises_alike(lambda: build(torch), lambda: build(ember))
 
 
 def test_fused_requires_floating_point_params_like_torch(torch):
@@ -570,7 +563,7 @@ def test_fused_requires_floating_point_params_like_torch(torch):
         p = lib.ones(2, dtype=lib.int64)
         p.grad = lib.ones(2, dtype=lib.int64)
         lib.optim.SGD([p], lr=0.1, fused=True).step()
-    _raises_like(lambda: step(torch), lambda: step(ember))
+    assert_raises_alike(lambda: step(torch), lambda: step(ember))
 
 
 def test_duplicate_parameters_warn_like_torch(torch):

@@ -1,4 +1,14 @@
-"""ember.autograd: the graph, the engine, grad modes and the user-facing API."""
+"""ember.autograd: the graph, the engine, grad modes and the user-facing API.
+
+The package has two halves on either side of the ops (DESIGN.md, layer 5). The lower
+half sits *below* `ember.ops`: `graph.py` (the `Node` base class, saved tensors with
+their version checks, `AccumulateGrad`) and `grad_mode.py` (no_grad, inference mode,
+anomaly mode). Every op module imports them to build Nodes and to ask whether to record,
+and they import nothing from ops. The upper half sits *above* the ops and runs on them:
+`engine.py` (the iterative backward pass), `function.py` (custom `Function`s),
+`api.py` (`backward`, `grad`), `gradcheck.py` and `functional.py`. Importing this package
+loads both halves; ops import the lower-half modules by name (`..autograd.graph`).
+"""
 from .api import backward, grad
 from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import (detect_anomaly, enable_grad, inference_mode, is_anomaly_enabled,

@@ -7,7 +7,6 @@ needs. Saved tensors carry the version they had when saved, so an in-place
 change made afterwards is caught instead of silently giving a wrong gradient.
 """
 import itertools
-import re
 import traceback
 import weakref
 
@@ -198,8 +197,3 @@ def record_forward_trace(node):
 def _check_not_inference(tensor):
     if tensor._extras.get("inference") and not _grad_state.inference:
         raise RuntimeError(_errors.INFERENCE_SAVED)
-
-
-def short_name(node):
-    """'ExpBackward0' -> 'Exp', as PyTorch's in-place error message prints it."""
-    return re.sub(r"Backward\d*$", "", node.name())

@@ -4,6 +4,8 @@ Also the Python copy protocols: `copy.deepcopy` (leaves only, keeping grad and
 shared storage between views) and pickling (through a module-level rebuild
 function, so any process with ember can unpickle).
 """
+import copy as _copy
+
 from .. import _dtype, _errors
 from .._backend import address as _address, numpy as _np
 from .._device import CPU as _CPU, device as _device_type, resolve as _resolve_device
@@ -266,7 +268,6 @@ def deepcopy(self, memo):
 
 
 def _deepcopy(tensor, memo):
-    import copy as _copy  # noqa: PLC0415 - deepcopy is rare; keep importing ember light
     return _copy.deepcopy(tensor, memo)
 
 

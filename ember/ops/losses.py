@@ -11,50 +11,17 @@ import warnings
 
 from .. import _arguments, _dtype, _errors
 from ..autograd.graph import Node
-from . import views
+from . import losses_nll, views
 from ._common import attach, grad_state, make_tensor
+from ._loss_common import (MEAN, SUM, _compute, _legacy_reduction,  # noqa: F401 - nn.modules.loss
+                           _not_differentiable, _reduction_enum, _resolve)
+from .losses_nll import *  # noqa: F401,F403 - re-exported: nn.functional reaches every loss here
 
 __all__ = ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
            "binary_cross_entropy_with_logits", "kl_div"]
 
-_FLOAT32 = _dtype.float32.np_dtype
-_REDUCED = {_dtype.float16.np_dtype}
-if _dtype.bfloat16.np_dtype is not None:
-    _REDUCED.add(_dtype.bfloat16.np_dtype)
-NONE, MEAN, SUM = 0, 1, 2
-_REDUCTIONS = {"none": NONE, "mean": MEAN, "sum": SUM}
-
 
 # ---------------------------------------------------------------- reductions
-def _reduction_enum(reduction):
-    """'none' / 'mean' / 'sum' as 0 / 1 / 2 (PyTorch's _Reduction.get_enum)."""
-    if reduction == "elementwise_mean":
-        warnings.warn("reduction='elementwise_mean' is deprecated. Please use reduction='mean' "
-                      "instead.", stacklevel=3)
-        return MEAN
-    enum = _REDUCTIONS.get(reduction) if isinstance(reduction, str) else None
-    if enum is None:
-        raise ValueError(f"{reduction} is not a valid value for reduction")
-    return enum
-
-
-def _legacy_reduction(size_average, reduce, emit_warning=True):
-    """The reduction the deprecated size_average/reduce flags stand for, with PyTorch's warning."""
-    size_average = True if size_average is None else size_average
-    reduce = True if reduce is None else reduce
-    reduction = ("mean" if size_average else "sum") if reduce else "none"
-    if emit_warning:
-        warnings.warn("size_average and reduce args will be deprecated, please use "
-                      f"reduction='{reduction}' instead.", stacklevel=3)
-    return reduction
-
-
-def _resolve(size_average, reduce, reduction):
-    if size_average is not None or reduce is not None:
-        reduction = _legacy_reduction(size_average, reduce)
-    return _reduction_enum(reduction)
-
-
 def _reduce(loss, reduction):
     """apply_loss_reduction with ember ops (MeanBackward0 / SumBackward0, as PyTorch)."""
     if reduction == MEAN:
@@ -93,16 +60,6 @@ def _broadcast(input, target):
     if mismatch:  # named from the right, as PyTorch's broadcast does
         raise RuntimeError(mismatch)
     return views.broadcast_tensors(input, target)
-
-
-def _compute(array):
-    return array.astype(_FLOAT32) if array.dtype in _REDUCED else array
-
-
-def _not_differentiable(function, argument, tensor):
-    if tensor is not None and grad_state.enabled and tensor._requires_grad:
-        raise RuntimeError(f"The function '{function}' is not differentiable with respect to "
-                           f"argument '{argument}'. This input cannot have requires_grad True.")
 
 
 def _float_operands(input, target, kernel, dtype=None):
@@ -435,8 +392,5 @@ def _kl_div(input, target, reduction, enum, log_target):
         reduced = reduced / input.size()[0]
     return reduced
 
-
-from . import losses_nll  # noqa: E402 - builds on the reduction helpers above
-from .losses_nll import *  # noqa: E402,F401,F403
 
 __all__ += losses_nll.__all__

@@ -11,7 +11,7 @@ from .. import _arguments, _dtype, _errors
 from ..autograd.graph import Node
 from . import nn_ops
 from ._common import attach, grad_state, make_tensor
-from .losses import MEAN, NONE, SUM, _REDUCED, _compute, _not_differentiable, _resolve
+from ._loss_common import MEAN, NONE, SUM, _REDUCED, _compute, _not_differentiable, _resolve
 
 __all__ = ["nll_loss", "cross_entropy"]
 

@@ -13,7 +13,9 @@ import warnings
 
 from .. import _errors
 from ..autograd.graph import Node
-from ._common import Tensor, attach, grad_state, wrap
+from ._common import attach, grad_state, wrap
+from ._linear_map import _LinearMapBackward, linear_map
+from .pooling_adaptive import _adaptive_avg_pool_nd
 
 __all__ = ["pad", "interpolate", "upsample", "upsample_nearest", "upsample_bilinear"]
 
@@ -284,49 +286,6 @@ def _pad_circular(input, pad):
 
 
 # ---------------------------------------------------------------- separable linear maps
-def _apply_along(x, matrix, dim, matmul):
-    """matrix (out, in) applied along `dim` of x; works on arrays and on Tensors alike."""
-    shape = tuple(x.shape)
-    pre, post = math.prod(shape[:dim]), math.prod(shape[dim + 1:])
-    if post == 1:
-        y = matmul(x.reshape(pre, shape[dim]), matrix.T if hasattr(matrix, "T") else matrix)
-    else:
-        y = matmul(matrix, x.reshape(pre, shape[dim], post))
-    return y.reshape(shape[:dim] + (matrix.shape[0],) + shape[dim + 1:])
-
-
-def linear_map(input, matrices, node_class):
-    """input with one (out x in) matrix applied along each of its trailing spatial dims."""
-    data = input._data
-    xp = input._device.xp
-    dtype = data.dtype
-    work = matrices[0][1].dtype
-    if dtype != work:
-        data = data.astype(work)
-    for dim, matrix in matrices:
-        data = _apply_along(data, matrix, dim, xp.matmul)
-    out = wrap(data.astype(dtype) if dtype != work else data, input._device)
-    if grad_state.enabled and input._requires_grad:
-        node = node_class()
-        node.matrices = matrices
-        attach(out, node, input)
-    return out
-
-
-class _LinearMapBackward(Node):
-    """Gradient of a separable linear map: the transposed matrices, applied with ember ops."""
-    __slots__ = ("matrices",)
-
-    def backward(self, grad):
-        device = grad._device
-        dtype = grad.dtype
-        for dim, matrix in self.matrices:
-            transposed = wrap(device.xp.ascontiguousarray(matrix.T).astype(grad._data.dtype),
-                              device)
-            grad = _apply_along(grad, transposed, dim, Tensor.matmul)
-        return (grad if grad.dtype is dtype else grad.to(dtype),)
-
-
 class UpsampleLinear1DBackward0(_LinearMapBackward):
     __slots__ = ()
 
@@ -441,7 +400,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported "
                                   f"(got {len(shape)}D) for the modes: {_MODE_LIST} (got {mode})")
     if mode == "area":
-        return _pooling._adaptive_avg_pool_nd(input, output_size, dim)
+        return _adaptive_avg_pool_nd(input, output_size, dim)
     _check_sizes(shape[2:], output_size)
     if mode in ("nearest", "nearest-exact"):
         return _resize_nearest(input, output_size, scales, mode)
@@ -551,6 +510,3 @@ def upsample_bilinear(input, size=None, scale_factor=None):
     warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use "
                   "`nn.functional.interpolate` instead.", stacklevel=2)
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
-
-
-from . import pooling as _pooling  # noqa: E402 - pooling builds on linear_map above

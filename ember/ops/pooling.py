@@ -13,6 +13,10 @@ from .. import _errors
 from ..autograd.graph import Node
 from ._common import attach, grad_state, wrap, wrap_dim
 from . import _im2col
+from . import pooling_adaptive
+from ._pool_indexed import _IndexedBackward, _batched, _record_indexed
+# Re-exported: ember.nn.functional reaches every pooling op through this module.
+from .pooling_adaptive import *  # noqa: F401,F403
 
 __all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices",
            "max_pool2d_with_indices", "max_pool3d_with_indices", "avg_pool1d", "avg_pool2d",
@@ -82,11 +86,6 @@ def _check_pool(input, kernel, stride, padding, dilation, ceil_mode, n):
     return out
 
 
-def _batched(data, n):
-    """The array seen as (N, C, *spatial) (an unbatched input gets N = 1)."""
-    return data if data.ndim == n + 2 else data[None]
-
-
 def _padded_windows(x, kernel, stride, padding, dilation, out, fill, xp):
     """Windows (N, C, *K, *out), padding with `fill` and far enough for ceil_mode."""
     extra = tuple(max((o - 1) * s + d * (k - 1) + 1 - (size + 2 * p), 0) for o, s, d, k, size, p
@@ -139,15 +138,6 @@ def _flat_indices(arg, kernel, stride, padding, dilation, size, xp):
     return flat.astype(xp.int64)
 
 
-class _IndexedBackward(Node):
-    """Max-style pools: the gradient goes to the input position each output was read from."""
-    __slots__ = ("indices", "input_shape", "spatial")
-
-    def backward(self, grad):
-        return (_plane_scatter(grad, self.indices, self.input_shape, self.spatial,
-                              type(self)),)
-
-
 class MaxPool1DWithIndicesBackward0(_IndexedBackward):
     __slots__ = ()
 
@@ -158,59 +148,6 @@ class MaxPool2DWithIndicesBackward0(_IndexedBackward):
 
 class MaxPool3DWithIndicesBackward0(_IndexedBackward):
     __slots__ = ()
-
-
-def _record_indexed(out, node_class, input, indices, spatial):
-    node = node_class()
-    node.indices = indices
-    node.input_shape = input._data.shape
-    node.spatial = spatial
-    attach(out, node, input)
-
-
-def _plane_scatter(grad, indices, input_shape, spatial, gather_class):
-    """Add grad into zeros(input_shape) at per-plane flat `indices` (one bincount)."""
-    xp = grad._device.xp
-    planes = math.prod(input_shape[:-spatial])
-    plane = math.prod(input_shape[-spatial:])
-    if planes * plane == 0 or indices.size == 0:
-        total = xp.zeros(input_shape, grad._data.dtype)
-    else:
-        where = (xp.arange(planes)[:, None] * plane + indices.reshape(planes, -1)).reshape(-1)
-        total = xp.bincount(where, weights=grad._data.reshape(-1), minlength=planes * plane)
-        total = total.astype(grad._data.dtype).reshape(input_shape)
-    out = wrap(total, grad._device)
-    if grad_state.enabled and grad._requires_grad:
-        node = MaxPoolBackwardBackward0()
-        node.indices = indices
-        node.spatial = spatial
-        node.gather_class = gather_class
-        attach(out, node, grad)
-    return out
-
-
-class MaxPoolBackwardBackward0(Node):
-    """Second derivative of a max-style pool: read the incoming gradient at the indices."""
-    __slots__ = ("indices", "spatial", "gather_class")
-
-    def backward(self, grad):
-        return (_plane_gather(grad, self.indices, self.spatial, self.gather_class),)
-
-
-def _plane_gather(x, indices, spatial, node_class):
-    """x read at per-plane flat `indices`: a max pool whose argmax is already known."""
-    xp = x._device.xp
-    data = x._data
-    planes = math.prod(data.shape[:-spatial])
-    if planes == 0 or indices.size == 0:
-        values = xp.zeros(indices.shape, data.dtype)
-    else:
-        flat = data.reshape(planes, -1)
-        values = xp.take_along_axis(flat, indices.reshape(planes, -1), axis=1)
-    out = wrap(values.reshape(indices.shape), x._device)
-    if grad_state.enabled and x._requires_grad:
-        _record_indexed(out, node_class, x, indices, spatial)
-    return out
 
 
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
@@ -448,10 +385,5 @@ def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     out = avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
     return (out.sign() * out.abs().relu()).mul(kw * kh).pow(1.0 / norm_type)
 
-
-# Re-exported: ember.nn.functional reaches every pooling op through this module.
-from . import pooling_adaptive  # noqa: E402 - it builds on the helpers above
-from .pooling_adaptive import *  # noqa: E402,F401,F403
-from .pooling_adaptive import _adaptive_avg_pool_nd  # noqa: E402,F401 - interpolate('area')
 
 __all__ += pooling_adaptive.__all__

@@ -2,15 +2,15 @@
 
 Window i along a dim of size L covers [floor(i*L/out), ceil((i+1)*L/out)). Average
 pooling is then a separable linear map (one averaging matrix per dim, see
-nn_resize.linear_map); max pooling gathers every window (short ones repeat their
+_linear_map.linear_map); max pooling gathers every window (short ones repeat their
 last element) and shares max pooling's index-routed gradient.
 """
 import math
 
 from .. import _errors
 from ._common import grad_state, wrap
-from .nn_resize import _LinearMapBackward, linear_map
-from .pooling import _IndexedBackward, _batched, _record_indexed
+from ._linear_map import _LinearMapBackward, linear_map
+from ._pool_indexed import _IndexedBackward, _batched, _record_indexed
 
 __all__ = ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
            "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d",

@@ -14,7 +14,7 @@ from .._random import (Generator, default_generator, get_rng_state, in_memory_or
 from ..autograd.graph import Node
 from ._common import Tensor, attach, grad_state, inplace, make_tensor
 from ._data import LIMITS, check_out
-from .creation import empty_like, finish, size_arg, to_device, zeros
+from .creation import _C_TYPE_NAMES, empty_like, finish, size_arg, to_device, zeros
 from .ranges import _NOT_IMPLEMENTED_NAMES as _SCALAR_NAMES
 
 __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed",
@@ -153,7 +153,6 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
         raise NotImplementedError("\"randperm\" not implemented for 'Bool'")
     limit = LIMITS[dtype][1]
     if n - 1 > limit:
-        from .creation import _C_TYPE_NAMES  # noqa: PLC0415 - error path only
         raise RuntimeError(f"value cannot be converted to type {_C_TYPE_NAMES[dtype.name]} "
                            "without overflow")
     dev = _resolve_device(device)

@@ -14,6 +14,7 @@ from itertools import chain
 
 from .._dtype import float32, float64, get_default_dtype
 from .._tensor import Tensor
+from .._typename import typename as _typename
 from ..autograd.grad_mode import state as grad_state
 from ..nn.modules._hooks import RemovableHandle
 
@@ -31,21 +32,6 @@ class _RequiredParameter:
 
 
 required = _RequiredParameter()
-
-
-def _typename(obj):
-    """`torch.typename`: a tensor's type string, else the qualified name of the object."""
-    if isinstance(obj, Tensor):
-        return obj.type()
-    module = getattr(obj, "__module__", "") or ""
-    if hasattr(obj, "__qualname__"):
-        qualname = obj.__qualname__
-    elif hasattr(obj, "__name__"):
-        qualname = obj.__name__
-    else:
-        module = obj.__class__.__module__ or ""
-        qualname = obj.__class__.__qualname__
-    return qualname if module in ("", "builtins") else f"{module}.{qualname}"
 
 
 def _use_grad_for_differentiable(step):

@@ -36,10 +36,10 @@ class OpInfo:
     differentiable: bool = True
     grad_fn: bool = True              # compare grad_fn names with torch
     gradgrad: bool = True             # second derivatives through the recorded backward
-    atol: float = 1e-5
-    rtol: float = 1.3e-6
-    grad_atol: float = 1e-5
-    grad_rtol: float = 1e-4
+    atol: float = None                # None: oracle.TOLERANCES for the compared dtype
+    rtol: float = None
+    grad_atol: float = None           # gradients are compared in float64
+    grad_rtol: float = None
     noncontiguous: bool = True
     skip: dict = dataclasses.field(default_factory=dict)   # test name -> reason
 

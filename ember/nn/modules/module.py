@@ -12,6 +12,7 @@ without hooks, `__call__` is a single check and the call to `forward`.
 from collections import OrderedDict
 
 from ..._tensor import Tensor
+from ..._typename import typename
 from ...autograd.grad_mode import no_grad
 from ...ops.conversion import _parse_to
 from ..parameter import Buffer, Parameter, _buffer_persistent
@@ -20,21 +21,6 @@ from ._hooks import RemovableHandle
 from ._state_dict import _IncompatibleKeys  # noqa: F401 - PyTorch's home for it
 
 __all__ = ["Module"]
-
-
-def typename(obj):
-    """PyTorch's `torch.typename`: 'ember.FloatTensor' for tensors, the qualified name else."""
-    if isinstance(obj, Tensor):
-        return obj.type()
-    module = getattr(obj, "__module__", "") or ""
-    if hasattr(obj, "__qualname__"):
-        qualname = obj.__qualname__
-    elif hasattr(obj, "__name__"):
-        qualname = obj.__name__
-    else:
-        module = obj.__class__.__module__ or ""
-        qualname = obj.__class__.__qualname__
-    return qualname if module in ("", "builtins") else f"{module}.{qualname}"
 
 
 def _addindent(text, spaces):
