@@ -9,7 +9,7 @@ in-place op give them a fresh history, as PyTorch does.
 from weakref import ref as _weak_ref
 
 from .. import _dtype, _errors
-from .._backend import generic as _np_generic
+from .._backend import generic as _np_generic, ndarray as _np_ndarray, numpy as _numpy
 from .._tensor import Tensor, make_tensor, make_view, _address, _canonical_dim
 from ..autograd.grad_mode import state as grad_state
 from ..autograd.graph import grad_accumulator, record_forward_trace
@@ -18,7 +18,8 @@ from ..autograd.grad_mode import anomaly
 __all__ = ["Tensor", "make_tensor", "make_view", "grad_state", "wrap", "edge", "attach",
            "binary", "float_operand", "requires_grad", "any_requires_grad", "sum_to_shape",
            "wrap_dim", "wrap_dims", "dim_aliases", "inplace", "inplace_overlapping",
-           "check_no_overlap", "check_same_device", "scalar_value", "contiguous", "track_view"]
+           "check_no_overlap", "check_same_device", "scalar_value", "scalar_to", "scalar_array",
+           "int_overflow", "check_uint64_promotion", "contiguous", "track_view"]
 
 _NO_EDGE = (None, 0)
 _FLOATING = _dtype.FLOATING
@@ -26,6 +27,16 @@ _INTEGRAL = _dtype.INTEGRAL
 _BOOL = _dtype.BOOL
 _CATEGORY = {np_dtype: d.category for np_dtype, d in _dtype.FROM_NUMPY.items()}
 _INT64 = _dtype.int64.np_dtype
+_UINT64 = _numpy.dtype("uint64")
+_np_bool, _np_integer = _numpy.bool_, _numpy.integer
+_np_floating, _np_complex = _numpy.floating, _numpy.complexfloating
+_INF = float("inf")
+_C_NAMES = {_dtype.uint8: "uint8_t", _dtype.int8: "int8_t", _dtype.int16: "int16_t",
+            _dtype.int32: "int", _dtype.int64: "int64_t", _dtype.float16: "c10::Half",
+            _dtype.bfloat16: "c10::BFloat16", _dtype.float32: "float", _dtype.float64: "double"}
+_LIMITS = {d: ((_dtype.finfo(d).min, _dtype.finfo(d).max) if d.category == _FLOATING
+               else (_dtype.iinfo(d).min, _dtype.iinfo(d).max)) for d in _dtype.ALL
+           if d.category != _BOOL and d.np_dtype is not None}
 _INT_BOUNDS = {d.np_dtype: (_dtype.iinfo(d).min, _dtype.iinfo(d).max)
                for d in (_dtype.uint8, _dtype.int8, _dtype.int16, _dtype.int32, _dtype.int64)}
 
@@ -118,19 +129,110 @@ def check_same_device(a, b):
 
 
 def scalar_value(value):
-    """A Python number from a Python or NumPy scalar; TypeError for anything else."""
-    if isinstance(value, (bool, int, float)):
+    """The number PyTorch's `Scalar` holds for a Python argument, or its Python error.
+
+    Python ints must fit int64 or uint64 (PyTorch's argument parser raises
+    OverflowError beyond: `2**70`, `-2**63 - 1`); floats and bools pass; NumPy
+    scalars become Python numbers, a `numpy.bool_` a float (PyTorch's parser reads
+    it through `__float__`: `x + np.bool_(True)` is float32 even for an int `x`).
+    """
+    kind = type(value)
+    if kind is int:
+        if -0x8000000000000000 <= value <= 0xFFFFFFFFFFFFFFFF:
+            return value
+        raise int_overflow(value)
+    if kind is float or kind is bool:
         return value
     if isinstance(value, _np_generic):
-        return value.item()
+        if isinstance(value, _np_bool):
+            return float(value)
+        if isinstance(value, _np_floating):
+            return float(value)
+        if isinstance(value, _np_integer):
+            return scalar_value(int(value))
+        if isinstance(value, _np_complex):
+            raise TypeError(_COMPLEX)
+    elif isinstance(value, float):
+        return float(value)
+    elif isinstance(value, int):  # int subclasses (IntEnum); bool was caught above
+        return scalar_value(int(value))
+    elif isinstance(value, complex):
+        raise TypeError(_COMPLEX)
     raise TypeError(f"unsupported operand type: '{type(value).__name__}'")
 
 
-def binary(input, other, name="op"):
+_COMPLEX = "complex numbers are not supported yet"
+
+
+def int_overflow(value):
+    """PyTorch's OverflowError for a Python int outside [-2**63, 2**64)."""
+    if value < 0:
+        return OverflowError("can't convert negative int to unsigned")
+    return OverflowError("int too big to convert")
+
+
+def scalar_to(value, dtype, name=None):
+    """A Python number as a NumPy scalar of `dtype`, with c10's `checked_convert`.
+
+    What fill_, full, masked_fill, index_fill, scatter and `x[i] = v` do with a
+    number: RuntimeError when it overflows the dtype, except that an unsigned
+    dtype takes negatives down to -max (they wrap: -1 is 255 in uint8), that inf
+    and nan pass into floating dtypes, and that bool takes anything (nan is True).
+    `value` must already be a Scalar (`scalar_value`); `name` overrides the C type
+    name in the message (`tensor(300, dtype=int8)` says 'int8').
+    """
+    np_dtype = dtype.np_dtype
+    category = dtype.category
+    if category == _BOOL:
+        return _numpy.bool_(value)
+    low, high = _LIMITS[dtype]
+    if type(value) is float:
+        if category == _FLOATING:
+            if value != value or value in (_INF, -_INF) or low <= value <= high:
+                return _numpy.float64(value).astype(np_dtype)
+        elif low <= value <= high:  # nan and inf fail here
+            return _numpy.float64(value).astype(np_dtype)
+    else:
+        value = int(value)  # bool -> int
+        if low == 0 and -high <= value < 0:
+            return _numpy.int64(value % (high + 1)).astype(np_dtype)
+        if low <= value <= high:
+            wide = _numpy.uint64 if value > 0x7FFFFFFFFFFFFFFF else _numpy.int64
+            return wide(value).astype(np_dtype)
+    raise RuntimeError(f"value cannot be converted to type {name or _C_NAMES[dtype]} "
+                       "without overflow")
+
+
+def scalar_array(value, dtype, xp):
+    """`scalar_to` as a 0-dim array on the device of `xp`."""
+    return xp.asarray(scalar_to(scalar_value(value), dtype))
+
+
+def check_uint64_promotion(*values, other="Bool"):
+    """PyTorch's refusal to promote a uint64 Scalar (a Python int in [2**63, 2**64))
+    with bool or with another int Scalar."""
+    for value in values:
+        if type(value) is int and 0x7FFFFFFFFFFFFFFF < value <= 0xFFFFFFFFFFFFFFFF:
+            raise RuntimeError("Promotion for uint16, uint32, uint64 types is not supported, "
+                               f"attempted to promote {other} and UInt64")
+
+
+def _wrapped_int(value, np_dtype, xp):
+    """A Python int cast into an integer dtype the way PyTorch casts a wrapped number
+    (modulo 2**bits: `uint8 + 300` adds 44); NumPy would raise instead."""
+    if value < -0x8000000000000000 or value > 0xFFFFFFFFFFFFFFFF:
+        raise int_overflow(value)
+    return xp.asarray(value & 0xFFFFFFFFFFFFFFFF, dtype=_UINT64).astype(np_dtype)[()]
+
+
+def binary(input, other, name="op", floating=False):
     """Arrays for a binary op, cast to PyTorch's result dtype: `(a, b, device)`.
 
     A Python scalar stays a Python scalar: NumPy treats it as 'weak', which
     matches PyTorch once the tensor side has been cast to the result category.
+    With `floating`, the op computes in floats (true division, atan2, ...): an
+    integer tensor is cast to the default float dtype first, so a Python int
+    keeps its value instead of wrapping into the tensor's dtype, as in PyTorch.
     """
     try:
         a = input._data
@@ -138,19 +240,6 @@ def binary(input, other, name="op"):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(input).__name__}") from None
     device = input._device
-    if isinstance(other, Tensor):
-        b = other._data
-        if other._device is not device:
-            check_same_device(input, other)
-            if device.type == "cpu" and a.ndim == 0:
-                device = other._device
-        if a.dtype != b.dtype:
-            result = _result_dtype(a, b).np_dtype
-            if a.dtype != result:
-                a = a.astype(result)
-            if b.dtype != result:
-                b = b.astype(result)
-        return a, b, device
     kind = type(other)
     if kind is float:
         if _CATEGORY[a.dtype] != _FLOATING:
@@ -158,17 +247,53 @@ def binary(input, other, name="op"):
         return a, other, device
     if kind is int:
         category = _CATEGORY[a.dtype]
-        if category == _BOOL:
-            a = a.astype(_INT64)
+        if category == _FLOATING:
+            if not -0x8000000000000000 <= other <= 0xFFFFFFFFFFFFFFFF:
+                raise int_overflow(other)
+        elif floating:
+            if not -0x8000000000000000 <= other <= 0xFFFFFFFFFFFFFFFF:
+                raise int_overflow(other)
+            if category == _BOOL:
+                check_uint64_promotion(other)
+            a = a.astype(_dtype._defaults.float_dtype.np_dtype)
         elif category == _INTEGRAL:
             low, high = _INT_BOUNDS[a.dtype]
             if other < low or other > high:
-                # PyTorch wraps an out-of-range Python int; NumPy would raise.
-                other = device.xp.asarray(other & 0xFFFFFFFFFFFFFFFF).astype(a.dtype)[()]
+                other = _wrapped_int(other, a.dtype, device.xp)
+        else:
+            if other > 0x7FFFFFFFFFFFFFFF or other < -0x8000000000000000:
+                if other > 0xFFFFFFFFFFFFFFFF or other < -0x8000000000000000:
+                    raise int_overflow(other)
+                check_uint64_promotion(other)
+            a = a.astype(_INT64)
         return a, other, device
     if kind is bool:
         return a, other, device
-    return binary(input, scalar_value(other), name)
+    if isinstance(other, Tensor):
+        b = other._data
+        if other._device is not device:
+            check_same_device(input, other)
+            if device.type == "cpu" and a.ndim == 0:
+                device = other._device
+        if a.dtype != b.dtype:
+            result = _result_dtype(a, b)
+            if floating and result.category != _FLOATING:  # int8(-1) divides as -1.0
+                result = _dtype._defaults.float_dtype
+            result = result.np_dtype
+            if a.dtype != result:
+                a = a.astype(result)
+            if b.dtype != result:
+                b = b.astype(result)
+        return a, b, device
+    if isinstance(other, _np_ndarray):  # `x + array` treats the array as a tensor
+        return binary(input, make_tensor(device.xp.asarray(_checked_array(other)), device),
+                      name, floating)
+    return binary(input, scalar_value(other), name, floating)
+
+
+def _checked_array(array):
+    _dtype.from_numpy_dtype(array.dtype)  # TypeError for a dtype PyTorch lacks
+    return array
 
 
 def _result_dtype(a, b):

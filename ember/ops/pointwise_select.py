@@ -7,7 +7,8 @@ incoming gradient (or zero), exactly as PyTorch's formulas write them.
 from .. import _dtype, _errors
 from ..autograd.graph import Node
 from ._common import (Tensor, any_requires_grad, attach, binary, grad_state, inplace,
-                      inplace_overlapping, sum_to_shape, wrap)
+                      inplace_overlapping, scalar_array, scalar_to, scalar_value, sum_to_shape,
+                      wrap, check_uint64_promotion)
 from ._elementwise import (broadcast_error, dtype_of, require_tensor, shape_of, unsupported,
                            upcast, zeros_like)
 
@@ -197,34 +198,46 @@ class ReluBackward0(Node):
 
 
 def _bound(value, dtype, xp):
-    """A clamp bound in the result dtype: arrays cast, Python ints wrapped like PyTorch."""
+    """A clamp bound in the result dtype: tensors cast, numbers checked as PyTorch's
+    clamp checks them (`int8.clamp(max=300)` is an overflow error, not 44)."""
     if isinstance(value, Tensor):
-        return value._data.astype(dtype, copy=False)
-    if dtype.kind in "iu" and type(value) is int:
-        return xp.asarray(value & _INT_MASK).astype(dtype)[()]
-    return value
+        return value._data.astype(dtype.np_dtype, copy=False)
+    if value is None:
+        return None
+    return scalar_to(value, dtype)
 
 
 def _clamp_arrays(input, min, max):
     """Input and bounds cast to PyTorch's result dtype for clamp."""
     a = input._data
-    if a.dtype.kind == "f" and not isinstance(min, Tensor) and not isinstance(max, Tensor):
-        return a, min, max  # a float tensor keeps its dtype against Python numbers
+    if not isinstance(min, Tensor) and min is not None:
+        min = scalar_value(min)
+    if not isinstance(max, Tensor) and max is not None:
+        max = scalar_value(max)
+    if a.dtype.kind == "b":
+        check_uint64_promotion(min, max)
     operands = [x for x in (input, min, max) if x is not None]
-    result = _dtype._result_type_many(operands).np_dtype
-    a = a.astype(result, copy=False)
+    result = _dtype._result_type_many(operands)
+    a = a.astype(result.np_dtype, copy=False)
     xp = input._device.xp
-    if a.dtype.kind == "b" and not any(isinstance(x, Tensor) for x in operands[1:]):
-        raise unsupported("clamp_scalar_cpu", a)
+    if a.dtype.kind == "b":
+        if not any(isinstance(x, Tensor) for x in operands[1:]):
+            raise unsupported(_CLAMP_KERNELS[min is None, max is None], a)
     return a, _bound(min, result, xp), _bound(max, result, xp)
 
 
+_CLAMP_KERNELS = {(False, False): "clamp_scalar_cpu", (False, True): "clamp_min_scalar_cpu",
+                  (True, False): "clamp_max_scalar_cpu"}
+
+
 def _clamp_forward(xp, a, low, high):
+    # The bound first: NumPy returns its second argument on ties, PyTorch keeps the
+    # input (clamp(0.0, min=-0.0) is 0.0).
     try:
         if low is not None:
-            a = xp.maximum(a, low)
+            a = xp.maximum(low, a)
         if high is not None:
-            a = xp.minimum(a, high)
+            a = xp.minimum(high, a)
     except ValueError:
         raise broadcast_error(a, low if high is None else high) from None
     return a
@@ -550,11 +563,11 @@ def _filled(input, value):
         if value._data.ndim:
             raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor "
                                f"with {value._data.ndim} dimensions.")
-        scalar = value._data
+        scalar = value._data.astype(a.dtype)
     else:
-        scalar = xp.asarray(value & _INT_MASK if type(value) is int else value)
+        scalar = scalar_array(value, dtype_of(a), xp)
     filled = xp.empty(a.shape, a.dtype)
-    filled[...] = scalar.astype(a.dtype)
+    filled[...] = scalar
     out = wrap(filled, input._device)
     if any_requires_grad(input, value):
         node = FillBackward3() if isinstance(value, Tensor) else FillBackward2()
