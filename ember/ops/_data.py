@@ -72,7 +72,7 @@ def finish(array, device, requires_grad, keep_strides=False):
 
 
 def _float_or(dtype):
-    return _defaults.float_dtype if dtype is None else dtype
+    return _defaults.float_dtype if dtype is None else _dtype.as_dtype(dtype)
 
 
 def _infer_array(data, dtype):

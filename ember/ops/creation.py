@@ -17,6 +17,8 @@ from .interop import as_tensor, asarray, from_numpy  # noqa: F401 - exported fro
 from .ranges import *  # noqa: F401,F403
 from .ranges import __all__ as _ranges_all
 
+_as_dtype = _dtype.as_dtype
+
 __all__ = ["tensor", "zeros", "ones", "empty", "full", "eye", "scalar_tensor", "empty_strided",
            "zeros_like", "ones_like", "empty_like", "full_like", "as_tensor", "asarray",
            "from_numpy"] + _ranges_all
@@ -63,6 +65,7 @@ def size_arg(args, name, size=None):
 # ================================================================ tensor()
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new tensor holding a copy of `data` (lists, scalars, arrays, tensors)."""
+    dtype = _as_dtype(dtype)
     dev = _resolve_device(device)
     if isinstance(data, Tensor):
         warnings.warn(_COPY_WARNING.format("ember.tensor"), UserWarning, stacklevel=2)
@@ -167,7 +170,7 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, pi
     shape = size_arg((size,), "full")
     dev = _resolve_device(device)
     value = fill_number(fill_value, "full")
-    dtype = dtype or _fill_dtype(value)
+    dtype = _as_dtype(dtype) or _fill_dtype(value)
     return finish(dev.xp.full(shape, fill_scalar(value, dtype), dtype=dtype.np_dtype), dev,
                   requires_grad)
 
@@ -286,7 +289,7 @@ def empty_preserving(data, np_dtype, xp):
 
 def _like(input, dtype, device, fill, requires_grad, memory_format=None):
     """A new tensor shaped like `input`, keeping its memory layout (preserve_format)."""
-    dtype = dtype or input.dtype
+    dtype = _as_dtype(dtype) or input.dtype
     dev = input._device if device is None else _resolve_device(device)
     preserve = dev is input._device and not _wants_contiguous(memory_format)
     if preserve:
@@ -322,7 +325,7 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
 
 def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
     """`tensor(data)` with this tensor's dtype and device as defaults."""
-    dtype = dtype or self.dtype
+    dtype = _as_dtype(dtype) or self.dtype
     dev = self._device if device is None else _resolve_device(device)
     if isinstance(data, Tensor):
         warnings.warn(_COPY_WARNING.format("tensor.new_tensor"), UserWarning, stacklevel=3)
@@ -333,7 +336,7 @@ def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
 
 def _new(self, size, dtype, device, requires_grad, name, fill):
     shape = size_arg(size, name)
-    dtype = dtype or self.dtype
+    dtype = _as_dtype(dtype) or self.dtype
     dev = self._device if device is None else _resolve_device(device)
     xp = dev.xp
     if fill is None:

@@ -66,6 +66,7 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     if end is None:
         start, end = 0, start
     start, end, step = _number(start), _number(end), _number(step)
+    dtype = _dtype.as_dtype(dtype)
     if dtype is None:
         any_float = _is_float(start) or _is_float(end) or _is_float(step)
         dtype = _dtype._defaults.float_dtype if any_float else _dtype.int64
@@ -79,9 +80,65 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
         values = start + step * _np.arange(length, dtype=_np.int64)
     else:
         length = math.ceil((end - start) / step)
-        values = _accumulate(start, step, length, dtype)
+        if dtype.category == _FLOATING:
+            values = _float_arange(start, step, length, dtype)
+        else:
+            values = _accumulate(start, step, length, dtype)
     dev = _resolve_device(device)
     return finish(to_device(values.astype(dtype.np_dtype), dev), dev, requires_grad)
+
+
+_VECTOR_BYTES = 32  # PyTorch's arange kernel runs on 256-bit vectors
+
+
+def _float_arange(start, step, length, dtype):
+    """PyTorch's CPU arange kernel, value for value.
+
+    It accumulates in double (float for float16/bfloat16) and fills whole pairs of
+    256-bit vectors from a base rounded to the output dtype, `base + k * step`, and
+    the tail element by element as `start + step * i`; the compiler fuses both into
+    fma. So `arange(0, 10, 0.1)[9]` is 0.90000004 in float32 and
+    `arange(-3, 3, 0.1, dtype=float64)[7]` is -2.3000000000000003.
+    """
+    out = dtype.np_dtype
+    wide = dtype.itemsize == 2  # float accumulation: its fma is exact in float64
+    acc = _np.float32 if wide else _np.float64
+    start, step = float(acc(start)), float(acc(step))
+    lanes = _VECTOR_BYTES // dtype.itemsize
+    index = _np.arange(length, dtype=_np.int64)
+    values = _fma(step, index.astype(_np.float64), start, wide)
+    vectorized = length - length % (2 * lanes)
+    if vectorized:
+        lane = index[:vectorized] % lanes
+        base = _fma(step, (index[:vectorized] - lane).astype(_np.float64), start, wide)
+        base = base.astype(out).astype(_np.float64)
+        values[:vectorized] = _fma(lane.astype(_np.float64), step, base, wide)
+    return values.astype(acc).astype(out)
+
+
+def _fma(a, b, c, exact_product):
+    """a * b + c rounded once (error-free product and sum in float64)."""
+    p = a * b
+    if exact_product:
+        return p + c
+    error = _product_error(a, b, p)
+    total = p + c
+    back = total - p
+    sum_error = (p - (total - back)) + (c - back)
+    return total + (sum_error + error)
+
+
+def _product_error(a, b, p):
+    """a * b - p exactly (Dekker's product, by Veltkamp splitting)."""
+    a_high, a_low = _split(a)
+    b_high, b_low = _split(b)
+    return ((a_high * b_high - p) + a_high * b_low + a_low * b_high) + a_low * b_low
+
+
+def _split(a):
+    scaled = 134217729.0 * a  # 2**27 + 1
+    high = scaled - (scaled - a)
+    return high, a - high
 
 
 def _accumulate(start, step, length, dtype):
@@ -99,7 +156,7 @@ def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devic
     if end is None:
         raise TypeError('range() missing 1 required positional arguments: "end"')
     start, end, step = _number(start), _number(end), _number(step)
-    dtype = dtype or _dtype._defaults.float_dtype
+    dtype = _dtype.as_dtype(dtype) or _dtype._defaults.float_dtype
     _check_range(start, end, step)
     length = int(math.floor((end - start) / step)) + 1
     values = _accumulate(start, step, length, dtype)
@@ -143,7 +200,7 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     check_out(out, "linspace")
     start, end = _number(start), _number(end)
     steps = _steps_arg(steps, "linspace")
-    dtype = dtype or _dtype._defaults.float_dtype
+    dtype = _dtype.as_dtype(dtype) or _dtype._defaults.float_dtype
     if dtype is _dtype.bool:
         raise _unsupported("linspace_cpu", dtype)
     values = _linear(start, end, steps, dtype) if steps else _np.empty(0)
@@ -157,7 +214,7 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
     check_out(out, "logspace")
     start, end, base = _number(start), _number(end), _number(base)
     steps = _steps_arg(steps, "logspace")
-    dtype = dtype or _dtype._defaults.float_dtype
+    dtype = _dtype.as_dtype(dtype) or _dtype._defaults.float_dtype
     if dtype is _dtype.bool:
         raise _unsupported("logspace_cpu", dtype)
     if not steps:
@@ -227,7 +284,7 @@ def _triangle_check(row, col, dtype, name):
 def tril_indices(row, col, offset=0, *, dtype=None, layout=None, device=None,
                  pin_memory=False):
     """Row and column indices of the lower triangle of a row x col matrix (2 x N)."""
-    dtype = dtype or _dtype.int64
+    dtype = _dtype.as_dtype(dtype) or _dtype.int64
     _triangle_check(row, col, dtype, "tril_indices")
     rows, cols = _np.tril_indices(row, offset, col)
     return _indices(rows, cols, dtype, device)
@@ -236,7 +293,7 @@ def tril_indices(row, col, offset=0, *, dtype=None, layout=None, device=None,
 def triu_indices(row, col, offset=0, *, dtype=None, layout=None, device=None,
                  pin_memory=False):
     """Row and column indices of the upper triangle of a row x col matrix (2 x N)."""
-    dtype = dtype or _dtype.int64
+    dtype = _dtype.as_dtype(dtype) or _dtype.int64
     _triangle_check(row, col, dtype, "triu_indices")
     rows, cols = _np.triu_indices(row, offset, col)
     return _indices(rows, cols, dtype, device)
