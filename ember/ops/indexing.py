@@ -89,7 +89,7 @@ def _items(index):
     if isinstance(index, list) and len(index) < 32:
         for item in index:
             if item is None or item is Ellipsis or isinstance(item, (slice, Tensor, list, tuple,
-                                                                      _np_ndarray)):
+                                                                      range, _np_ndarray)):
                 warnings.warn(_SEQUENCE_WARNING, UserWarning, stacklevel=4)
                 return tuple(index)
     return (index,)
@@ -99,7 +99,7 @@ def _index_object(input, item, scalars=True):
     """(kind, payload) for an index that is not an int, slice, None, Ellipsis or bool."""
     if isinstance(item, Tensor):
         array = item._data
-    elif isinstance(item, (list, tuple, _np_ndarray)):
+    elif isinstance(item, (list, tuple, range, _np_ndarray)):  # range: d2l's y[range(n), y]
         array = input._device.xp.asarray(item)
         if array.size == 0 and array.dtype.kind == "f":
             array = array.astype(_INT64)
