@@ -10,8 +10,8 @@ import warnings
 from .. import _dtype, _errors
 from .._backend import generic as _np_generic, ndarray as _np_ndarray, numpy as _np
 from .._device import CPU as _CPU, resolve as _resolve_device
-from ._common import Tensor, make_tensor
-from ._data import (LIMITS, _NUMBER, _float_or, _infer_array, _is_sequence, check_out, finish,
+from ._common import Tensor, make_tensor, scalar_to, scalar_value
+from ._data import (_NUMBER, _float_or, _infer_array, _is_sequence, check_out, finish,
                     to_device)
 from .interop import as_tensor, asarray, from_numpy  # noqa: F401 - exported from here
 from .ranges import *  # noqa: F401,F403
@@ -177,10 +177,8 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, pi
 
 def fill_number(value, name, argument="fill_value", position=2):
     """A Python number from a Python/NumPy scalar or a one-element tensor."""
-    if isinstance(value, _NUMBER):
-        return value
-    if isinstance(value, _np_generic):
-        return value.item()
+    if isinstance(value, (_NUMBER, _np_generic)):
+        return scalar_value(value)
     if isinstance(value, Tensor) and value._data.ndim == 0:
         return value.item()
     raise TypeError(f"{name}(): argument '{argument}' (position {position}) must be Number, "
@@ -195,30 +193,11 @@ def _fill_dtype(value):
     return _defaults.float_dtype
 
 
-_C_TYPE_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int",
-                 "int64": "int64_t", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
-                 "float32": "float", "float64": "double"}
 
 
 def fill_scalar(value, dtype):
     """`value` as a NumPy scalar of `dtype`, with PyTorch's overflow check."""
-    if dtype.category != _dtype.BOOL and _overflows(value, dtype):
-        raise RuntimeError(f"value cannot be converted to type {_C_TYPE_NAMES[dtype.name]} "
-                           "without overflow")
-    wide = _np.float64 if isinstance(value, float) else _np.int64
-    return _np.array(value, dtype=wide).astype(dtype.np_dtype)[()]
-
-
-def _overflows(value, dtype):
-    lowest, largest = LIMITS[dtype]
-    if dtype.category == _FLOATING:
-        if isinstance(value, float) and (value != value or value in (_INF, -_INF)):
-            return False
-        return abs(value) > largest
-    if isinstance(value, float):
-        return not value == value or value < lowest or value > largest
-    low = -largest if lowest == 0 else lowest  # PyTorch lets -255 wrap into uint8
-    return value < low or value > largest
+    return scalar_to(value, dtype)
 
 
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, pin_memory=False,
