@@ -178,10 +178,10 @@ def scalar_to(value, dtype, name=None):
     number: RuntimeError when it overflows the dtype, except that an unsigned
     dtype takes negatives down to -max (they wrap: -1 is 255 in uint8), that inf
     and nan pass into floating dtypes, and that bool takes anything (nan is True).
-    `value` must already be a Scalar (`scalar_value`); `name` overrides the C type
+    `value` is a Python number (`scalar_value` converts the rest); `name` overrides the C type
     name in the message (`tensor(300, dtype=int8)` says 'int8').
     """
-    np_dtype = dtype.np_dtype
+    make = dtype.np_dtype.type
     category = dtype.category
     if category == _BOOL:
         return _numpy.bool_(value)
@@ -189,16 +189,17 @@ def scalar_to(value, dtype, name=None):
     if type(value) is float:
         if category == _FLOATING:
             if value != value or value in (_INF, -_INF) or low <= value <= high:
-                return _numpy.float64(value).astype(np_dtype)
+                return make(value)
         elif low <= value <= high:  # nan and inf fail here
-            return _numpy.float64(value).astype(np_dtype)
+            return make(int(value))  # C++ truncates toward zero, as int() does
     else:
         value = int(value)  # bool -> int
+        if not -0x8000000000000000 <= value <= 0xFFFFFFFFFFFFFFFF:
+            raise int_overflow(value)
         if low == 0 and -high <= value < 0:
-            return _numpy.int64(value % (high + 1)).astype(np_dtype)
+            return make(value % (high + 1))
         if low <= value <= high:
-            wide = _numpy.uint64 if value > 0x7FFFFFFFFFFFFFFF else _numpy.int64
-            return wide(value).astype(np_dtype)
+            return make(value)
     raise RuntimeError(f"value cannot be converted to type {name or _C_NAMES[dtype]} "
                        "without overflow")
 

@@ -210,6 +210,10 @@ def _bound(value, dtype, xp):
 def _clamp_arrays(input, min, max):
     """Input and bounds cast to PyTorch's result dtype for clamp."""
     a = input._data
+    if a.dtype.kind == "f" and min.__class__ in _PLAIN and max.__class__ in _PLAIN:
+        # the common case, kept lean: a float tensor keeps its dtype against numbers
+        result = dtype_of(a)
+        return a, _bound(min, result, None), _bound(max, result, None)
     if not isinstance(min, Tensor) and min is not None:
         min = scalar_value(min)
     if not isinstance(max, Tensor) and max is not None:
@@ -226,6 +230,7 @@ def _clamp_arrays(input, min, max):
     return a, _bound(min, result, xp), _bound(max, result, xp)
 
 
+_PLAIN = (float, int, type(None))
 _CLAMP_KERNELS = {(False, False): "clamp_scalar_cpu", (False, True): "clamp_min_scalar_cpu",
                   (True, False): "clamp_max_scalar_cpu"}
 
