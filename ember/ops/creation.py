@@ -195,6 +195,11 @@ def _fill_dtype(value):
 
 
 
+_C_TYPE_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int",
+                 "int64": "int64_t", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+                 "float32": "float", "float64": "double"}  # random.py's messages use these
+
+
 def fill_scalar(value, dtype):
     """`value` as a NumPy scalar of `dtype`, with PyTorch's overflow check."""
     return scalar_to(value, dtype)
