@@ -26,6 +26,8 @@ SCALARS = {
     "np.float64(1e308)": np.float64(1e308), "np.bool_(True)": np.bool_(True),
     "np.uint8(200)": np.uint8(200), "np.int8(-5)": np.int8(-5),
     "np.float16(1.5)": np.float16(1.5),
+    # rounded once by C++, twice by a careless conversion (double, then float32 or half)
+    "1+2**-11+2**-40": 1 + 2 ** -11 + 2 ** -40, "2**60+2**36+1": 2 ** 60 + 2 ** 36 + 1,
 }
 TENSOR_SCALARS = {
     "tensor(3)": lambda lib: lib.tensor(3), "tensor(2.5)": lambda lib: lib.tensor(2.5),

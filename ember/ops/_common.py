@@ -18,7 +18,8 @@ from ..autograd.grad_mode import anomaly
 __all__ = ["Tensor", "make_tensor", "make_view", "grad_state", "wrap", "edge", "attach",
            "binary", "float_operand", "requires_grad", "any_requires_grad", "sum_to_shape",
            "wrap_dim", "wrap_dims", "dim_aliases", "inplace", "inplace_overlapping",
-           "check_no_overlap", "check_same_device", "scalar_value", "scalar_to", "scalar_array",
+           "check_no_overlap", "check_same_device", "scalar_value", "scalar_number", "scalar_to",
+           "scalar_array",
            "int_overflow", "check_uint64_promotion", "contiguous", "track_view"]
 
 _NO_EDGE = (None, 0)
@@ -27,6 +28,9 @@ _INTEGRAL = _dtype.INTEGRAL
 _BOOL = _dtype.BOOL
 _CATEGORY = {np_dtype: d.category for np_dtype, d in _dtype.FROM_NUMPY.items()}
 _INT64 = _dtype.int64.np_dtype
+_FROM_NUMPY = _dtype.FROM_NUMPY
+_FLOAT32 = _numpy.float32
+_REDUCED = {d.np_dtype for d in (_dtype.float16, _dtype.bfloat16) if d.np_dtype is not None}
 _UINT64 = _numpy.dtype("uint64")
 _np_bool, _np_integer = _numpy.bool_, _numpy.integer
 _np_floating, _np_complex = _numpy.floating, _numpy.complexfloating
@@ -34,9 +38,6 @@ _INF = float("inf")
 _C_NAMES = {_dtype.uint8: "uint8_t", _dtype.int8: "int8_t", _dtype.int16: "int16_t",
             _dtype.int32: "int", _dtype.int64: "int64_t", _dtype.float16: "c10::Half",
             _dtype.bfloat16: "c10::BFloat16", _dtype.float32: "float", _dtype.float64: "double"}
-_LIMITS = {d: ((_dtype.finfo(d).min, _dtype.finfo(d).max) if d.category == _FLOATING
-               else (_dtype.iinfo(d).min, _dtype.iinfo(d).max)) for d in _dtype.ALL
-           if d.category != _BOOL and d.np_dtype is not None}
 _INT_BOUNDS = {d.np_dtype: (_dtype.iinfo(d).min, _dtype.iinfo(d).max)
                for d in (_dtype.uint8, _dtype.int8, _dtype.int16, _dtype.int32, _dtype.int64)}
 
@@ -171,37 +172,89 @@ def int_overflow(value):
     return OverflowError("int too big to convert")
 
 
-def scalar_to(value, dtype, name=None):
-    """A Python number as a NumPy scalar of `dtype`, with c10's `checked_convert`.
+def scalar_number(value, dtype, name=None):
+    """A Python number as PyTorch converts it into `dtype`, with c10's `checked_convert`.
 
-    What fill_, full, masked_fill, index_fill, scatter and `x[i] = v` do with a
-    number: RuntimeError when it overflows the dtype, except that an unsigned
-    dtype takes negatives down to -max (they wrap: -1 is 255 in uint8), that inf
-    and nan pass into floating dtypes, and that bool takes anything (nan is True).
-    `value` is a Python number (`scalar_value` converts the rest); `name` overrides the C type
-    name in the message (`tensor(300, dtype=int8)` says 'int8').
+    What fill_, full, clamp, masked_fill, index_fill, scatter and `x[i] = v` do with a
+    number: RuntimeError when it overflows the dtype, except that an unsigned dtype
+    takes negatives down to -max (they wrap: -1 is 255 in uint8), that inf and nan pass
+    into floating dtypes, and that bool takes anything (nan is True). The result is a
+    Python number that NumPy rounds into the dtype as C++ does (a float16 value is first
+    rounded to float32, as c10::Half is built from a float), and that NumPy assigns and
+    computes with as a weak scalar, several times cheaper than a NumPy scalar; bfloat16
+    alone gets a NumPy scalar, since NumPy promotes a Python float with it to float32
+    in `where`.
+    `value` is a Python number (`scalar_value` converts the rest); `name` overrides the
+    C type name in the message (`tensor(300, dtype=int8)` says 'int8').
     """
-    make = dtype.np_dtype.type
-    category = dtype.category
-    if category == _BOOL:
-        return _numpy.bool_(value)
-    low, high = _LIMITS[dtype]
-    if type(value) is float:
+    category, low, high, make = _RULES[dtype]
+    kind = value.__class__
+    if kind is int and -0x20000000000000 <= value <= 0x20000000000000 and low <= value <= high:
+        if category == _FLOATING:  # exact in a double: one rounding, as in C++
+            return float(value) if make is None else make(value)
+        if category == _INTEGRAL:
+            return value
+    if kind is float:
         if category == _FLOATING:
-            if value != value or value in (_INF, -_INF) or low <= value <= high:
-                return make(value)
-        elif low <= value <= high:  # nan and inf fail here
-            return make(int(value))  # C++ truncates toward zero, as int() does
+            if low <= value <= high or value != value or value == _INF or value == -_INF:
+                return value if make is None else make(value)
+        elif category == _INTEGRAL:
+            if low <= value <= high:  # nan and inf fail here
+                return int(value)  # C++ truncates toward zero, as int() does
+        else:
+            return value != 0.0  # nan is True
+    elif category == _BOOL:
+        return bool(value)
     else:
-        value = int(value)  # bool -> int
+        if kind is not int:
+            value = int(value)  # bool -> int
         if not -0x8000000000000000 <= value <= 0xFFFFFFFFFFFFFFFF:
             raise int_overflow(value)
-        if low == 0 and -high <= value < 0:
-            return make(value % (high + 1))
         if low <= value <= high:
-            return make(value)
+            if category == _INTEGRAL:
+                return value
+            if -0x20000000000000 <= value <= 0x20000000000000:  # exact in a double
+                return float(value) if make is None else make(value)
+            return _big_int_to_float(value, dtype)
+        if low == 0 and -high <= value < 0:
+            return value % (high + 1)
     raise RuntimeError(f"value cannot be converted to type {name or _C_NAMES[dtype]} "
                        "without overflow")
+
+
+def _big_int_to_float(value, dtype):
+    """An int beyond 2**53 rounded once into a float dtype, as C++ casts an int64 (Python's
+    float() would round to a double first: 2**60 + 2**36 + 1 differs in float32)."""
+    if dtype is _dtype.float64:
+        return float(value)
+    source = _INT64 if value <= 0x7FFFFFFFFFFFFFFF else _UINT64
+    rounded = float(_numpy.asarray(value, dtype=source).astype(_numpy.float32))
+    return rounded if dtype is _dtype.float32 else _RULES[dtype][3](rounded)
+
+
+def _rules(d):
+    if d.category == _BOOL:
+        return (_BOOL, 0, 1, None)
+    if d.category == _INTEGRAL:
+        info = _dtype.iinfo(d)
+        return (_INTEGRAL, info.min, info.max, None)
+    info = _dtype.finfo(d)
+    make = None
+    if d.itemsize == 2:  # via float32, as c10 builds Half and BFloat16 from a float
+        to_float32 = _numpy.float32
+        if d is _dtype.bfloat16:
+            make = lambda value, to=d.np_dtype.type: to(to_float32(value))  # noqa: E731
+        else:
+            make = lambda value: float(to_float32(value))  # noqa: E731
+    return (_FLOATING, float(info.min), float(info.max), make)
+
+
+_RULES = {d: _rules(d) for d in _dtype.ALL if d.np_dtype is not None}
+
+
+def scalar_to(value, dtype, name=None):
+    """`scalar_number` as a NumPy scalar of `dtype` (where the dtype must travel with it)."""
+    return dtype.np_dtype.type(scalar_number(value, dtype, name))
 
 
 def scalar_array(value, dtype, xp):
@@ -245,18 +298,22 @@ def binary(input, other, name="op", floating=False):
     if kind is float:
         if _CATEGORY[a.dtype] != _FLOATING:
             a = a.astype(_dtype._defaults.float_dtype.np_dtype)
+        elif a.dtype in _REDUCED:  # PyTorch rounds the number to float32 first
+            other = float(_FLOAT32(other))
         return a, other, device
     if kind is int:
         category = _CATEGORY[a.dtype]
-        if category == _FLOATING:
-            if not -0x8000000000000000 <= other <= 0xFFFFFFFFFFFFFFFF:
-                raise int_overflow(other)
-        elif floating:
-            if not -0x8000000000000000 <= other <= 0xFFFFFFFFFFFFFFFF:
-                raise int_overflow(other)
-            if category == _BOOL:
-                check_uint64_promotion(other)
-            a = a.astype(_dtype._defaults.float_dtype.np_dtype)
+        if category == _FLOATING or floating:
+            if not -0x20000000000000 <= other <= 0x20000000000000:  # beyond 2**53
+                if not -0x8000000000000000 <= other <= 0xFFFFFFFFFFFFFFFF:
+                    raise int_overflow(other)
+                if category == _BOOL:
+                    check_uint64_promotion(other)
+                if category != _FLOATING:
+                    a = a.astype(_dtype._defaults.float_dtype.np_dtype)
+                return a, _big_int_to_float(other, _FROM_NUMPY[a.dtype]), device
+            if category != _FLOATING:
+                a = a.astype(_dtype._defaults.float_dtype.np_dtype)
         elif category == _INTEGRAL:
             low, high = _INT_BOUNDS[a.dtype]
             if other < low or other > high:

@@ -7,7 +7,7 @@ incoming gradient (or zero), exactly as PyTorch's formulas write them.
 from .. import _dtype, _errors
 from ..autograd.graph import Node
 from ._common import (Tensor, any_requires_grad, attach, binary, grad_state, inplace,
-                      inplace_overlapping, scalar_array, scalar_to, scalar_value, sum_to_shape,
+                      inplace_overlapping, scalar_array, scalar_number, scalar_value, sum_to_shape,
                       wrap, check_uint64_promotion)
 from ._elementwise import (broadcast_error, dtype_of, require_tensor, shape_of, unsupported,
                            upcast, zeros_like)
@@ -204,7 +204,7 @@ def _bound(value, dtype, xp):
         return value._data.astype(dtype.np_dtype, copy=False)
     if value is None:
         return None
-    return scalar_to(value, dtype)
+    return scalar_number(value, dtype)
 
 
 def _clamp_arrays(input, min, max):
@@ -570,7 +570,7 @@ def _filled(input, value):
                                f"with {value._data.ndim} dimensions.")
         scalar = value._data.astype(a.dtype)
     else:
-        scalar = scalar_array(value, dtype_of(a), xp)
+        scalar = scalar_number(scalar_value(value), dtype_of(a))
     filled = xp.empty(a.shape, a.dtype)
     filled[...] = scalar
     out = wrap(filled, input._device)

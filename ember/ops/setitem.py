@@ -14,7 +14,7 @@ from .. import _errors
 from .._backend import numpy as _numpy
 from . import _view_rebase
 from ._common import (Tensor, check_no_overlap, check_no_partial_overlap, grad_state,
-                      inplace_overlapping, make_view, scalar_to, wrap)
+                      inplace_overlapping, make_view, scalar_number, wrap)
 from .indexing import (_INVALID_0DIM, _MASK, _advanced_key, _apply_basic,
                        _check_put_value, _index_put, _items, _record_chain, _type_name)
 
@@ -62,8 +62,9 @@ def _write_recorded(self, value, array, view, steps, adv_key):
         sliced = make_view(view, self)
         if self._requires_grad:
             _record_chain(sliced, self, steps, None)
-    if not isinstance(value, Tensor):
-        value = wrap(array, self._device)  # a Python number becomes a 0-dim tensor
+    if not isinstance(value, Tensor):  # a number becomes a 0-dim tensor
+        array = self._device.xp.asarray(array, dtype=self._data.dtype)
+        value = wrap(array, self._device)
     if adv_key is not None:
         inplace_overlapping(sliced, _index_put, adv_key, _drop_leading_ones(value, array), False)
     elif value._data.shape == view.shape:
@@ -108,7 +109,7 @@ def _setitem_value(self, value, target, entries):
 
 
 _np_integer = _numpy.integer
-_FLOAT64 = _numpy.dtype("float64")
+_FLOAT32 = _numpy.dtype("float32")
 
 
 def _setitem_number(value, dtype, xp):
@@ -122,10 +123,9 @@ def _setitem_number(value, dtype, xp):
             raise ValueError("Overflow when unpacking long long")
     elif value.__class__ is not bool:
         value = float(value)
-    if dtype.is_floating_point and dtype.itemsize == 2:
-        return xp.asarray(value, dtype=_FLOAT64 if value.__class__ is float else None
-                          ).astype(dtype.np_dtype)
-    return xp.asarray(scalar_to(value, dtype))
+    if dtype.is_floating_point and dtype.itemsize == 2:  # through float32, as c10 does
+        return xp.asarray(value).astype(_FLOAT32).astype(dtype.np_dtype)
+    return scalar_number(value, dtype)
 
 
 def _check_expand(value, shape, target):
