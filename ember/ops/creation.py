@@ -271,6 +271,14 @@ def empty_preserving(data, np_dtype, xp):
     return xp.empty([data.shape[d] for d in order], dtype=np_dtype).transpose(inverse)
 
 
+def require_like_input(input, name):
+    """PyTorch's argument-parser TypeError for a *_like call on something not a Tensor
+    (until one argument checker serves every door)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+
+
 def _like(input, dtype, device, fill, requires_grad, memory_format=None):
     """A new tensor shaped like `input`, keeping its memory layout (preserve_format)."""
     dtype = _as_dtype(dtype) or input.dtype
@@ -287,22 +295,30 @@ def _like(input, dtype, device, fill, requires_grad, memory_format=None):
 
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None):
+    if input.__class__ is not Tensor:
+        require_like_input(input, "zeros_like")
     return _like(input, dtype, device, 0, requires_grad, memory_format)
 
 
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
+    if input.__class__ is not Tensor:
+        require_like_input(input, "ones_like")
     return _like(input, dtype, device, 1, requires_grad, memory_format)
 
 
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None):
+    if input.__class__ is not Tensor:
+        require_like_input(input, "empty_like")
     return _like(input, dtype, device, None, requires_grad, memory_format)
 
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
     """Like `input`, filled with `fill_value` (cast to input's dtype unless `dtype` is given)."""
+    if input.__class__ is not Tensor:
+        require_like_input(input, "full_like")
     value = fill_number(fill_value, "full_like")
     return _like(input, dtype, device, value, requires_grad, memory_format)
 

@@ -5,9 +5,10 @@ Most of these have piecewise-constant parts, so their gradients are masks of the
 incoming gradient (or zero), exactly as PyTorch's formulas write them.
 """
 from .. import _dtype, _errors
+from .._backend import numpy as _numpy
 from ..autograd.graph import Node
 from ._common import (Tensor, any_requires_grad, attach, binary, grad_state, inplace,
-                      inplace_overlapping, scalar_array, scalar_number, scalar_value, sum_to_shape,
+                      inplace_overlapping, scalar_array, scalar_number, scalar_to, scalar_value, sum_to_shape,
                       wrap, check_uint64_promotion)
 from ._elementwise import (broadcast_error, dtype_of, require_tensor, shape_of, unsupported,
                            upcast, zeros_like)
@@ -476,11 +477,9 @@ def where(condition, input=None, other=None):
         a, b = input._data, other._data
         result = a.dtype
     else:
-        result = _dtype._result_type_many((input, other)).np_dtype
+        a, b, result = _where_operands(input, other)
         device = next((x._device for x in (input, other) if isinstance(x, Tensor)),
                       condition._device)
-        a = input._data.astype(result, copy=False) if isinstance(input, Tensor) else input
-        b = other._data.astype(result, copy=False) if isinstance(other, Tensor) else other
     xp = device.xp
     try:
         chosen = xp.where(c, a, b)
@@ -493,6 +492,56 @@ def where(condition, input=None, other=None):
         node.save(condition)
         attach(out, node, condition, input, other)
     return out
+
+
+def _where_operands(input, other):
+    """Both branches of `where` in PyTorch's result dtype, numbers converted as it does:
+    checked ('value cannot be converted ... without overflow') except into float16 and
+    bfloat16 (`where(m, half, 70000)` holds inf); an int from 2**63 up refused beside
+    a bool or another int."""
+    input_is_tensor, other_is_tensor = isinstance(input, Tensor), isinstance(other, Tensor)
+    if not input_is_tensor:
+        input = scalar_value(input)
+    if not other_is_tensor:
+        other = scalar_value(other)
+    if not input_is_tensor and not other_is_tensor:
+        _check_uint64_pair(input, other)
+    elif not input_is_tensor or not other_is_tensor:
+        tensor = input if input_is_tensor else other
+        if tensor._data.dtype.kind == "b":
+            number = other if input_is_tensor else input
+            if input_is_tensor:
+                check_uint64_promotion(number)
+            else:
+                check_uint64_promotion(number, other="Bool")
+    result = _dtype._result_type_many((input, other))
+    return _where_branch(input, result), _where_branch(other, result), result.np_dtype
+
+
+def _where_branch(value, result):
+    if isinstance(value, Tensor):
+        return value._data.astype(result.np_dtype, copy=False)
+    if result.is_floating_point and result.itemsize == 2:
+        # unchecked, through float32 (as c10 builds a Half from a float); a NumPy scalar,
+        # which any device takes
+        with _numpy.errstate(over="ignore"):
+            return _numpy.asarray(_numpy.float32(value)).astype(result.np_dtype)[()]
+    return scalar_to(value, result)
+
+
+def _check_uint64_pair(first, second):
+    """PyTorch refuses to promote a uint64 number (2**63 up) with another int or bool."""
+    names = []
+    for value in (first, second):
+        if value.__class__ is bool:
+            names.append("Bool")
+        elif value.__class__ is int:
+            names.append("UInt64" if value > 0x7FFFFFFFFFFFFFFF else "Long")
+        else:
+            return
+    if "UInt64" in names and names != ["UInt64", "UInt64"]:
+        raise RuntimeError("Promotion for uint16, uint32, uint64 types is not supported, "
+                           f"attempted to promote {names[0]} and {names[1]}")
 
 
 def _where_broadcast_error(c, a, b):
