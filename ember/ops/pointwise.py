@@ -405,9 +405,16 @@ def _trunc_divide(xp, a, b):
 _ROUNDED = {"trunc": (_trunc_divide, "div_trunc_cpu"), "floor": (_floor_divide, "div_floor_cpu")}
 
 
-def _divide_arrays(input, other, function, kernel, swap=False):
-    """`function(xp, a, b)` on promoted operands, with PyTorch's dtype and zero checks."""
+def _divide_arrays(input, other, function, kernel, swap=False, half_number=False):
+    """`function(xp, a, b)` on promoted operands, with PyTorch's dtype and zero checks.
+
+    float16/bfloat16 compute in float32; a number meets them as a float32 (floor
+    division), or rounded to the tensor's dtype first with `half_number` (remainder and
+    fmod, whose kernels see the number as a tensor of the common dtype).
+    """
     a, b, device = binary(input, other, kernel)
+    if half_number and a.dtype in _REDUCED and b.__class__ in _NUMBERS:
+        b = a.dtype.type(b)
     if swap:
         a, b = (device.xp.asarray(b).astype(a.dtype), a)
     kind = a.dtype.kind
@@ -415,12 +422,17 @@ def _divide_arrays(input, other, function, kernel, swap=False):
         raise unsupported(kernel, a)
     xp = device.xp
     try:
-        if kind != "f":
+        if _CATEGORY[a.dtype] != _FLOATING:
             _check_divisor(b)
             return wrap(function(xp, a, b), device)
         return wrap(upcast(lambda x, y: function(xp, x, y), a, b), device)
     except ValueError:
         raise broadcast_error(a, b) from None
+
+
+_NUMBERS = (int, float)
+_CATEGORY = {np_dtype: d.category for np_dtype, d in _dtype.FROM_NUMPY.items()}
+_FLOATING = _dtype.FLOATING
 
 
 def _div_rounded(input, other, rounding_mode):
@@ -467,12 +479,20 @@ def rfloordiv(input, other):
 
 
 def _remainder(xp, a, b):
-    return xp.remainder(a, b)
+    """PyTorch's floating remainder is fmod with the sign fixed (`mod + b` where the signs
+    differ), so an exact multiple keeps fmod's zero: `-4. % 2` is -0.0, `4. % -2` is 0.0,
+    where NumPy gives the divisor's sign."""
+    if a.dtype.kind != "f":
+        return xp.remainder(a, b)
+    with xp.errstate(invalid="ignore"):
+        mod = xp.fmod(a, b)
+        fix = (mod != 0) & ((b < 0) != (mod < 0))
+        return xp.where(fix, mod + b, mod)
 
 
 def remainder(input, other):
     """Python's modulus: the result takes the sign of the divisor."""
-    out = _divide_arrays(input, other, _remainder, "remainder_cpu")
+    out = _divide_arrays(input, other, _remainder, "remainder_cpu", half_number=True)
     if any_requires_grad(input, other):
         node = RemainderBackward1() if isinstance(other, Tensor) else RemainderBackward0()
         node.save(input, other if isinstance(other, Tensor) else None)
@@ -510,7 +530,8 @@ def remainder_(input, other):
 
 def rremainder(input, other):
     """other % input, for `2 % x` (PyTorch defines no gradient for it)."""
-    out = _divide_arrays(input, other, _remainder, "remainder_cpu", swap=True)
+    out = _divide_arrays(input, other, _remainder, "remainder_cpu", swap=True,
+                         half_number=True)
     if any_requires_grad(input):
         attach(out, NotImplementedBackward("remainder"), input)
     return out
@@ -522,7 +543,7 @@ def _fmod(xp, a, b):
 
 def fmod(input, other):
     """C's fmod: the result takes the sign of the dividend."""
-    out = _divide_arrays(input, other, _fmod, "fmod_cpu")
+    out = _divide_arrays(input, other, _fmod, "fmod_cpu", half_number=True)
     if any_requires_grad(input, other):
         node = FmodBackward1() if isinstance(other, Tensor) else FmodBackward0()
         node.save(input, other if isinstance(other, Tensor) else None)

@@ -226,19 +226,31 @@ def _clamp_arrays(input, min, max):
     a = a.astype(result.np_dtype, copy=False)
     xp = input._device.xp
     if a.dtype.kind == "b":
-        if not any(isinstance(x, Tensor) for x in operands[1:]):
+        tensors = sum(isinstance(x, Tensor) for x in operands[1:])
+        if not tensors:
             raise unsupported(_CLAMP_KERNELS[min is None, max is None], a)
+        if tensors == 2:
+            raise unsupported("clamp_cpu", a)
     return a, _bound(min, result, xp), _bound(max, result, xp)
 
 
 _PLAIN = (float, int, type(None))
+_FLOAT16, _FLOAT32 = _numpy.dtype("float16"), _numpy.dtype("float32")
+
+
+def _float32(bound):
+    return bound.astype(_FLOAT32) if hasattr(bound, "astype") else bound
 _CLAMP_KERNELS = {(False, False): "clamp_scalar_cpu", (False, True): "clamp_min_scalar_cpu",
                   (True, False): "clamp_max_scalar_cpu"}
 
 
 def _clamp_forward(xp, a, low, high):
     # The bound first: NumPy returns its second argument on ties, PyTorch keeps the
-    # input (clamp(0.0, min=-0.0) is 0.0).
+    # input (clamp(0.0, min=-0.0) is 0.0). NumPy's float16 maximum/minimum return the
+    # bound on ties instead; float32 holds every float16 exactly.
+    if a.dtype == _FLOAT16:
+        return _clamp_forward(xp, a.astype(_FLOAT32), _float32(low), _float32(high)
+                              ).astype(_FLOAT16)
     try:
         if low is not None:
             a = xp.maximum(low, a)
@@ -673,7 +685,46 @@ def _inplace(op):
     return method
 
 
-abs_, sign_, sgn_, floor_, ceil_, round_, trunc_, frac_, relu_, clamp_, clamp_min_, clamp_max_ = [
-    _inplace(op) for op in (abs, sign, sgn, floor, ceil, round, trunc, frac, relu, clamp,
-                            clamp_min, clamp_max)]
-absolute_, fix_, clip_ = abs_, trunc_, clamp_
+abs_, sign_, sgn_, floor_, ceil_, round_, trunc_, frac_, relu_ = [
+    _inplace(op) for op in (abs, sign, sgn, floor, ceil, round, trunc, frac, relu)]
+absolute_, fix_ = abs_, trunc_
+
+
+def clamp_(input, min=None, max=None):
+    """In-place clamp; a float number bound on an integer tensor is refused before any
+    bound is converted, with the C++ type name PyTorch's kernel prints."""
+    if input._data.dtype.kind != "f":
+        _check_number_bounds_cast(input, min, max)
+    return inplace(input, clamp, min, max)
+
+
+def clamp_min_(input, min):
+    if input._data.dtype.kind != "f":
+        _check_number_bounds_cast(input, min, None)
+    return inplace(input, clamp_min, min)
+
+
+def clamp_max_(input, max):
+    if input._data.dtype.kind != "f":
+        _check_number_bounds_cast(input, None, max)
+    return inplace(input, clamp_max, max)
+
+
+clip_ = clamp_
+
+
+def _check_number_bounds_cast(input, min, max):
+    if isinstance(min, Tensor) or isinstance(max, Tensor) or min is None and max is None:
+        return  # tensor bounds: the common in-place check (and its ScalarType names)
+    bounds = [scalar_value(x) for x in (min, max) if x is not None]
+    if input._data.dtype.kind == "b":
+        check_uint64_promotion(*bounds)
+    result = _dtype._result_type_many([input] + bounds)
+    target = dtype_of(input._data)
+    if not _dtype.can_cast(result, target):
+        raise RuntimeError(f"result type {_errors._scalar_type_name(result)} can't be cast to "
+                           f"the desired output type {_CPP_NAMES[target.name]}")
+
+
+_CPP_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char",
+              "int16": "short int", "int32": "int", "int64": "long int"}
