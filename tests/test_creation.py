@@ -598,3 +598,10 @@ def test_new_tensor_of_tensor_warns():
     with pytest.warns(UserWarning, match=r"rather than tensor.new_tensor\(sourceTensor\)"):
         y = x.new_tensor(ember.tensor([1, 2]))
     assert y.dtype is ember.float32
+
+
+@pytest.mark.parametrize("name, args", [("zeros_like", ([1, 2],)), ("ones_like", (3,)),
+                                        ("empty_like", (None,)), ("full_like", ([1], 2))])
+def test_like_factories_refuse_non_tensors(torch, name, args):
+    """The argument parser's TypeError, not an AttributeError from inside."""
+    check_error(torch, lambda lib: getattr(lib, name)(*args))
