@@ -480,14 +480,16 @@ def rfloordiv(input, other):
 
 def _remainder(xp, a, b):
     """PyTorch's floating remainder is fmod with the sign fixed (`mod + b` where the signs
-    differ), so an exact multiple keeps fmod's zero: `-4. % 2` is -0.0, `4. % -2` is 0.0,
-    where NumPy gives the divisor's sign."""
-    if a.dtype.kind != "f":
-        return xp.remainder(a, b)
-    with xp.errstate(invalid="ignore"):
-        mod = xp.fmod(a, b)
-        fix = (mod != 0) & ((b < 0) != (mod < 0))
-        return xp.where(fix, mod + b, mod)
+    differ), so an exact multiple keeps fmod's zero, the dividend's sign (`-4. % 2` is
+    -0.0); NumPy's is the same but for that zero, which takes the divisor's sign."""
+    out = xp.remainder(a, b)
+    if a.dtype.kind == "f":
+        nonzero = xp.count_nonzero(out)
+        if not nonzero and out.shape == xp.shape(a):
+            xp.copysign(out, a, out=out)
+        elif nonzero != out.size:
+            xp.copysign(out, a, out=out, where=out == 0)
+    return out
 
 
 def remainder(input, other):

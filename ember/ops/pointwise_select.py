@@ -214,7 +214,11 @@ def _clamp_arrays(input, min, max):
     if a.dtype.kind == "f" and min.__class__ in _PLAIN and max.__class__ in _PLAIN:
         # the common case, kept lean: a float tensor keeps its dtype against numbers
         result = dtype_of(a)
-        return a, _bound(min, result, None), _bound(max, result, None)
+        if min is not None:
+            min = scalar_number(min, result)
+        if max is not None:
+            max = scalar_number(max, result)
+        return a, min, max
     if not isinstance(min, Tensor) and min is not None:
         min = scalar_value(min)
     if not isinstance(max, Tensor) and max is not None:
