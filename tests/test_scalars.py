@@ -48,7 +48,7 @@ EXPRESSIONS = [
     "torch.tensor([s], dtype=d)", "torch.tensor([s])", "torch.tensor(s)",
 ]
 # Cases still known to differ (see the report of the scalars branch); kept out of the table.
-KNOWN = {("x.masked_fill(mask, s)", "tensor(300.)"), ("x.index_fill(0, idx, s)", "tensor(300.)")}
+KNOWN = set()
 
 
 def outcome(lib, expression, dtype, scalar_name):
