@@ -240,6 +240,7 @@ def _clamp_arrays(input, min, max):
 
 _PLAIN = (float, int, type(None))
 _FLOAT16, _FLOAT32 = _numpy.dtype("float16"), _numpy.dtype("float32")
+_WIDE = (_FLOAT32, _numpy.dtype("float64"))
 
 
 def _float32(bound):
@@ -492,6 +493,11 @@ def where(condition, input=None, other=None):
         device = input._device
         a, b = input._data, other._data
         result = a.dtype
+    elif other.__class__ is float and input.__class__ is Tensor and input._data.dtype in _WIDE:
+        # the common `where(mask, x, 0.0)`, kept lean: float32/float64 keep their dtype
+        device = input._device
+        a, result = input._data, input._data.dtype
+        b = scalar_number(other, dtype_of(a))
     else:
         a, b, result = _where_operands(input, other)
         device = next((x._device for x in (input, other) if isinstance(x, Tensor)),
