@@ -7,9 +7,9 @@ incoming gradient (or zero), exactly as PyTorch's formulas write them.
 from .. import _dtype, _errors
 from .._backend import numpy as _numpy
 from ..autograd.graph import Node
-from ._common import (Tensor, any_requires_grad, attach, binary, grad_state, inplace,
-                      inplace_overlapping, scalar_array, scalar_number, scalar_to, scalar_value, sum_to_shape,
-                      wrap, check_uint64_promotion)
+from ._common import (Tensor, any_requires_grad, attach, binary, check_uint64_promotion,
+                      grad_state, inplace, inplace_overlapping, scalar_number, scalar_to,
+                      scalar_value, sum_to_shape, wrap)
 from ._elementwise import (broadcast_error, dtype_of, require_tensor, shape_of, unsupported,
                            upcast, zeros_like)
 
