@@ -212,7 +212,14 @@ def _clamp_arrays(input, min, max):
     """Input and bounds cast to PyTorch's result dtype for clamp."""
     a = input._data
     if a.dtype.kind == "f" and min.__class__ in _PLAIN and max.__class__ in _PLAIN:
-        # the common case, kept lean: a float tensor keeps its dtype against numbers
+        # the common case, kept lean: a float tensor keeps its dtype against numbers;
+        # float32/float64 take finite floats within float32's range and small ints as
+        # they are (NumPy rounds them as C++ does)
+        if a.dtype in _WIDE and (min is None or -_FLOAT32_MAX <= min <= _FLOAT32_MAX) and \
+                (max is None or -_FLOAT32_MAX <= max <= _FLOAT32_MAX) and \
+                (min.__class__ is not int or -_EXACT <= min <= _EXACT) and \
+                (max.__class__ is not int or -_EXACT <= max <= _EXACT):
+            return a, min, max
         result = dtype_of(a)
         if min is not None:
             min = scalar_number(min, result)
@@ -241,6 +248,8 @@ def _clamp_arrays(input, min, max):
 _PLAIN = (float, int, type(None))
 _FLOAT16, _FLOAT32 = _numpy.dtype("float16"), _numpy.dtype("float32")
 _WIDE = (_FLOAT32, _numpy.dtype("float64"))
+_FLOAT32_MAX = float(_numpy.finfo(_FLOAT32).max)
+_EXACT = 1 << 24  # ints every float32 holds
 
 
 def _float32(bound):
