@@ -3,6 +3,8 @@
 `device('cpu')` is served by NumPy, `device('cuda:N')` by CuPy. An op asks its
 input's device for `xp` and never chooses the array module itself.
 """
+import re
+
 from . import _backend
 
 __all__ = ["device"]
@@ -12,6 +14,7 @@ _KNOWN_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "idee
                 "privateuseone")
 _SUPPORTED = ("cpu", "cuda")
 _cache = {}
+_MISSING = object()  # device() without arguments differs from device(None)
 
 
 class device:
@@ -23,23 +26,23 @@ class device:
 
     __slots__ = ("type", "index", "xp", "__weakref__")
 
-    def __new__(cls, type_or_string, index=None):
-        if isinstance(type_or_string, device):
+    def __new__(cls, type=_MISSING, index=None):
+        if isinstance(type, device):
             if index is not None:
                 raise ValueError("device(): when a device object is given, index must be None")
-            return type_or_string
-        key = (type_or_string, index)
-        found = _cache.get(key)
+            return type
+        key = (type, index)
+        found = _cache.get(key) if index.__class__ is not bool else None
         if found is not None:
             return found
-        dtype_name, idx = _parse(type_or_string, index)
-        canonical = _cache.get((dtype_name, idx, True))
+        type_name, idx = _parse(type, index)
+        canonical = _cache.get((type_name, idx, True))
         if canonical is None:
             canonical = object.__new__(cls)
-            canonical.type = dtype_name
+            canonical.type = type_name
             canonical.index = idx
-            canonical.xp = _backend.numpy if dtype_name == "cpu" else None
-            _cache[(dtype_name, idx, True)] = canonical
+            canonical.xp = _backend.numpy if type_name == "cpu" else None
+            _cache[(type_name, idx, True)] = canonical
         _cache[key] = canonical
         return canonical
 
@@ -65,26 +68,43 @@ class device:
         return (device, (self.type, self.index))
 
 
+_SIGNATURES = ", but expected one of:\n * (ember.device device)\n{}" \
+    " * (str type, int index = -1)\n"
+_DEVICE_STRING = re.compile(r"([a-zA-Z_]+)(?::([1-9][0-9]*|0))?")
+
+
 def _parse(spec, index):
+    """(type, index) from PyTorch's accepted forms, with its errors for the others."""
+    if index is not None and (index.__class__ is bool or not isinstance(index, int)):
+        raise TypeError("device(): argument 'index' (position 2) must be int, not "
+                        f"{index.__class__.__name__}")
     if isinstance(spec, int) and not isinstance(spec, bool):
+        if spec < 0:
+            raise RuntimeError("Device index must not be negative")
         return "cuda", spec
     if not isinstance(spec, str):
-        raise TypeError(f"device() received an invalid combination of arguments - got ({type(spec).__name__})")
-    type_name, _, idx_text = spec.partition(":")
+        if spec is _MISSING:
+            raise TypeError("device() received an invalid combination of arguments - got ()"
+                            + _SIGNATURES.format(""))
+        got = spec.__class__.__name__
+        raise TypeError(f"device() received an invalid combination of arguments - got ({got})"
+                        + _SIGNATURES.format("      didn't match because some of the arguments "
+                                             f"have invalid types: (!{got}!)\n"))
+    match = _DEVICE_STRING.fullmatch(spec)
+    if match is None:
+        raise RuntimeError(f"Invalid device string: '{spec}'")
+    type_name, idx_text = match.groups()
     if type_name not in _KNOWN_TYPES:
         raise RuntimeError(
             "Expected one of " + ", ".join(_KNOWN_TYPES)
             + f" device type at start of device string: {spec}")
-    if idx_text:
-        if not idx_text.isdigit() or (len(idx_text) > 1 and idx_text[0] == "0"):
-            raise RuntimeError(f"Invalid device string: '{spec}'")
+    if idx_text is not None:
         if index is not None:
-            raise RuntimeError(f"type (string) must not include an index because index was passed explicitly: {spec}")
+            raise RuntimeError(f"type (string) must not include an index because index was "
+                               f"passed explicitly: {spec}")
         index = int(idx_text)
     if index is not None and index < 0:
         raise RuntimeError("Device index must not be negative")
-    if type_name == "cpu" and index not in (None, 0):
-        raise RuntimeError(f"CPU device index must be -1 or zero, got {index}")
     return type_name, index
 
 

@@ -90,6 +90,23 @@ def from_numpy_dtype(np_dtype):
     return found
 
 
+_PYTHON_TYPES = {builtins.float: float64, builtins.int: int64, builtins.bool: bool}
+
+
+def as_dtype(value):
+    """A `dtype=` argument as a dtype: PyTorch also takes Python's own types there
+    (`float` is float64, `int` int64, `bool` bool; `complex` would be complex128,
+    which ember lacks). Anything else passes through for the caller to judge."""
+    if value.__class__ is dtype:
+        return value
+    found = _PYTHON_TYPES.get(value) if value.__class__ is type else None
+    if found is not None:
+        return found
+    if value is complex:
+        raise RuntimeError("complex dtypes are not supported yet (from complex)")
+    return value
+
+
 # ---------------------------------------------------------------- defaults
 class _Defaults:
     __slots__ = ("float_dtype",)

@@ -452,6 +452,49 @@ def test_logspace_matches_torch(torch, args, kwargs):
     check(torch, call)
 
 
+def _range_cases():
+    """Seeded linspace/logspace calls over every dtype, ends and step counts (both
+    halves, k beyond float16's exact integers, overflowing ends and pow results)."""
+    import random
+    rng = random.Random(5)
+    dtypes = ["float32", "float64", "float16", "bfloat16", "int64", "int32", "int16", "int8",
+              "uint8"]
+    cases = []
+    for dtype in dtypes:
+        for _ in range(8):
+            a = rng.choice([0, -3, 1.7, 2.5, rng.uniform(-100, 100), -1e5, 300])
+            b = rng.choice([1, 10, rng.uniform(-100, 100), 99.3, 1e6, 70000.0])
+            steps = rng.choice([1, 2, 3, 7, 10, 33, 100, 257, 5000])
+            cases.append(f"torch.linspace({a!r}, {b!r}, {steps}, dtype=torch.{dtype})")
+            a = rng.choice([0, -3, 1.7, rng.uniform(-4, 4)])
+            b = rng.choice([1, 2, rng.uniform(-4, 4), 40])
+            base = rng.choice([10.0, 2.0, 2.5, 0.7, 2])
+            steps = rng.choice([1, 2, 3, 7, 10, 33, 100, 257])
+            cases.append(f"torch.logspace({a!r}, {b!r}, {steps}, base={base!r}, "
+                         f"dtype=torch.{dtype})")
+    return cases
+
+
+def _exactly(lib, expression):
+    """('T', dtype, values as doubles) or ('E', type, message) of one expression."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            result = eval(expression, {"torch": lib})  # noqa: S307 - a fixed table
+    except Exception as e:  # noqa: BLE001 - the exception is what is compared
+        return ("E", type(e).__name__, str(e).replace("torch.", "ember."))
+    return ("T", str(result.dtype).split(".")[-1], result.double().tolist())
+
+
+def test_linspace_logspace_value_for_value(torch):
+    """PyTorch's CPU kernels exactly: linspace's fma per element from either end (half
+    types rounding after every operation), logspace's double exponents, C's pow and x86's
+    float-to-int conversion; all mismatches reported at once."""
+    mismatches = [expression for expression in _range_cases()
+                  if repr(_exactly(ember, expression)) != repr(_exactly(torch, expression))]
+    assert not mismatches, "\n".join(mismatches[:20])
+
+
 # ---------------------------------------------------------------- meshgrid, tril/triu_indices
 @pytest.mark.parametrize("indexing", ["ij", "xy"])
 def test_meshgrid_matches_torch(torch, indexing):
@@ -555,3 +598,10 @@ def test_new_tensor_of_tensor_warns():
     with pytest.warns(UserWarning, match=r"rather than tensor.new_tensor\(sourceTensor\)"):
         y = x.new_tensor(ember.tensor([1, 2]))
     assert y.dtype is ember.float32
+
+
+@pytest.mark.parametrize("name, args", [("zeros_like", ([1, 2],)), ("ones_like", (3,)),
+                                        ("empty_like", (None,)), ("full_like", ([1], 2))])
+def test_like_factories_refuse_non_tensors(torch, name, args):
+    """The argument parser's TypeError, not an AttributeError from inside."""
+    check_error(torch, lambda lib: getattr(lib, name)(*args))

@@ -9,7 +9,7 @@ in-place op give them a fresh history, as PyTorch does.
 from weakref import ref as _weak_ref
 
 from .. import _dtype, _errors
-from .._backend import generic as _np_generic
+from .._backend import generic as _np_generic, ndarray as _np_ndarray, numpy as _numpy
 from .._tensor import Tensor, make_tensor, make_view, _address, _canonical_dim
 from ..autograd.grad_mode import state as grad_state
 from ..autograd.graph import grad_accumulator, record_forward_trace
@@ -18,7 +18,9 @@ from ..autograd.grad_mode import anomaly
 __all__ = ["Tensor", "make_tensor", "make_view", "grad_state", "wrap", "edge", "attach",
            "binary", "float_operand", "requires_grad", "any_requires_grad", "sum_to_shape",
            "wrap_dim", "wrap_dims", "dim_aliases", "inplace", "inplace_overlapping",
-           "check_no_overlap", "check_same_device", "scalar_value", "contiguous", "track_view"]
+           "check_no_overlap", "check_same_device", "scalar_value", "scalar_number", "scalar_to",
+           "scalar_array",
+           "int_overflow", "check_uint64_promotion", "contiguous", "track_view"]
 
 _NO_EDGE = (None, 0)
 _FLOATING = _dtype.FLOATING
@@ -26,6 +28,16 @@ _INTEGRAL = _dtype.INTEGRAL
 _BOOL = _dtype.BOOL
 _CATEGORY = {np_dtype: d.category for np_dtype, d in _dtype.FROM_NUMPY.items()}
 _INT64 = _dtype.int64.np_dtype
+_FROM_NUMPY = _dtype.FROM_NUMPY
+_FLOAT32 = _numpy.float32
+_REDUCED = {d.np_dtype for d in (_dtype.float16, _dtype.bfloat16) if d.np_dtype is not None}
+_UINT64 = _numpy.dtype("uint64")
+_np_bool, _np_integer = _numpy.bool_, _numpy.integer
+_np_floating, _np_complex = _numpy.floating, _numpy.complexfloating
+_INF = float("inf")
+_C_NAMES = {_dtype.uint8: "uint8_t", _dtype.int8: "int8_t", _dtype.int16: "int16_t",
+            _dtype.int32: "int", _dtype.int64: "int64_t", _dtype.float16: "c10::Half",
+            _dtype.bfloat16: "c10::BFloat16", _dtype.float32: "float", _dtype.float64: "double"}
 _INT_BOUNDS = {d.np_dtype: (_dtype.iinfo(d).min, _dtype.iinfo(d).max)
                for d in (_dtype.uint8, _dtype.int8, _dtype.int16, _dtype.int32, _dtype.int64)}
 
@@ -118,19 +130,163 @@ def check_same_device(a, b):
 
 
 def scalar_value(value):
-    """A Python number from a Python or NumPy scalar; TypeError for anything else."""
-    if isinstance(value, (bool, int, float)):
+    """The number PyTorch's `Scalar` holds for a Python argument, or its Python error.
+
+    Python ints must fit int64 or uint64 (PyTorch's argument parser raises
+    OverflowError beyond: `2**70`, `-2**63 - 1`); floats and bools pass; NumPy
+    scalars become Python numbers, a `numpy.bool_` a float (PyTorch's parser reads
+    it through `__float__`: `x + np.bool_(True)` is float32 even for an int `x`).
+    """
+    kind = type(value)
+    if kind is int:
+        if -0x8000000000000000 <= value <= 0xFFFFFFFFFFFFFFFF:
+            return value
+        raise int_overflow(value)
+    if kind is float or kind is bool:
         return value
     if isinstance(value, _np_generic):
-        return value.item()
+        if isinstance(value, _np_bool):
+            return float(value)
+        if isinstance(value, _np_floating):
+            return float(value)
+        if isinstance(value, _np_integer):
+            return scalar_value(int(value))
+        if isinstance(value, _np_complex):
+            raise TypeError(_COMPLEX)
+    elif isinstance(value, float):
+        return float(value)
+    elif isinstance(value, int):  # int subclasses (IntEnum); bool was caught above
+        return scalar_value(int(value))
+    elif isinstance(value, complex):
+        raise TypeError(_COMPLEX)
     raise TypeError(f"unsupported operand type: '{type(value).__name__}'")
 
 
-def binary(input, other, name="op"):
+_COMPLEX = "complex numbers are not supported yet"
+
+
+def int_overflow(value):
+    """PyTorch's OverflowError for a Python int outside [-2**63, 2**64)."""
+    if value < 0:
+        return OverflowError("can't convert negative int to unsigned")
+    return OverflowError("int too big to convert")
+
+
+def scalar_number(value, dtype, name=None):
+    """A Python number as PyTorch converts it into `dtype`, with c10's `checked_convert`.
+
+    What fill_, full, clamp, masked_fill, index_fill, scatter and `x[i] = v` do with a
+    number: RuntimeError when it overflows the dtype, except that an unsigned dtype
+    takes negatives down to -max (they wrap: -1 is 255 in uint8), that inf and nan pass
+    into floating dtypes, and that bool takes anything (nan is True). The result is a
+    Python number that NumPy rounds into the dtype as C++ does (a float16 value is first
+    rounded to float32, as c10::Half is built from a float), and that NumPy assigns and
+    computes with as a weak scalar, several times cheaper than a NumPy scalar; bfloat16
+    alone gets a NumPy scalar, since NumPy promotes a Python float with it to float32
+    in `where`.
+    `value` is a Python number (`scalar_value` converts the rest); `name` overrides the
+    C type name in the message (`tensor(300, dtype=int8)` says 'int8').
+    """
+    category, low, high, make = _RULES[dtype]
+    kind = value.__class__
+    if kind is int and -0x20000000000000 <= value <= 0x20000000000000 and low <= value <= high:
+        if category == _FLOATING:  # exact in a double: one rounding, as in C++
+            return float(value) if make is None else make(value)
+        if category == _INTEGRAL:
+            return value
+    if kind is float:
+        if category == _FLOATING:
+            if low <= value <= high or value != value or value == _INF or value == -_INF:
+                return value if make is None else make(value)
+        elif category == _INTEGRAL:
+            if low <= value <= high:  # nan and inf fail here
+                return int(value)  # C++ truncates toward zero, as int() does
+        else:
+            return value != 0.0  # nan is True
+    elif category == _BOOL:
+        return bool(value)
+    else:
+        if kind is not int:
+            value = int(value)  # bool -> int
+        if not -0x8000000000000000 <= value <= 0xFFFFFFFFFFFFFFFF:
+            raise int_overflow(value)
+        if low <= value <= high:
+            if category == _INTEGRAL:
+                return value
+            if -0x20000000000000 <= value <= 0x20000000000000:  # exact in a double
+                return float(value) if make is None else make(value)
+            return _big_int_to_float(value, dtype)
+        if low == 0 and -high <= value < 0:
+            return value % (high + 1)
+    raise RuntimeError(f"value cannot be converted to type {name or _C_NAMES[dtype]} "
+                       "without overflow")
+
+
+def _big_int_to_float(value, dtype):
+    """An int beyond 2**53 rounded once into a float dtype, as C++ casts an int64 (Python's
+    float() would round to a double first: 2**60 + 2**36 + 1 differs in float32)."""
+    if dtype is _dtype.float64:
+        return float(value)
+    source = _INT64 if value <= 0x7FFFFFFFFFFFFFFF else _UINT64
+    rounded = float(_numpy.asarray(value, dtype=source).astype(_numpy.float32))
+    return rounded if dtype is _dtype.float32 else _RULES[dtype][3](rounded)
+
+
+def _rules(d):
+    if d.category == _BOOL:
+        return (_BOOL, 0, 1, None)
+    if d.category == _INTEGRAL:
+        info = _dtype.iinfo(d)
+        return (_INTEGRAL, info.min, info.max, None)
+    info = _dtype.finfo(d)
+    make = None
+    if d.itemsize == 2:  # via float32, as c10 builds Half and BFloat16 from a float
+        to_float32 = _numpy.float32
+        if d is _dtype.bfloat16:
+            make = lambda value, to=d.np_dtype.type: to(to_float32(value))  # noqa: E731
+        else:
+            make = lambda value: float(to_float32(value))  # noqa: E731
+    return (_FLOATING, float(info.min), float(info.max), make)
+
+
+_RULES = {d: _rules(d) for d in _dtype.ALL if d.np_dtype is not None}
+
+
+def scalar_to(value, dtype, name=None):
+    """`scalar_number` as a NumPy scalar of `dtype` (where the dtype must travel with it)."""
+    return dtype.np_dtype.type(scalar_number(value, dtype, name))
+
+
+def scalar_array(value, dtype, xp):
+    """`scalar_to` as a 0-dim array on the device of `xp`."""
+    return xp.asarray(scalar_to(scalar_value(value), dtype))
+
+
+def check_uint64_promotion(*values, other="Bool"):
+    """PyTorch's refusal to promote a uint64 Scalar (a Python int in [2**63, 2**64))
+    with bool or with another int Scalar."""
+    for value in values:
+        if type(value) is int and 0x7FFFFFFFFFFFFFFF < value <= 0xFFFFFFFFFFFFFFFF:
+            raise RuntimeError("Promotion for uint16, uint32, uint64 types is not supported, "
+                               f"attempted to promote {other} and UInt64")
+
+
+def _wrapped_int(value, np_dtype, xp):
+    """A Python int cast into an integer dtype the way PyTorch casts a wrapped number
+    (modulo 2**bits: `uint8 + 300` adds 44); NumPy would raise instead."""
+    if value < -0x8000000000000000 or value > 0xFFFFFFFFFFFFFFFF:
+        raise int_overflow(value)
+    return xp.asarray(value & 0xFFFFFFFFFFFFFFFF, dtype=_UINT64).astype(np_dtype)[()]
+
+
+def binary(input, other, name="op", floating=False):
     """Arrays for a binary op, cast to PyTorch's result dtype: `(a, b, device)`.
 
     A Python scalar stays a Python scalar: NumPy treats it as 'weak', which
     matches PyTorch once the tensor side has been cast to the result category.
+    With `floating`, the op computes in floats (true division, atan2, ...): an
+    integer tensor is cast to the default float dtype first, so a Python int
+    keeps its value instead of wrapping into the tensor's dtype, as in PyTorch.
     """
     try:
         a = input._data
@@ -138,6 +294,39 @@ def binary(input, other, name="op"):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(input).__name__}") from None
     device = input._device
+    kind = type(other)
+    if kind is float:
+        if _CATEGORY[a.dtype] != _FLOATING:
+            a = a.astype(_dtype._defaults.float_dtype.np_dtype)
+        elif a.dtype in _REDUCED:  # PyTorch rounds the number to float32 first
+            other = float(_FLOAT32(other))
+        return a, other, device
+    if kind is int:
+        category = _CATEGORY[a.dtype]
+        if category == _FLOATING or floating:
+            if not -0x20000000000000 <= other <= 0x20000000000000:  # beyond 2**53
+                if not -0x8000000000000000 <= other <= 0xFFFFFFFFFFFFFFFF:
+                    raise int_overflow(other)
+                if category == _BOOL:
+                    check_uint64_promotion(other)
+                if category != _FLOATING:
+                    a = a.astype(_dtype._defaults.float_dtype.np_dtype)
+                return a, _big_int_to_float(other, _FROM_NUMPY[a.dtype]), device
+            if category != _FLOATING:
+                a = a.astype(_dtype._defaults.float_dtype.np_dtype)
+        elif category == _INTEGRAL:
+            low, high = _INT_BOUNDS[a.dtype]
+            if other < low or other > high:
+                other = _wrapped_int(other, a.dtype, device.xp)
+        else:
+            if other > 0x7FFFFFFFFFFFFFFF or other < -0x8000000000000000:
+                if other > 0xFFFFFFFFFFFFFFFF or other < -0x8000000000000000:
+                    raise int_overflow(other)
+                check_uint64_promotion(other)
+            a = a.astype(_INT64)
+        return a, other, device
+    if kind is bool:
+        return a, other, device
     if isinstance(other, Tensor):
         b = other._data
         if other._device is not device:
@@ -145,30 +334,24 @@ def binary(input, other, name="op"):
             if device.type == "cpu" and a.ndim == 0:
                 device = other._device
         if a.dtype != b.dtype:
-            result = _result_dtype(a, b).np_dtype
+            result = _result_dtype(a, b)
+            if floating and result.category != _FLOATING:  # int8(-1) divides as -1.0
+                result = _dtype._defaults.float_dtype
+            result = result.np_dtype
             if a.dtype != result:
                 a = a.astype(result)
             if b.dtype != result:
                 b = b.astype(result)
         return a, b, device
-    kind = type(other)
-    if kind is float:
-        if _CATEGORY[a.dtype] != _FLOATING:
-            a = a.astype(_dtype._defaults.float_dtype.np_dtype)
-        return a, other, device
-    if kind is int:
-        category = _CATEGORY[a.dtype]
-        if category == _BOOL:
-            a = a.astype(_INT64)
-        elif category == _INTEGRAL:
-            low, high = _INT_BOUNDS[a.dtype]
-            if other < low or other > high:
-                # PyTorch wraps an out-of-range Python int; NumPy would raise.
-                other = device.xp.asarray(other & 0xFFFFFFFFFFFFFFFF).astype(a.dtype)[()]
-        return a, other, device
-    if kind is bool:
-        return a, other, device
-    return binary(input, scalar_value(other), name)
+    if isinstance(other, _np_ndarray):  # `x + array` treats the array as a tensor
+        return binary(input, make_tensor(device.xp.asarray(_checked_array(other)), device),
+                      name, floating)
+    return binary(input, scalar_value(other), name, floating)
+
+
+def _checked_array(array):
+    _dtype.from_numpy_dtype(array.dtype)  # TypeError for a dtype PyTorch lacks
+    return array
 
 
 def _result_dtype(a, b):

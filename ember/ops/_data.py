@@ -72,7 +72,7 @@ def finish(array, device, requires_grad, keep_strides=False):
 
 
 def _float_or(dtype):
-    return _defaults.float_dtype if dtype is None else dtype
+    return _defaults.float_dtype if dtype is None else _dtype.as_dtype(dtype)
 
 
 def _infer_array(data, dtype):
@@ -81,7 +81,17 @@ def _infer_array(data, dtype):
         return _copy_ndarray(data, dtype)
     if isinstance(data, _np_generic):
         inferred = numpy_dtype(data.dtype)
-        return _np.array(data, dtype=(dtype or inferred).np_dtype)
+        if dtype is None:
+            return _np.array(data, dtype=inferred.np_dtype)
+        if dtype.category != _FLOATING:
+            if data.dtype.kind == "f" and data.dtype != _FLOAT64 or \
+                    data.dtype.kind == "b" and dtype is not _dtype.bool:
+                raise TypeError(_not_an_index(data))
+            if dtype.category == _dtype.INTEGRAL:  # checked, as a Python number would be
+                return _infer_array(data.item(), dtype)
+        elif data.dtype == _FLOAT64:
+            return _build(float(data), dtype, inferred)
+        return _np.array(data, dtype=dtype.np_dtype)
     if isinstance(data, _NUMBER):
         inferred = _SCALAR_DTYPE.get(type(data)) or _defaults.float_dtype
         if dtype is not None and dtype.category == _dtype.INTEGRAL:
@@ -105,6 +115,10 @@ def _infer_array(data, dtype):
         warnings.warn(_NDARRAY_LIST_WARNING, UserWarning, stacklevel=4)
     if scan.has_tensor:
         data = _replace_tensors(data)
+    if dtype is not None and dtype.category != _FLOATING:
+        not_index = scan.not_index or (scan.numpy_bool if dtype is not _dtype.bool else None)
+        if not_index is not None:
+            raise TypeError(not_index)
     if dtype is not None and dtype.category == _dtype.INTEGRAL and dtype is not scan.dtype:
         floating = scan.dtype is not None and scan.dtype.category == _FLOATING
         return _checked_cast(_build(data, _dtype.float64 if floating else _INT64, scan.dtype),
@@ -145,7 +159,24 @@ def _copy_ndarray(array, dtype):
     return array.astype((dtype or inferred).np_dtype, copy=True)
 
 
+def _not_an_index(value):
+    """PyTorch's TypeError for a NumPy float or bool scalar read into an integer dtype."""
+    return f"'numpy.{type(value).__name__}' object cannot be interpreted as an integer"
+
+
+_FLOAT64 = _np.dtype("float64")
+_FLOAT32 = _np.dtype("float32")
+_NOT_INDEX_TENSOR = "only integer tensors of a single element can be converted to an index"
+
+
 def _build(data, target, inferred):
+    if target.category == _FLOATING and target.itemsize == 2:
+        # through float32, as c10 builds a Half or BFloat16 from a float
+        with _np.errstate(over="ignore"):
+            try:
+                return _np.array(data, dtype=_FLOAT32).astype(target.np_dtype)
+            except OverflowError:
+                pass  # ints beyond int64: the general path below says so
     try:
         return _np.array(data, dtype=target.np_dtype)
     except OverflowError:
@@ -184,12 +215,14 @@ def _sequence_shape(data):
 class _Scan:
     """Walk nested data once: check its shape, promote the element dtypes."""
 
-    __slots__ = ("dtype", "has_tensor", "has_ndarray")
+    __slots__ = ("dtype", "has_tensor", "has_ndarray", "not_index", "numpy_bool")
 
     def __init__(self):
         self.dtype = None
         self.has_tensor = False
         self.has_ndarray = False
+        self.not_index = None  # the TypeError an integer or bool dtype would raise
+        self.numpy_bool = None  # the TypeError an integer dtype would raise
 
     def promote(self, d):
         self.dtype = d if self.dtype is None else _dtype.promote_types(self.dtype, d)
@@ -223,6 +256,11 @@ class _Scan:
             self.promote(_SCALAR_DTYPE[kind])
         elif isinstance(item, _np_generic) or isinstance(item, _np_ndarray) and not item.ndim:
             self.promote(numpy_dtype(item.dtype))
+            if isinstance(item, _np_generic):
+                if self.not_index is None and item.dtype.kind == "f" and item.dtype != _FLOAT64:
+                    self.not_index = _not_an_index(item)
+                elif self.numpy_bool is None and item.dtype.kind == "b":
+                    self.numpy_bool = _not_an_index(item)
         elif isinstance(item, float):
             self.promote(_defaults.float_dtype)
         elif isinstance(item, Tensor):
@@ -230,6 +268,8 @@ class _Scan:
                 raise ValueError("only one element tensors can be converted to Python scalars")
             self.has_tensor = True
             self.promote(item.dtype)
+            if self.not_index is None and item.dtype.category == _FLOATING:
+                self.not_index = _NOT_INDEX_TENSOR
         elif isinstance(item, int):
             self.promote(_INT64)
         elif _is_sequence(item):

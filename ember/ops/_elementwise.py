@@ -51,7 +51,7 @@ def require_tensor(value, name, argname="other", position=2):
 
 def float_binary(input, other, name):
     """`binary()` followed by integer -> default float promotion of both operands."""
-    a, b, device = binary(input, other, name)
+    a, b, device = binary(input, other, name, floating=True)
     if a.dtype.kind in "iub":
         a = a.astype(DEFAULTS.float_dtype.np_dtype)
         if hasattr(b, "astype"):

@@ -46,7 +46,7 @@ def _parse_to(args, kwargs):
     unknown = set(kwargs) - {"dtype", "device", "non_blocking", "copy", "memory_format"}
     if unknown:
         raise _to_error(args, kwargs)
-    dtype, device = kwargs.get("dtype"), kwargs.get("device")
+    dtype, device = _dtype.as_dtype(kwargs.get("dtype")), kwargs.get("device")
     flags = []
     rest = list(args)
     if rest and isinstance(rest[0], Tensor):
@@ -56,8 +56,8 @@ def _parse_to(args, kwargs):
         if rest and (isinstance(rest[0], (str, _device_type))
                      or isinstance(rest[0], int) and not isinstance(rest[0], bool)):
             device = rest.pop(0)
-        if rest and isinstance(rest[0], _dtype.dtype):
-            dtype = rest.pop(0)
+        if rest and isinstance(_dtype.as_dtype(rest[0]), _dtype.dtype):
+            dtype = _dtype.as_dtype(rest.pop(0))
         elif rest and rest[0] is None:
             rest.pop(0)
     for value in rest:

@@ -10,12 +10,14 @@ import warnings
 from .. import _dtype, _errors
 from .._backend import generic as _np_generic, ndarray as _np_ndarray, numpy as _np
 from .._device import CPU as _CPU, resolve as _resolve_device
-from ._common import Tensor, make_tensor
-from ._data import (LIMITS, _NUMBER, _float_or, _infer_array, _is_sequence, check_out, finish,
+from ._common import Tensor, make_tensor, scalar_to, scalar_value
+from ._data import (_NUMBER, _float_or, _infer_array, _is_sequence, check_out, finish,
                     to_device)
 from .interop import as_tensor, asarray, from_numpy  # noqa: F401 - exported from here
 from .ranges import *  # noqa: F401,F403
 from .ranges import __all__ as _ranges_all
+
+_as_dtype = _dtype.as_dtype
 
 __all__ = ["tensor", "zeros", "ones", "empty", "full", "eye", "scalar_tensor", "empty_strided",
            "zeros_like", "ones_like", "empty_like", "full_like", "as_tensor", "asarray",
@@ -63,6 +65,7 @@ def size_arg(args, name, size=None):
 # ================================================================ tensor()
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new tensor holding a copy of `data` (lists, scalars, arrays, tensors)."""
+    dtype = _as_dtype(dtype)
     dev = _resolve_device(device)
     if isinstance(data, Tensor):
         warnings.warn(_COPY_WARNING.format("ember.tensor"), UserWarning, stacklevel=2)
@@ -167,17 +170,15 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, pi
     shape = size_arg((size,), "full")
     dev = _resolve_device(device)
     value = fill_number(fill_value, "full")
-    dtype = dtype or _fill_dtype(value)
+    dtype = _as_dtype(dtype) or _fill_dtype(value)
     return finish(dev.xp.full(shape, fill_scalar(value, dtype), dtype=dtype.np_dtype), dev,
                   requires_grad)
 
 
 def fill_number(value, name, argument="fill_value", position=2):
     """A Python number from a Python/NumPy scalar or a one-element tensor."""
-    if isinstance(value, _NUMBER):
-        return value
-    if isinstance(value, _np_generic):
-        return value.item()
+    if isinstance(value, (_NUMBER, _np_generic)):
+        return scalar_value(value)
     if isinstance(value, Tensor) and value._data.ndim == 0:
         return value.item()
     raise TypeError(f"{name}(): argument '{argument}' (position {position}) must be Number, "
@@ -192,30 +193,16 @@ def _fill_dtype(value):
     return _defaults.float_dtype
 
 
+
+
 _C_TYPE_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int",
                  "int64": "int64_t", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
-                 "float32": "float", "float64": "double"}
+                 "float32": "float", "float64": "double"}  # random.py's messages use these
 
 
 def fill_scalar(value, dtype):
     """`value` as a NumPy scalar of `dtype`, with PyTorch's overflow check."""
-    if dtype.category != _dtype.BOOL and _overflows(value, dtype):
-        raise RuntimeError(f"value cannot be converted to type {_C_TYPE_NAMES[dtype.name]} "
-                           "without overflow")
-    wide = _np.float64 if isinstance(value, float) else _np.int64
-    return _np.array(value, dtype=wide).astype(dtype.np_dtype)[()]
-
-
-def _overflows(value, dtype):
-    lowest, largest = LIMITS[dtype]
-    if dtype.category == _FLOATING:
-        if isinstance(value, float) and (value != value or value in (_INF, -_INF)):
-            return False
-        return abs(value) > largest
-    if isinstance(value, float):
-        return not value == value or value < lowest or value > largest
-    low = -largest if lowest == 0 else lowest  # PyTorch lets -255 wrap into uint8
-    return value < low or value > largest
+    return scalar_to(value, dtype)
 
 
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, pin_memory=False,
@@ -284,9 +271,17 @@ def empty_preserving(data, np_dtype, xp):
     return xp.empty([data.shape[d] for d in order], dtype=np_dtype).transpose(inverse)
 
 
+def require_like_input(input, name):
+    """PyTorch's argument-parser TypeError for a *_like call on something not a Tensor
+    (until one argument checker serves every door)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+
+
 def _like(input, dtype, device, fill, requires_grad, memory_format=None):
     """A new tensor shaped like `input`, keeping its memory layout (preserve_format)."""
-    dtype = dtype or input.dtype
+    dtype = _as_dtype(dtype) or input.dtype
     dev = input._device if device is None else _resolve_device(device)
     preserve = dev is input._device and not _wants_contiguous(memory_format)
     if preserve:
@@ -300,29 +295,37 @@ def _like(input, dtype, device, fill, requires_grad, memory_format=None):
 
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None):
+    if input.__class__ is not Tensor:
+        require_like_input(input, "zeros_like")
     return _like(input, dtype, device, 0, requires_grad, memory_format)
 
 
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
+    if input.__class__ is not Tensor:
+        require_like_input(input, "ones_like")
     return _like(input, dtype, device, 1, requires_grad, memory_format)
 
 
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None):
+    if input.__class__ is not Tensor:
+        require_like_input(input, "empty_like")
     return _like(input, dtype, device, None, requires_grad, memory_format)
 
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
     """Like `input`, filled with `fill_value` (cast to input's dtype unless `dtype` is given)."""
+    if input.__class__ is not Tensor:
+        require_like_input(input, "full_like")
     value = fill_number(fill_value, "full_like")
     return _like(input, dtype, device, value, requires_grad, memory_format)
 
 
 def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
     """`tensor(data)` with this tensor's dtype and device as defaults."""
-    dtype = dtype or self.dtype
+    dtype = _as_dtype(dtype) or self.dtype
     dev = self._device if device is None else _resolve_device(device)
     if isinstance(data, Tensor):
         warnings.warn(_COPY_WARNING.format("tensor.new_tensor"), UserWarning, stacklevel=3)
@@ -333,7 +336,7 @@ def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
 
 def _new(self, size, dtype, device, requires_grad, name, fill):
     shape = size_arg(size, name)
-    dtype = dtype or self.dtype
+    dtype = _as_dtype(dtype) or self.dtype
     dev = self._device if device is None else _resolve_device(device)
     xp = dev.xp
     if fill is None:

@@ -369,8 +369,8 @@ def index_fill(input, dim, index, value):
         raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size "
                          f"{shape1[dim]}")
     xp = input._device.xp
-    fill = value._data.astype(data.dtype) if value_is_tensor else \
-        scalar_to_array(value, data.dtype, xp)
+    # a 0-dim tensor value is read as a number and checked, as PyTorch does (item())
+    fill = scalar_to_array(value.item() if value_is_tensor else value, data.dtype, xp)
     key = (_FULL,) * dim + (idx,)
     result = data.reshape(shape1).copy()
     result[key] = fill
@@ -427,8 +427,8 @@ def masked_fill(input, mask, value):
                            f"tensor with {value._data.ndim} dimension(s).")
     _broadcast_shape(mask, input)
     xp = input._device.xp
-    fill = value._data.astype(data.dtype) if value_is_tensor else \
-        scalar_to_array(value, data.dtype, xp)
+    # a 0-dim tensor value is read as a number and checked, as PyTorch does (item())
+    fill = scalar_to_array(value.item() if value_is_tensor else value, data.dtype, xp)
     out = wrap(xp.where(m, fill, data), input._device)
     if _recording(input, value):
         node = MaskedFillBackward1() if value_is_tensor else MaskedFillBackward0()

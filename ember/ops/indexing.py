@@ -17,7 +17,7 @@ from .._dtype import FROM_NUMPY as _FROM_NUMPY
 from .._backend import generic as _np_generic, ndarray as _np_ndarray, numpy as _numpy
 from ..autograd.graph import Node
 from ._common import (Tensor, contiguous, edge, grad_state, inplace_overlapping, make_view,
-                      sum_to_shape, track_view, wrap)
+                      scalar_array, sum_to_shape, track_view, wrap)
 from .dims import AliasBackward0, UnsqueezeBackward0
 from .slicing import SelectBackward0, SliceBackward0
 
@@ -44,29 +44,9 @@ _SEQUENCE_WARNING = (
 
 # ---------------------------------------------------------------- scalar values
 def scalar_to_array(value, np_dtype, xp):
-    """A Python number as a 0-dim array of `np_dtype`, refusing overflow as PyTorch does.
-
-    PyTorch converts a Scalar into an integer type with a range check (unsigned
-    types accept negatives down to -max, which wrap); floats saturate to inf.
-    """
-    if isinstance(value, _np_generic):
-        value = value.item()
-    kind = np_dtype.kind
-    if kind in "iu":
-        if type(value) is int and not -2 ** 63 <= value < 2 ** 63:
-            raise ValueError("Overflow when unpacking long long")
-        info = _numpy.iinfo(np_dtype)
-        if kind == "u" and type(value) is not float:
-            fits = -info.max <= value <= info.max
-        else:
-            fits = info.min <= value <= info.max  # False for nan
-        if not fits:
-            raise RuntimeError(f"value cannot be converted to type {_C_NAMES[np_dtype.name]} "
-                               "without overflow")
-        value = int(value) % (info.max + 1) if kind == "u" else int(value)
-    elif kind == "b":
-        value = bool(value)
-    return xp.asarray(value).astype(np_dtype)
+    """A number as a 0-dim array of `np_dtype`, refusing overflow as PyTorch does
+    (the one conversion lives in `_common.scalar_to`)."""
+    return scalar_array(value, _FROM_NUMPY[np_dtype], xp)
 
 
 def out_of_bounds(array, low, high):
@@ -109,7 +89,7 @@ def _items(index):
     if isinstance(index, list) and len(index) < 32:
         for item in index:
             if item is None or item is Ellipsis or isinstance(item, (slice, Tensor, list, tuple,
-                                                                      _np_ndarray)):
+                                                                      range, _np_ndarray)):
                 warnings.warn(_SEQUENCE_WARNING, UserWarning, stacklevel=4)
                 return tuple(index)
     return (index,)
@@ -119,7 +99,7 @@ def _index_object(input, item, scalars=True):
     """(kind, payload) for an index that is not an int, slice, None, Ellipsis or bool."""
     if isinstance(item, Tensor):
         array = item._data
-    elif isinstance(item, (list, tuple, _np_ndarray)):
+    elif isinstance(item, (list, tuple, range, _np_ndarray)):  # range: d2l's y[range(n), y]
         array = input._device.xp.asarray(item)
         if array.size == 0 and array.dtype.kind == "f":
             array = array.astype(_INT64)

@@ -13,7 +13,7 @@ pointwise_select, pointwise_logic) and are re-exported from here, so that
 from .. import _backend, _dtype
 from ..autograd.graph import Node
 from ._common import (Tensor, any_requires_grad, attach, binary, float_operand, grad_state,
-                      inplace, sum_to_shape, wrap)
+                      inplace, scalar_value, sum_to_shape, wrap)
 from ._elementwise import (DEFAULTS, NotImplementedBackward, broadcast_error, shape_of,
                            unsupported, upcast)
 from . import (pointwise_binary, pointwise_logic, pointwise_math, pointwise_power,
@@ -52,6 +52,18 @@ _FUSED_LIMIT = 1 << 16  # elements; as pointwise_math's float64 path for small t
 # float16/bfloat16 keep the plain formula: PyTorch's half kernel matches neither form.
 _WIDER = {_dtype.float32.np_dtype: _dtype.float64.np_dtype,
           _dtype.float64.np_dtype: _LONGDOUBLE}
+
+
+_REDUCED = {_dtype.float16.np_dtype}
+if _dtype.bfloat16.np_dtype is not None:
+    _REDUCED.add(_dtype.bfloat16.np_dtype)
+
+
+def _reduced_by_scalar(function, a, b):
+    """float16/bfloat16 times or over a number, as PyTorch's CPU kernels compute it: in
+    float32 with the number itself, not the number rounded to a's dtype first (so
+    `half(0) * 70000` is 0, not 0 * inf = nan)."""
+    return function(a.astype(_FLOAT32), _FLOAT32(b)).astype(a.dtype)
 
 
 def _scaled(b, alpha, dtype, xp):
@@ -177,7 +189,9 @@ def _check_bool_sub(input, other):
     other_bool = other.__class__ is bool or isinstance(other, Tensor) and \
         other._data.dtype.kind == "b"
     if input_bool or other_bool:
-        both = input_bool and isinstance(other, Tensor) and other_bool
+        if not isinstance(other, Tensor):
+            scalar_value(other)  # an unconvertible number fails first, as in PyTorch
+        both = input_bool and other_bool  # a Python bool counts as a bool tensor
         raise RuntimeError(_BOOL_SUB_BOTH if both else _BOOL_SUB)
 
 
@@ -266,7 +280,10 @@ def mul(input, other):
     """input * other, broadcast."""
     a, b, device = binary(input, other, "mul")
     try:
-        result = a * b
+        if a.dtype in _REDUCED and other.__class__ is not Tensor and b.__class__ is not bool:
+            result = _reduced_by_scalar(_numpy.multiply, a, b)
+        else:
+            result = a * b
     except ValueError:
         raise broadcast_error(a, b) from None
     out_t = wrap(result, device)
@@ -310,13 +327,16 @@ def div(input, other, *, rounding_mode=None):
     """input / other: true division (integers give floats) unless a rounding mode is given."""
     if rounding_mode is not None:
         return _div_rounded(input, other, rounding_mode)
-    a, b, device = binary(input, other, "div")
+    a, b, device = binary(input, other, "div", floating=True)
     if a.dtype.kind in "iub":
         a = a.astype(DEFAULTS.float_dtype.np_dtype)
         if isinstance(other, Tensor):
             b = b.astype(a.dtype)
     try:
-        result = a / b
+        if a.dtype in _REDUCED and not isinstance(other, Tensor):
+            result = _reduced_by_scalar(_numpy.true_divide, a, b)
+        else:
+            result = a / b
     except ValueError:
         raise broadcast_error(a, b) from None
     out_t = wrap(result, device)
@@ -385,9 +405,16 @@ def _trunc_divide(xp, a, b):
 _ROUNDED = {"trunc": (_trunc_divide, "div_trunc_cpu"), "floor": (_floor_divide, "div_floor_cpu")}
 
 
-def _divide_arrays(input, other, function, kernel, swap=False):
-    """`function(xp, a, b)` on promoted operands, with PyTorch's dtype and zero checks."""
+def _divide_arrays(input, other, function, kernel, swap=False, half_number=False):
+    """`function(xp, a, b)` on promoted operands, with PyTorch's dtype and zero checks.
+
+    float16/bfloat16 compute in float32; a number meets them as a float32 (floor
+    division), or rounded to the tensor's dtype first with `half_number` (remainder and
+    fmod, whose kernels see the number as a tensor of the common dtype).
+    """
     a, b, device = binary(input, other, kernel)
+    if half_number and a.dtype in _REDUCED and b.__class__ in _NUMBERS:
+        b = a.dtype.type(b)
     if swap:
         a, b = (device.xp.asarray(b).astype(a.dtype), a)
     kind = a.dtype.kind
@@ -395,12 +422,17 @@ def _divide_arrays(input, other, function, kernel, swap=False):
         raise unsupported(kernel, a)
     xp = device.xp
     try:
-        if kind != "f":
+        if _CATEGORY[a.dtype] != _FLOATING:
             _check_divisor(b)
             return wrap(function(xp, a, b), device)
         return wrap(upcast(lambda x, y: function(xp, x, y), a, b), device)
     except ValueError:
         raise broadcast_error(a, b) from None
+
+
+_NUMBERS = (int, float)
+_CATEGORY = {np_dtype: d.category for np_dtype, d in _dtype.FROM_NUMPY.items()}
+_FLOATING = _dtype.FLOATING
 
 
 def _div_rounded(input, other, rounding_mode):
@@ -447,12 +479,22 @@ def rfloordiv(input, other):
 
 
 def _remainder(xp, a, b):
-    return xp.remainder(a, b)
+    """PyTorch's floating remainder is fmod with the sign fixed (`mod + b` where the signs
+    differ), so an exact multiple keeps fmod's zero, the dividend's sign (`-4. % 2` is
+    -0.0); NumPy's is the same but for that zero, which takes the divisor's sign."""
+    out = xp.remainder(a, b)
+    if a.dtype.kind == "f":
+        nonzero = xp.count_nonzero(out)
+        if not nonzero and out.shape == xp.shape(a):
+            xp.copysign(out, a, out=out)
+        elif nonzero != out.size:
+            xp.copysign(out, a, out=out, where=out == 0)
+    return out
 
 
 def remainder(input, other):
     """Python's modulus: the result takes the sign of the divisor."""
-    out = _divide_arrays(input, other, _remainder, "remainder_cpu")
+    out = _divide_arrays(input, other, _remainder, "remainder_cpu", half_number=True)
     if any_requires_grad(input, other):
         node = RemainderBackward1() if isinstance(other, Tensor) else RemainderBackward0()
         node.save(input, other if isinstance(other, Tensor) else None)
@@ -490,7 +532,8 @@ def remainder_(input, other):
 
 def rremainder(input, other):
     """other % input, for `2 % x` (PyTorch defines no gradient for it)."""
-    out = _divide_arrays(input, other, _remainder, "remainder_cpu", swap=True)
+    out = _divide_arrays(input, other, _remainder, "remainder_cpu", swap=True,
+                         half_number=True)
     if any_requires_grad(input):
         attach(out, NotImplementedBackward("remainder"), input)
     return out
@@ -502,7 +545,7 @@ def _fmod(xp, a, b):
 
 def fmod(input, other):
     """C's fmod: the result takes the sign of the dividend."""
-    out = _divide_arrays(input, other, _fmod, "fmod_cpu")
+    out = _divide_arrays(input, other, _fmod, "fmod_cpu", half_number=True)
     if any_requires_grad(input, other):
         node = FmodBackward1() if isinstance(other, Tensor) else FmodBackward0()
         node.save(input, other if isinstance(other, Tensor) else None)

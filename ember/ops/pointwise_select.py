@@ -5,9 +5,11 @@ Most of these have piecewise-constant parts, so their gradients are masks of the
 incoming gradient (or zero), exactly as PyTorch's formulas write them.
 """
 from .. import _dtype, _errors
+from .._backend import numpy as _numpy
 from ..autograd.graph import Node
-from ._common import (Tensor, any_requires_grad, attach, binary, grad_state, inplace,
-                      inplace_overlapping, sum_to_shape, wrap)
+from ._common import (Tensor, any_requires_grad, attach, binary, check_uint64_promotion,
+                      grad_state, inplace, inplace_overlapping, scalar_number, scalar_to,
+                      scalar_value, sum_to_shape, wrap)
 from ._elementwise import (broadcast_error, dtype_of, require_tensor, shape_of, unsupported,
                            upcast, zeros_like)
 
@@ -197,34 +199,77 @@ class ReluBackward0(Node):
 
 
 def _bound(value, dtype, xp):
-    """A clamp bound in the result dtype: arrays cast, Python ints wrapped like PyTorch."""
+    """A clamp bound in the result dtype: tensors cast, numbers checked as PyTorch's
+    clamp checks them (`int8.clamp(max=300)` is an overflow error, not 44)."""
     if isinstance(value, Tensor):
-        return value._data.astype(dtype, copy=False)
-    if dtype.kind in "iu" and type(value) is int:
-        return xp.asarray(value & _INT_MASK).astype(dtype)[()]
-    return value
+        return value._data.astype(dtype.np_dtype, copy=False)
+    if value is None:
+        return None
+    return scalar_number(value, dtype)
 
 
 def _clamp_arrays(input, min, max):
     """Input and bounds cast to PyTorch's result dtype for clamp."""
     a = input._data
-    if a.dtype.kind == "f" and not isinstance(min, Tensor) and not isinstance(max, Tensor):
-        return a, min, max  # a float tensor keeps its dtype against Python numbers
+    if a.dtype.kind == "f" and min.__class__ in _PLAIN and max.__class__ in _PLAIN:
+        # the common case, kept lean: a float tensor keeps its dtype against numbers;
+        # float32/float64 take finite floats within float32's range and small ints as
+        # they are (NumPy rounds them as C++ does)
+        if a.dtype in _WIDE and (min is None or -_FLOAT32_MAX <= min <= _FLOAT32_MAX) and \
+                (max is None or -_FLOAT32_MAX <= max <= _FLOAT32_MAX) and \
+                (min.__class__ is not int or -_EXACT <= min <= _EXACT) and \
+                (max.__class__ is not int or -_EXACT <= max <= _EXACT):
+            return a, min, max
+        result = dtype_of(a)
+        if min is not None:
+            min = scalar_number(min, result)
+        if max is not None:
+            max = scalar_number(max, result)
+        return a, min, max
+    if not isinstance(min, Tensor) and min is not None:
+        min = scalar_value(min)
+    if not isinstance(max, Tensor) and max is not None:
+        max = scalar_value(max)
+    if a.dtype.kind == "b":
+        check_uint64_promotion(min, max)
     operands = [x for x in (input, min, max) if x is not None]
-    result = _dtype._result_type_many(operands).np_dtype
-    a = a.astype(result, copy=False)
+    result = _dtype._result_type_many(operands)
+    a = a.astype(result.np_dtype, copy=False)
     xp = input._device.xp
-    if a.dtype.kind == "b" and not any(isinstance(x, Tensor) for x in operands[1:]):
-        raise unsupported("clamp_scalar_cpu", a)
+    if a.dtype.kind == "b":
+        tensors = sum(isinstance(x, Tensor) for x in operands[1:])
+        if not tensors:
+            raise unsupported(_CLAMP_KERNELS[min is None, max is None], a)
+        if tensors == 2:
+            raise unsupported("clamp_cpu", a)
     return a, _bound(min, result, xp), _bound(max, result, xp)
 
 
+_PLAIN = (float, int, type(None))
+_FLOAT16, _FLOAT32 = _numpy.dtype("float16"), _numpy.dtype("float32")
+_WIDE = (_FLOAT32, _numpy.dtype("float64"))
+_FLOAT32_MAX = float(_numpy.finfo(_FLOAT32).max)
+_EXACT = 1 << 24  # ints every float32 holds
+
+
+def _float32(bound):
+    return bound.astype(_FLOAT32) if hasattr(bound, "astype") else bound
+_CLAMP_KERNELS = {(False, False): "clamp_scalar_cpu", (False, True): "clamp_min_scalar_cpu",
+                  (True, False): "clamp_max_scalar_cpu"}
+
+
 def _clamp_forward(xp, a, low, high):
+    # The bound first: NumPy returns its second argument on ties, PyTorch keeps the
+    # input (clamp(0.0, min=-0.0) is 0.0). NumPy's float16 maximum/minimum return the
+    # bound on ties instead; float32 holds every float16 exactly.
+    if a.dtype == _FLOAT16:
+        return _clamp_forward(xp, a.astype(_FLOAT32), _float32(low), _float32(high)
+                              ).astype(_FLOAT16)
     try:
         if low is not None:
-            a = xp.maximum(a, low)
+            a = xp.maximum(low, a)
         if high is not None:
-            a = xp.minimum(a, high)
+            a = xp.minimum(high, a)
     except ValueError:
         raise broadcast_error(a, low if high is None else high) from None
     return a
@@ -457,12 +502,15 @@ def where(condition, input=None, other=None):
         device = input._device
         a, b = input._data, other._data
         result = a.dtype
+    elif other.__class__ is float and input.__class__ is Tensor and input._data.dtype in _WIDE:
+        # the common `where(mask, x, 0.0)`, kept lean: float32/float64 keep their dtype
+        device = input._device
+        a, result = input._data, input._data.dtype
+        b = scalar_number(other, dtype_of(a))
     else:
-        result = _dtype._result_type_many((input, other)).np_dtype
+        a, b, result = _where_operands(input, other)
         device = next((x._device for x in (input, other) if isinstance(x, Tensor)),
                       condition._device)
-        a = input._data.astype(result, copy=False) if isinstance(input, Tensor) else input
-        b = other._data.astype(result, copy=False) if isinstance(other, Tensor) else other
     xp = device.xp
     try:
         chosen = xp.where(c, a, b)
@@ -475,6 +523,56 @@ def where(condition, input=None, other=None):
         node.save(condition)
         attach(out, node, condition, input, other)
     return out
+
+
+def _where_operands(input, other):
+    """Both branches of `where` in PyTorch's result dtype, numbers converted as it does:
+    checked ('value cannot be converted ... without overflow') except into float16 and
+    bfloat16 (`where(m, half, 70000)` holds inf); an int from 2**63 up refused beside
+    a bool or another int."""
+    input_is_tensor, other_is_tensor = isinstance(input, Tensor), isinstance(other, Tensor)
+    if not input_is_tensor:
+        input = scalar_value(input)
+    if not other_is_tensor:
+        other = scalar_value(other)
+    if not input_is_tensor and not other_is_tensor:
+        _check_uint64_pair(input, other)
+    elif not input_is_tensor or not other_is_tensor:
+        tensor = input if input_is_tensor else other
+        if tensor._data.dtype.kind == "b":
+            number = other if input_is_tensor else input
+            if input_is_tensor:
+                check_uint64_promotion(number)
+            else:
+                check_uint64_promotion(number, other="Bool")
+    result = _dtype._result_type_many((input, other))
+    return _where_branch(input, result), _where_branch(other, result), result.np_dtype
+
+
+def _where_branch(value, result):
+    if isinstance(value, Tensor):
+        return value._data.astype(result.np_dtype, copy=False)
+    if result.is_floating_point and result.itemsize == 2:
+        # unchecked, through float32 (as c10 builds a Half from a float); a NumPy scalar,
+        # which any device takes
+        with _numpy.errstate(over="ignore"):
+            return _numpy.asarray(_numpy.float32(value)).astype(result.np_dtype)[()]
+    return scalar_to(value, result)
+
+
+def _check_uint64_pair(first, second):
+    """PyTorch refuses to promote a uint64 number (2**63 up) with another int or bool."""
+    names = []
+    for value in (first, second):
+        if value.__class__ is bool:
+            names.append("Bool")
+        elif value.__class__ is int:
+            names.append("UInt64" if value > 0x7FFFFFFFFFFFFFFF else "Long")
+        else:
+            return
+    if "UInt64" in names and names != ["UInt64", "UInt64"]:
+        raise RuntimeError("Promotion for uint16, uint32, uint64 types is not supported, "
+                           f"attempted to promote {names[0]} and {names[1]}")
 
 
 def _where_broadcast_error(c, a, b):
@@ -550,11 +648,11 @@ def _filled(input, value):
         if value._data.ndim:
             raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor "
                                f"with {value._data.ndim} dimensions.")
-        scalar = value._data
+        scalar = value._data.astype(a.dtype)
     else:
-        scalar = xp.asarray(value & _INT_MASK if type(value) is int else value)
+        scalar = scalar_number(scalar_value(value), dtype_of(a))
     filled = xp.empty(a.shape, a.dtype)
-    filled[...] = scalar.astype(a.dtype)
+    filled[...] = scalar
     out = wrap(filled, input._device)
     if any_requires_grad(input, value):
         node = FillBackward3() if isinstance(value, Tensor) else FillBackward2()
@@ -606,7 +704,46 @@ def _inplace(op):
     return method
 
 
-abs_, sign_, sgn_, floor_, ceil_, round_, trunc_, frac_, relu_, clamp_, clamp_min_, clamp_max_ = [
-    _inplace(op) for op in (abs, sign, sgn, floor, ceil, round, trunc, frac, relu, clamp,
-                            clamp_min, clamp_max)]
-absolute_, fix_, clip_ = abs_, trunc_, clamp_
+abs_, sign_, sgn_, floor_, ceil_, round_, trunc_, frac_, relu_ = [
+    _inplace(op) for op in (abs, sign, sgn, floor, ceil, round, trunc, frac, relu)]
+absolute_, fix_ = abs_, trunc_
+
+
+def clamp_(input, min=None, max=None):
+    """In-place clamp; a float number bound on an integer tensor is refused before any
+    bound is converted, with the C++ type name PyTorch's kernel prints."""
+    if input._data.dtype.kind != "f":
+        _check_number_bounds_cast(input, min, max)
+    return inplace(input, clamp, min, max)
+
+
+def clamp_min_(input, min):
+    if input._data.dtype.kind != "f":
+        _check_number_bounds_cast(input, min, None)
+    return inplace(input, clamp_min, min)
+
+
+def clamp_max_(input, max):
+    if input._data.dtype.kind != "f":
+        _check_number_bounds_cast(input, None, max)
+    return inplace(input, clamp_max, max)
+
+
+clip_ = clamp_
+
+
+def _check_number_bounds_cast(input, min, max):
+    if isinstance(min, Tensor) or isinstance(max, Tensor) or min is None and max is None:
+        return  # tensor bounds: the common in-place check (and its ScalarType names)
+    bounds = [scalar_value(x) for x in (min, max) if x is not None]
+    if input._data.dtype.kind == "b":
+        check_uint64_promotion(*bounds)
+    result = _dtype._result_type_many([input] + bounds)
+    target = dtype_of(input._data)
+    if not _dtype.can_cast(result, target):
+        raise RuntimeError(f"result type {_errors._scalar_type_name(result)} can't be cast to "
+                           f"the desired output type {_CPP_NAMES[target.name]}")
+
+
+_CPP_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char",
+              "int16": "short int", "int32": "int", "int64": "long int"}

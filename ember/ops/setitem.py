@@ -11,12 +11,12 @@ index tensors. An in-place op on a view is what rebases the base's history
 (CopySlices), so assigning into a view of a tensor with history works too.
 """
 from .. import _errors
+from .._backend import numpy as _numpy
 from . import _view_rebase
 from ._common import (Tensor, check_no_overlap, check_no_partial_overlap, grad_state,
-                      inplace_overlapping, make_view, wrap)
-from .indexing import (_INVALID_0DIM, _MASK, _SCALAR_TYPES, _advanced_key, _apply_basic,
-                       _check_put_value, _index_put, _items, _record_chain, _type_name,
-                       scalar_to_array)
+                      inplace_overlapping, make_view, scalar_number, wrap)
+from .indexing import (_INVALID_0DIM, _MASK, _advanced_key, _apply_basic,
+                       _check_put_value, _index_put, _items, _record_chain, _type_name)
 
 __all__ = []
 
@@ -62,8 +62,9 @@ def _write_recorded(self, value, array, view, steps, adv_key):
         sliced = make_view(view, self)
         if self._requires_grad:
             _record_chain(sliced, self, steps, None)
-    if not isinstance(value, Tensor):
-        value = wrap(array, self._device)  # a Python number becomes a 0-dim tensor
+    if not isinstance(value, Tensor):  # a number becomes a 0-dim tensor
+        array = self._device.xp.asarray(array, dtype=self._data.dtype)
+        value = wrap(array, self._device)
     if adv_key is not None:
         inplace_overlapping(sliced, _index_put, adv_key, _drop_leading_ones(value, array), False)
     elif value._data.shape == view.shape:
@@ -102,9 +103,29 @@ def _setitem_value(self, value, target, entries):
         else:
             _check_expand(value, shape, target)
         return array
-    if isinstance(value, _SCALAR_TYPES):
-        return scalar_to_array(value, data.dtype, self._device.xp)
+    if isinstance(value, (bool, int, float, _np_integer)):
+        return _setitem_number(value, self.dtype, self._device.xp)
     raise TypeError(f"can't assign a {_type_name(value)} to a ember.{self.dtype.tensor_type}")
+
+
+_np_integer = _numpy.integer
+_FLOAT32 = _numpy.dtype("float32")
+
+
+def _setitem_number(value, dtype, xp):
+    """A number for `x[i] = v`, read as PyTorch's setitem reads it: ints must fit int64
+    (NumPy's integers count as ints, its floats other than float64 are refused by the
+    caller); the overflow check applies except into float16/bfloat16, where PyTorch's
+    setitem lets 70000 become inf."""
+    if value.__class__ is not bool and not isinstance(value, float):
+        value = int(value)
+        if not -0x8000000000000000 <= value <= 0x7FFFFFFFFFFFFFFF:
+            raise ValueError("Overflow when unpacking long long")
+    elif value.__class__ is not bool:
+        value = float(value)
+    if dtype.is_floating_point and dtype.itemsize == 2:  # through float32, as c10 does
+        return xp.asarray(value).astype(_FLOAT32).astype(dtype.np_dtype)
+    return scalar_number(value, dtype)
 
 
 def _check_expand(value, shape, target):
