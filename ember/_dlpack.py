@@ -33,7 +33,7 @@ _capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
 _capsule_pointer.restype = ctypes.c_void_p
 _capsule_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
 
-_BFLOAT16 = _dtype.bfloat16.np_dtype
+_BFLOAT16 = _dtype.BFLOAT16_NP
 
 
 def from_dlpack(ext_tensor):

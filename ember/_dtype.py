@@ -8,12 +8,15 @@ import builtins
 
 import numpy as np
 
-try:  # bfloat16 needs ml_dtypes; everything else works without it
+# NumPy has no bfloat16; ml_dtypes (a core dependency) adds it. Without ml_dtypes ember still
+# imports and everything else works; only making bfloat16 arrays raises BFLOAT16_MISSING.
+try:
     import ml_dtypes as _ml_dtypes
-    _BFLOAT16_NP = np.dtype(_ml_dtypes.bfloat16)
-except ImportError:  # pragma: no cover - exercised only without ml_dtypes
-    _ml_dtypes = None
-    _BFLOAT16_NP = None
+    BFLOAT16_NP = np.dtype(_ml_dtypes.bfloat16)
+except ImportError:  # tests/test_install.py runs ember with ml_dtypes blocked
+    BFLOAT16_NP = None
+BFLOAT16_MISSING = ("ember.bfloat16 needs the ml_dtypes package (a core dependency of ember "
+                    "that is not installed): pip install ml_dtypes")
 
 __all__ = ["dtype", "float16", "half", "bfloat16", "float32", "float", "float64", "double",
            "int8", "int16", "short", "int32", "int", "int64", "long", "uint8", "bool",
@@ -33,7 +36,8 @@ class dtype:
 
     def __init__(self, name, np_dtype, category, is_signed, tensor_type):
         self.name = name
-        self.np_dtype = np_dtype
+        if np_dtype is not None:
+            self.np_dtype = np_dtype
         self.itemsize = np_dtype.itemsize if np_dtype is not None else 2
         self.category = category
         self.is_floating_point = category == FLOATING
@@ -57,6 +61,17 @@ def _by_name(name):
     return _BY_NAME[name]
 
 
+class _MissingBFloat16(dtype):
+    """ember.bfloat16 without ml_dtypes: it promotes, prints and pickles by name, but any
+    attempt to make its arrays (which all go through `np_dtype`) says what to install."""
+
+    __slots__ = ()
+
+    @property
+    def np_dtype(self):
+        raise ModuleNotFoundError(BFLOAT16_MISSING, name="ml_dtypes")
+
+
 bool = dtype("bool", np.dtype(np.bool_), BOOL, False, "BoolTensor")
 uint8 = dtype("uint8", np.dtype(np.uint8), INTEGRAL, False, "ByteTensor")
 int8 = dtype("int8", np.dtype(np.int8), INTEGRAL, True, "CharTensor")
@@ -64,7 +79,8 @@ int16 = dtype("int16", np.dtype(np.int16), INTEGRAL, True, "ShortTensor")
 int32 = dtype("int32", np.dtype(np.int32), INTEGRAL, True, "IntTensor")
 int64 = dtype("int64", np.dtype(np.int64), INTEGRAL, True, "LongTensor")
 float16 = dtype("float16", np.dtype(np.float16), FLOATING, True, "HalfTensor")
-bfloat16 = dtype("bfloat16", _BFLOAT16_NP, FLOATING, True, "BFloat16Tensor")
+bfloat16 = (dtype if BFLOAT16_NP is not None else _MissingBFloat16)(
+    "bfloat16", BFLOAT16_NP, FLOATING, True, "BFloat16Tensor")
 float32 = dtype("float32", np.dtype(np.float32), FLOATING, True, "FloatTensor")
 float64 = dtype("float64", np.dtype(np.float64), FLOATING, True, "DoubleTensor")
 
@@ -73,8 +89,9 @@ short, int, long = int16, int32, int64
 
 ALL = (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64)
 _BY_NAME = {d.name: d for d in ALL}
-FROM_NUMPY = {d.np_dtype: d for d in ALL if d.np_dtype is not None}
-FROM_NUMPY.update({d.np_dtype.type: d for d in ALL if d.np_dtype is not None})
+WITH_ARRAYS = ALL if BFLOAT16_NP is not None else tuple(d for d in ALL if d is not bfloat16)
+FROM_NUMPY = {d.np_dtype: d for d in WITH_ARRAYS}
+FROM_NUMPY.update({d.np_dtype.type: d for d in WITH_ARRAYS})
 
 
 def from_numpy_dtype(np_dtype):
@@ -210,6 +227,19 @@ def _fmt(x):
     return f"{x:.6g}"
 
 
+class _BFloat16Info:
+    """bfloat16's limits (8 exponent bits, 7 stored mantissa bits), known without ml_dtypes."""
+
+    eps = 2.0 ** -7
+    max = (2.0 - 2.0 ** -7) * 2.0 ** 127
+    min = -max
+    smallest_normal = 2.0 ** -126
+    precision = 2
+
+
+_BFLOAT16_INFO = _BFloat16Info
+
+
 class finfo:
     """Machine limits of a floating dtype, printed as PyTorch prints them."""
 
@@ -220,7 +250,7 @@ class finfo:
         if not type.is_floating_point:
             raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo "
                             "to handle 'torch.finfo'".replace("torch.", "ember."))
-        info = np.finfo(type.np_dtype) if type is not bfloat16 else _ml_dtypes.finfo(type.np_dtype)
+        info = np.finfo(type.np_dtype) if type is not bfloat16 else _BFLOAT16_INFO
         self.bits = type.itemsize * 8
         self.eps = builtins.float(info.eps)
         self.max = builtins.float(info.max)

@@ -12,6 +12,7 @@ import warnings
 from .. import _dtype, _errors
 from .._backend import generic as _np_generic, ndarray as _np_ndarray, numpy as _np
 from .._device import CPU as _CPU
+from ._cast import cast as _cast
 from ._common import Tensor, contiguous, make_tensor
 
 _defaults = _dtype._defaults
@@ -81,7 +82,7 @@ def _infer_array(data, dtype):
         return _copy_ndarray(data, dtype)
     if isinstance(data, _np_generic):
         inferred = numpy_dtype(data.dtype)
-        return _np.array(data, dtype=(dtype or inferred).np_dtype)
+        return _cast(_np.array(data), (dtype or inferred).np_dtype)
     if isinstance(data, _NUMBER):
         inferred = _SCALAR_DTYPE.get(type(data)) or _defaults.float_dtype
         if dtype is not None and dtype.category == _dtype.INTEGRAL:
@@ -142,10 +143,14 @@ def _copy_ndarray(array, dtype):
     inferred = numpy_dtype(array.dtype)
     if any(s < 0 for s in array.strides):
         raise ValueError(_NEGATIVE_STRIDES)
-    return array.astype((dtype or inferred).np_dtype, copy=True)
+    return _cast(array, (dtype or inferred).np_dtype)
 
 
 def _build(data, target, inferred):
+    if target in _ROUNDED_TWICE:
+        # PyTorch stores each Python number as a double or int64, then casts it (through
+        # float32) to 16 bits: build that wide array and cast it the same way.
+        return _cast(_wide(data, inferred), target.np_dtype)
     try:
         return _np.array(data, dtype=target.np_dtype)
     except OverflowError:
@@ -153,9 +158,22 @@ def _build(data, target, inferred):
         wide = _np.float64 if inferred is not None and inferred.category == _FLOATING \
             else _np.int64
         try:
-            return _np.array(data, dtype=wide).astype(target.np_dtype)
+            return _cast(_np.array(data, dtype=wide), target.np_dtype)
         except OverflowError:
             raise ValueError("Overflow when unpacking long long") from None
+
+
+_ROUNDED_TWICE = (_dtype.float16, _dtype.bfloat16)
+
+
+def _wide(data, inferred):
+    """Python data as float64 (int64 when every element is an integer or bool)."""
+    if inferred is not None and inferred.category != _FLOATING:
+        try:
+            return _np.array(data, dtype=_np.int64)
+        except OverflowError:
+            raise ValueError("Overflow when unpacking long long") from None
+    return _np.array(data, dtype=_np.float64)
 
 
 def _is_sequence(x):

@@ -18,8 +18,8 @@ DEFAULTS = _dtype._defaults
 _FROM_NUMPY = _dtype.FROM_NUMPY
 _FLOAT32 = _dtype.float32.np_dtype
 _REDUCED = {_dtype.float16.np_dtype}
-if _dtype.bfloat16.np_dtype is not None:
-    _REDUCED.add(_dtype.bfloat16.np_dtype)
+if _dtype.BFLOAT16_NP is not None:
+    _REDUCED.add(_dtype.BFLOAT16_NP)
 
 
 def broadcast_error(a, b):

@@ -92,7 +92,7 @@ def _alias_error(have, want):
 
 # ================================================================ tensor -> Python / NumPy
 
-_BFLOAT16 = _dtype.bfloat16.np_dtype
+_BFLOAT16 = _dtype.BFLOAT16_NP
 _PYTHON_NUMBERS = (bool, int, float)
 
 

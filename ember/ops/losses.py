@@ -19,8 +19,8 @@ __all__ = ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_
 
 _FLOAT32 = _dtype.float32.np_dtype
 _REDUCED = {_dtype.float16.np_dtype}
-if _dtype.bfloat16.np_dtype is not None:
-    _REDUCED.add(_dtype.bfloat16.np_dtype)
+if _dtype.BFLOAT16_NP is not None:
+    _REDUCED.add(_dtype.BFLOAT16_NP)
 NONE, MEAN, SUM = 0, 1, 2
 _REDUCTIONS = {"none": NONE, "mean": MEAN, "sum": SUM}
 

@@ -11,8 +11,8 @@ from ._common import attach, grad_state, make_tensor, wrap_dim
 __all__ = ["softmax", "log_softmax"]
 
 _REDUCED = {_dtype.float16.np_dtype}
-if _dtype.bfloat16.np_dtype is not None:
-    _REDUCED.add(_dtype.bfloat16.np_dtype)
+if _dtype.BFLOAT16_NP is not None:
+    _REDUCED.add(_dtype.BFLOAT16_NP)
 _FLOAT32 = _dtype.float32.np_dtype
 
 

@@ -19,8 +19,8 @@ __all__ = ["batch_norm", "layer_norm", "group_norm", "instance_norm", "local_res
 
 _FLOAT32 = _dtype.float32.np_dtype
 _REDUCED = {_dtype.float16.np_dtype}
-if _dtype.bfloat16.np_dtype is not None:
-    _REDUCED.add(_dtype.bfloat16.np_dtype)
+if _dtype.BFLOAT16_NP is not None:
+    _REDUCED.add(_dtype.BFLOAT16_NP)
 
 
 # ---------------------------------------------------------------- shared helpers

@@ -31,8 +31,8 @@ _INT64 = _dtype.int64.np_dtype
 _FLOAT32 = _dtype.float32.np_dtype
 # Half-precision sums accumulate in float32, as PyTorch's CPU kernels do.
 _ACCUMULATE = {_dtype.float16.np_dtype: _FLOAT32}
-if _dtype.bfloat16.np_dtype is not None:
-    _ACCUMULATE[_dtype.bfloat16.np_dtype] = _FLOAT32
+if _dtype.BFLOAT16_NP is not None:
+    _ACCUMULATE[_dtype.BFLOAT16_NP] = _FLOAT32
 
 
 # ---------------------------------------------------------------- shared helpers
