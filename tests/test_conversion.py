@@ -87,6 +87,47 @@ def test_16_bit_floats_from_python_and_numpy_match_torch(torch, target):
                          torch.tensor(value, dtype=getattr(torch, target)))
 
 
+def _setitem(target, index, value):
+    target[index] = value
+    return target
+
+
+# Writers that cast a value into a tensor's dtype: each must cast as to() does.
+WRITERS = {
+    "setitem": lambda lib, dest, src: _setitem(dest, slice(None), src),
+    "setitem_strided": lambda lib, dest, src: _setitem(dest, slice(None, None, 2), src[::2]),
+    "fill_tensor": lambda lib, dest, src: dest.fill_(src[7]),
+}
+SCALAR_WRITERS = {
+    "setitem": lambda lib, dest, value: _setitem(dest, 0, value),
+    "fill_": lambda lib, dest, value: dest.fill_(value),
+    "masked_fill": lambda lib, dest, value: dest.masked_fill(dest == 0, value),
+    "index_fill": lambda lib, dest, value: dest.index_fill(0, lib.tensor([1]), value),
+    "full": lambda lib, dest, value: lib.full((2,), value, dtype=dest.dtype),
+}
+
+
+@pytest.mark.parametrize("writer", sorted(WRITERS))
+@pytest.mark.parametrize("source, target", [
+    ("bfloat16", "uint8"), ("float64", "uint8"), ("float64", "bfloat16"), ("int64", "bfloat16"),
+    ("float64", "float16"), ("bfloat16", "int32")])
+def test_writers_cast_like_to(torch, writer, source, target):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        results = [WRITERS[writer](lib, lib.zeros(len(FLOATS), dtype=getattr(lib, target)),
+                                   _sources(lib, source)[0]) for lib in (ember, torch)]
+    assert_same_bits(*results)
+
+
+@pytest.mark.parametrize("writer", sorted(SCALAR_WRITERS))
+@pytest.mark.parametrize("target", ["float16", "bfloat16"])
+def test_python_numbers_written_round_through_float32(torch, writer, target):
+    for value in (1 + 2**-8 + 2**-30, 1 + 2**-11 + 2**-40, -(1 + 2**-8 + 2**-30)):
+        assert_same_bits(
+            *[SCALAR_WRITERS[writer](lib, lib.zeros(2, dtype=getattr(lib, target)), value)
+              for lib in (ember, torch)])
+
+
 def test_bfloat16_to_python_and_printing_match_torch(torch):
     got = ember.tensor(FLOATS, dtype=ember.float64).bfloat16()
     expected = torch.tensor(FLOATS, dtype=torch.float64).bfloat16()

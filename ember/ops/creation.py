@@ -10,6 +10,7 @@ import warnings
 from .. import _dtype, _errors
 from .._backend import generic as _np_generic, ndarray as _np_ndarray, numpy as _np
 from .._device import CPU as _CPU, resolve as _resolve_device
+from ._cast import cast as _cast
 from ._common import Tensor, make_tensor
 from ._data import (LIMITS, _NUMBER, _float_or, _infer_array, _is_sequence, check_out, finish,
                     to_device)
@@ -203,7 +204,7 @@ def fill_scalar(value, dtype):
         raise RuntimeError(f"value cannot be converted to type {_C_TYPE_NAMES[dtype.name]} "
                            "without overflow")
     wide = _np.float64 if isinstance(value, float) else _np.int64
-    return _np.array(value, dtype=wide).astype(dtype.np_dtype)[()]
+    return _cast(_np.array(value, dtype=wide), dtype.np_dtype)[()]
 
 
 def _overflows(value, dtype):

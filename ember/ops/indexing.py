@@ -16,6 +16,7 @@ from .. import _dtype, _errors
 from .._dtype import FROM_NUMPY as _FROM_NUMPY
 from .._backend import generic as _np_generic, ndarray as _np_ndarray, numpy as _numpy
 from ..autograd.graph import Node
+from ._cast import cast as _cast
 from ._common import (Tensor, contiguous, edge, grad_state, inplace_overlapping, make_view,
                       sum_to_shape, track_view, wrap)
 from .dims import AliasBackward0, UnsqueezeBackward0
@@ -66,7 +67,7 @@ def scalar_to_array(value, np_dtype, xp):
         value = int(value) % (info.max + 1) if kind == "u" else int(value)
     elif kind == "b":
         value = bool(value)
-    return xp.asarray(value).astype(np_dtype)
+    return _cast(xp.asarray(value), np_dtype)  # float16/bfloat16 through float32, as PyTorch
 
 
 def out_of_bounds(array, low, high):

@@ -6,6 +6,7 @@ incoming gradient (or zero), exactly as PyTorch's formulas write them.
 """
 from .. import _dtype, _errors
 from ..autograd.graph import Node
+from ._cast import cast as _cast
 from ._common import (Tensor, any_requires_grad, attach, binary, grad_state, inplace,
                       inplace_overlapping, sum_to_shape, wrap)
 from ._elementwise import (broadcast_error, dtype_of, require_tensor, shape_of, unsupported,
@@ -554,7 +555,7 @@ def _filled(input, value):
     else:
         scalar = xp.asarray(value & _INT_MASK if type(value) is int else value)
     filled = xp.empty(a.shape, a.dtype)
-    filled[...] = scalar.astype(a.dtype)
+    filled[...] = _cast(scalar, a.dtype)
     out = wrap(filled, input._device)
     if any_requires_grad(input, value):
         node = FillBackward3() if isinstance(value, Tensor) else FillBackward2()

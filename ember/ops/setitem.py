@@ -12,6 +12,7 @@ index tensors. An in-place op on a view is what rebases the base's history
 """
 from .. import _errors
 from . import _view_rebase
+from ._cast import steps_before as _steps_before
 from ._common import (Tensor, check_no_overlap, check_no_partial_overlap, grad_state,
                       inplace_overlapping, make_view, wrap)
 from .indexing import (_INVALID_0DIM, _MASK, _SCALAR_TYPES, _advanced_key, _apply_basic,
@@ -101,7 +102,7 @@ def _setitem_value(self, value, target, entries):
             _check_put_value(data, array, shape, target, single_mask)
         else:
             _check_expand(value, shape, target)
-        return array
+        return _steps_before(array, data.dtype)  # NumPy finishes the cast as PyTorch does
     if isinstance(value, _SCALAR_TYPES):
         return scalar_to_array(value, data.dtype, self._device.xp)
     raise TypeError(f"can't assign a {_type_name(value)} to a ember.{self.dtype.tensor_type}")
