@@ -82,7 +82,8 @@ def test_16_bit_floats_from_python_and_numpy_match_torch(torch, target):
                  lambda lib, values: lib.as_tensor(np.array(values), dtype=getattr(lib, target))):
         for values in (FLOATS, INTS):
             assert_same_bits(make(ember, values), make(torch, values))
-    for value in (1 + 2**-8 + 2**-30, np.float64(1 + 2**-11 + 2**-40), 16908289):
+    for value in (1 + 2**-8 + 2**-30, np.float64(1 + 2**-11 + 2**-40), 16908289, -(2**70),
+                  [2**54 + 2**30 + 1, 2**70]):
         assert_same_bits(ember.tensor(value, dtype=getattr(ember, target)),
                          torch.tensor(value, dtype=getattr(torch, target)))
 

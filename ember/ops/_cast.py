@@ -46,6 +46,8 @@ def steps_before(array, np_dtype):
 
     For writers that finish the cast themselves (`copyto(..., casting="unsafe")`).
     """
+    if array.dtype is np_dtype:  # copy_'s usual case: nothing to look up
+        return array
     route = _ROUTES.get((array.dtype, np_dtype))
     if route is not None:
         for step in route:

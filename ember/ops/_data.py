@@ -148,9 +148,9 @@ def _copy_ndarray(array, dtype):
 
 def _build(data, target, inferred):
     if target in _ROUNDED_TWICE:
-        # PyTorch stores each Python number as a double or int64, then casts it (through
-        # float32) to 16 bits: build that wide array and cast it the same way.
-        return _cast(_wide(data, inferred), target.np_dtype)
+        # PyTorch stores each Python number as a double, then casts it (through float32)
+        # to 16 bits: build that float64 array and cast it the same way.
+        return _cast(_np.array(data, dtype=_np.float64), target.np_dtype)
     try:
         return _np.array(data, dtype=target.np_dtype)
     except OverflowError:
@@ -164,16 +164,6 @@ def _build(data, target, inferred):
 
 
 _ROUNDED_TWICE = (_dtype.float16, _dtype.bfloat16)
-
-
-def _wide(data, inferred):
-    """Python data as float64 (int64 when every element is an integer or bool)."""
-    if inferred is not None and inferred.category != _FLOATING:
-        try:
-            return _np.array(data, dtype=_np.int64)
-        except OverflowError:
-            raise ValueError("Overflow when unpacking long long") from None
-    return _np.array(data, dtype=_np.float64)
 
 
 def _is_sequence(x):
