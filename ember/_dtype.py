@@ -237,9 +237,6 @@ class _BFloat16Info:
     precision = 2
 
 
-_BFLOAT16_INFO = _BFloat16Info
-
-
 class finfo:
     """Machine limits of a floating dtype, printed as PyTorch prints them."""
 
@@ -250,7 +247,7 @@ class finfo:
         if not type.is_floating_point:
             raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo "
                             "to handle 'torch.finfo'".replace("torch.", "ember."))
-        info = np.finfo(type.np_dtype) if type is not bfloat16 else _BFLOAT16_INFO
+        info = np.finfo(type.np_dtype) if type is not bfloat16 else _BFloat16Info
         self.bits = type.itemsize * 8
         self.eps = builtins.float(info.eps)
         self.max = builtins.float(info.max)
