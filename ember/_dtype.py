@@ -94,6 +94,12 @@ FROM_NUMPY = {d.np_dtype: d for d in WITH_ARRAYS}
 FROM_NUMPY.update({d.np_dtype.type: d for d in WITH_ARRAYS})
 
 
+def is_bfloat16(np_dtype):
+    """Whether a NumPy dtype is ml_dtypes' bfloat16 (False without ml_dtypes: note that
+    `np.dtype('float64') == None` is True, so comparing with a missing BFLOAT16_NP lies)."""
+    return BFLOAT16_NP is not None and np_dtype == BFLOAT16_NP
+
+
 def from_numpy_dtype(np_dtype):
     """The ember dtype for a NumPy dtype; TypeError for one PyTorch lacks."""
     found = FROM_NUMPY.get(np_dtype)

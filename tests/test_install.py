@@ -49,6 +49,7 @@ def without_optionals():
     out = assert_ran(run_python("""
         import io
         import ember
+        import numpy as np
         from ember import nn
 
         x = ember.arange(6.0).reshape(2, 3)
@@ -77,6 +78,9 @@ def without_optionals():
         model.load_state_dict(ember.load(buffer))
         from ember.utils import safetensors  # ember's own reader and writer
         print("safetensors:", safetensors.load(safetensors.save({"w": x}))["w"].tolist())
+        third = ember.tensor([1 / 3], dtype=ember.float64)  # bfloat16 checks must not catch it
+        print("float64:", third.numpy()[0] == 1 / 3, third.tolist() == [1 / 3],
+              np.from_dlpack(third)[0] == 1 / 3)
 
         # bfloat16 itself still prints, promotes and has finfo; making its arrays cannot work.
         print("bfloat16:", ember.bfloat16, ember.promote_types(ember.bfloat16, ember.float16),
@@ -109,6 +113,7 @@ def without_optionals():
 def test_ember_imports_and_trains_with_every_optional_package_missing(without_optionals):
     assert without_optionals["trained"].startswith("True ")
     assert without_optionals["safetensors"] == "[[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]"
+    assert without_optionals["float64"] == "True True True"
     assert without_optionals["loaded"] == "[]"
 
 
