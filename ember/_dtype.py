@@ -8,13 +8,11 @@ import builtins
 
 import numpy as np
 
-# NumPy has no bfloat16; ml_dtypes (a core dependency) adds it. Without ml_dtypes ember still
-# imports and everything else works; only making bfloat16 arrays raises BFLOAT16_MISSING.
-try:
-    import ml_dtypes as _ml_dtypes
-    BFLOAT16_NP = np.dtype(_ml_dtypes.bfloat16)
-except ImportError:  # tests/test_install.py runs ember with ml_dtypes blocked
-    BFLOAT16_NP = None
+# NumPy has no bfloat16; ml_dtypes (a core dependency) adds it. Importing ml_dtypes takes
+# longer than importing the rest of ember, so it loads on the first use of bfloat16's NumPy
+# dtype (load_bfloat16). Without ml_dtypes ember still imports and everything else works;
+# bfloat16 arrays then raise BFLOAT16_MISSING.
+BFLOAT16_NP = None  # bfloat16's NumPy dtype, once ml_dtypes is loaded
 BFLOAT16_MISSING = ("ember.bfloat16 needs the ml_dtypes package (a core dependency of ember "
                     "that is not installed): pip install ml_dtypes")
 
@@ -44,6 +42,12 @@ class dtype:
         self.is_signed = is_signed
         self.tensor_type = tensor_type
 
+    def __getattr__(self, name):
+        # Reached only for an unset slot: bfloat16's np_dtype before ml_dtypes is loaded.
+        if name == "np_dtype" and self.name == "bfloat16":
+            return load_bfloat16()
+        raise AttributeError(f"'dtype' object has no attribute '{name}'")
+
     def __repr__(self):
         return "ember." + self.name
 
@@ -61,17 +65,6 @@ def _by_name(name):
     return _BY_NAME[name]
 
 
-class _MissingBFloat16(dtype):
-    """ember.bfloat16 without ml_dtypes: it promotes, prints and pickles by name, but any
-    attempt to make its arrays (which all go through `np_dtype`) says what to install."""
-
-    __slots__ = ()
-
-    @property
-    def np_dtype(self):
-        raise ModuleNotFoundError(BFLOAT16_MISSING, name="ml_dtypes")
-
-
 bool = dtype("bool", np.dtype(np.bool_), BOOL, False, "BoolTensor")
 uint8 = dtype("uint8", np.dtype(np.uint8), INTEGRAL, False, "ByteTensor")
 int8 = dtype("int8", np.dtype(np.int8), INTEGRAL, True, "CharTensor")
@@ -79,8 +72,7 @@ int16 = dtype("int16", np.dtype(np.int16), INTEGRAL, True, "ShortTensor")
 int32 = dtype("int32", np.dtype(np.int32), INTEGRAL, True, "IntTensor")
 int64 = dtype("int64", np.dtype(np.int64), INTEGRAL, True, "LongTensor")
 float16 = dtype("float16", np.dtype(np.float16), FLOATING, True, "HalfTensor")
-bfloat16 = (dtype if BFLOAT16_NP is not None else _MissingBFloat16)(
-    "bfloat16", BFLOAT16_NP, FLOATING, True, "BFloat16Tensor")
+bfloat16 = dtype("bfloat16", None, FLOATING, True, "BFloat16Tensor")  # np_dtype: on first use
 float32 = dtype("float32", np.dtype(np.float32), FLOATING, True, "FloatTensor")
 float64 = dtype("float64", np.dtype(np.float64), FLOATING, True, "DoubleTensor")
 
@@ -89,9 +81,28 @@ short, int, long = int16, int32, int64
 
 ALL = (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64)
 _BY_NAME = {d.name: d for d in ALL}
-WITH_ARRAYS = ALL if BFLOAT16_NP is not None else tuple(d for d in ALL if d is not bfloat16)
-FROM_NUMPY = {d.np_dtype: d for d in WITH_ARRAYS}
-FROM_NUMPY.update({d.np_dtype.type: d for d in WITH_ARRAYS})
+# NumPy dtype (and scalar type) -> ember dtype; bfloat16 joins when ml_dtypes loads. These
+# tables are shared, not copied, by the op modules, so bfloat16 joins them there too.
+FROM_NUMPY = {d.np_dtype: d for d in ALL if d is not bfloat16}
+FROM_NUMPY.update({d.np_dtype.type: d for d in ALL if d is not bfloat16})
+CATEGORY = {np_dtype: d.category for np_dtype, d in FROM_NUMPY.items()}
+# The 16-bit float NumPy dtypes that PyTorch's CPU kernels compute in float32, mapped to it.
+COMPUTED_IN_FLOAT32 = {float16.np_dtype: float32.np_dtype}
+
+
+def load_bfloat16():
+    """Import ml_dtypes and register its bfloat16 (once); without it, say what to install."""
+    global BFLOAT16_NP
+    try:
+        import ml_dtypes  # noqa: PLC0415 - lazy on purpose (see BFLOAT16_NP)
+    except ImportError:
+        raise ModuleNotFoundError(BFLOAT16_MISSING, name="ml_dtypes") from None
+    np_dtype = np.dtype(ml_dtypes.bfloat16)
+    FROM_NUMPY[np_dtype] = FROM_NUMPY[np_dtype.type] = bfloat16
+    CATEGORY[np_dtype] = CATEGORY[np_dtype.type] = FLOATING
+    COMPUTED_IN_FLOAT32[np_dtype] = float32.np_dtype
+    bfloat16.np_dtype = BFLOAT16_NP = np_dtype
+    return np_dtype
 
 
 def is_bfloat16(np_dtype):
@@ -105,6 +116,9 @@ def from_numpy_dtype(np_dtype):
     found = FROM_NUMPY.get(np_dtype)
     if found is None:
         found = FROM_NUMPY.get(np.dtype(np_dtype))
+        if found is None and np.dtype(np_dtype).name == "bfloat16":
+            load_bfloat16()  # an ml_dtypes array made before ember needed bfloat16
+            found = FROM_NUMPY.get(np.dtype(np_dtype))
         if found is None:
             raise TypeError(
                 f"can't convert np.ndarray of type numpy.{np.dtype(np_dtype).name}. The only "

@@ -35,10 +35,20 @@ def _steps(source, target):
     return ()
 
 
-# Pairs absent from the table cast directly. float16/float32 -> uint8 need no detour: their
-# values past int32's range are multiples of 256, so int32 and int64 give the same bytes.
-_ROUTES = {(a.np_dtype, b.np_dtype): _steps(a, b)
-           for a in _dtype.WITH_ARRAYS for b in _dtype.WITH_ARRAYS if _steps(a, b)}
+class _Routes(dict):
+    """(source, target) NumPy dtypes -> the steps between them, each pair worked out on its
+    first cast (bfloat16's NumPy dtype only exists once ml_dtypes is loaded). Most pairs
+    have none: float16/float32 -> uint8, say, need no int64 step, as their values past
+    int32's range are multiples of 256, so int32 and int64 give the same bytes."""
+
+    def __missing__(self, key):
+        source, target = (_dtype.FROM_NUMPY.get(np_dtype) for np_dtype in key)
+        steps = _steps(source, target) if source is not None and target is not None else ()
+        self[key] = steps
+        return steps
+
+
+_ROUTES = _Routes()
 
 
 def steps_before(array, np_dtype):
@@ -48,18 +58,14 @@ def steps_before(array, np_dtype):
     """
     if array.dtype is np_dtype:  # copy_'s usual case: nothing to look up
         return array
-    route = _ROUTES.get((array.dtype, np_dtype))
-    if route is not None:
-        for step in route:
-            array = array.astype(step)
+    for step in _ROUTES[array.dtype, np_dtype]:
+        array = array.astype(step)
     return array
 
 
 def cast(array, np_dtype, copy=True):
     """`array` as `np_dtype` with PyTorch's values (a new array unless `copy` is False and
     the dtype already matches)."""
-    route = _ROUTES.get((array.dtype, np_dtype))
-    if route is not None:
-        for step in route:
-            array = array.astype(step)
+    for step in _ROUTES[array.dtype, np_dtype]:
+        array = array.astype(step)
     return array.astype(np_dtype, copy=copy)

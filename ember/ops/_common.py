@@ -24,7 +24,7 @@ _NO_EDGE = (None, 0)
 _FLOATING = _dtype.FLOATING
 _INTEGRAL = _dtype.INTEGRAL
 _BOOL = _dtype.BOOL
-_CATEGORY = {np_dtype: d.category for np_dtype, d in _dtype.FROM_NUMPY.items()}
+_CATEGORY = _dtype.CATEGORY  # shared: bfloat16 joins when ml_dtypes loads
 _INT64 = _dtype.int64.np_dtype
 _INT_BOUNDS = {d.np_dtype: (_dtype.iinfo(d).min, _dtype.iinfo(d).max)
                for d in (_dtype.uint8, _dtype.int8, _dtype.int16, _dtype.int32, _dtype.int64)}

@@ -131,6 +131,9 @@ def _checked_cast(wide, dtype):
 def numpy_dtype(np_dtype):
     """The ember dtype of a NumPy dtype; PyTorch's TypeError for one it cannot hold."""
     found = _dtype.FROM_NUMPY.get(np_dtype)
+    if found is None and np_dtype.name == "bfloat16":
+        _dtype.load_bfloat16()  # an ml_dtypes array made before ember needed bfloat16
+        found = _dtype.FROM_NUMPY.get(np_dtype)
     if found is None:
         raise TypeError(f"can't convert np.ndarray of type numpy.{np_dtype.type.__name__}. The "
                         "only supported types are: float64, float32, float16, complex64, "

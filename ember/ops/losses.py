@@ -18,9 +18,7 @@ __all__ = ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_
            "binary_cross_entropy_with_logits", "kl_div"]
 
 _FLOAT32 = _dtype.float32.np_dtype
-_REDUCED = {_dtype.float16.np_dtype}
-if _dtype.BFLOAT16_NP is not None:
-    _REDUCED.add(_dtype.BFLOAT16_NP)
+_REDUCED = _dtype.COMPUTED_IN_FLOAT32  # float16, and bfloat16 once loaded
 NONE, MEAN, SUM = 0, 1, 2
 _REDUCTIONS = {"none": NONE, "mean": MEAN, "sum": SUM}
 
