@@ -130,6 +130,7 @@ def _attach_cupy(dev):
         cp = _backend.cupy_module()
         if cp is None or not _backend.cupy_available():
             raise RuntimeError("Torch not compiled with CUDA enabled".replace("Torch", "ember")
-                               + " (CuPy with a CUDA device is needed for 'cuda' tensors)")
+                               + " (CuPy with a CUDA device is needed for 'cuda' tensors"
+                               + (": pip install 'ember-tensor[cuda]')" if cp is None else ")"))
         dev.xp = cp
     return dev.xp

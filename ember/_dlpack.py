@@ -33,9 +33,6 @@ _capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
 _capsule_pointer.restype = ctypes.c_void_p
 _capsule_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
 
-_BFLOAT16 = _dtype.bfloat16.np_dtype
-
-
 def from_dlpack(ext_tensor):
     """A tensor sharing memory with `ext_tensor` (anything with `__dlpack__`, or a capsule)."""
     if type(ext_tensor).__name__ == "PyCapsule":
@@ -54,7 +51,7 @@ def from_dlpack(ext_tensor):
         capsule = _take_capsule(ext_tensor)
     bfloat16 = _relabel(capsule, _KDL_BFLOAT, _KDL_UINT)
     array = np.from_dlpack(_Exporter(capsule, (_KDL_CPU, 0)))
-    return _wrap(array.view(_BFLOAT16) if bfloat16 else array, CPU)
+    return _wrap(array.view(_dtype.bfloat16.np_dtype) if bfloat16 else array, CPU)
 
 
 def _wrap(array, device):
@@ -95,7 +92,7 @@ def dlpack(tensor, stream=None, max_version=None, dl_device=None, copy=None):
     kwargs = {key: value for key, value in (("stream", stream), ("max_version", max_version),
                                             ("dl_device", dl_device), ("copy", copy))
               if value is not None}
-    if data.dtype != _BFLOAT16:
+    if not _dtype.is_bfloat16(data.dtype):
         return data.__dlpack__(**kwargs)
     capsule = data.view(np.uint16).__dlpack__(**kwargs)
     _relabel(capsule, _KDL_UINT, _KDL_BFLOAT)

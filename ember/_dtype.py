@@ -8,12 +8,13 @@ import builtins
 
 import numpy as np
 
-try:  # bfloat16 needs ml_dtypes; everything else works without it
-    import ml_dtypes as _ml_dtypes
-    _BFLOAT16_NP = np.dtype(_ml_dtypes.bfloat16)
-except ImportError:  # pragma: no cover - exercised only without ml_dtypes
-    _ml_dtypes = None
-    _BFLOAT16_NP = None
+# NumPy has no bfloat16; ml_dtypes (a core dependency) adds it. Importing ml_dtypes takes
+# longer than importing the rest of ember, so it loads on the first use of bfloat16's NumPy
+# dtype (load_bfloat16). Without ml_dtypes ember still imports and everything else works;
+# bfloat16 arrays then raise BFLOAT16_MISSING.
+BFLOAT16_NP = None  # bfloat16's NumPy dtype, once ml_dtypes is loaded
+BFLOAT16_MISSING = ("ember.bfloat16 needs the ml_dtypes package (a core dependency of ember "
+                    "that is not installed): pip install ml_dtypes")
 
 __all__ = ["dtype", "float16", "half", "bfloat16", "float32", "float", "float64", "double",
            "int8", "int16", "short", "int32", "int", "int64", "long", "uint8", "bool",
@@ -33,12 +34,19 @@ class dtype:
 
     def __init__(self, name, np_dtype, category, is_signed, tensor_type):
         self.name = name
-        self.np_dtype = np_dtype
+        if np_dtype is not None:
+            self.np_dtype = np_dtype
         self.itemsize = np_dtype.itemsize if np_dtype is not None else 2
         self.category = category
         self.is_floating_point = category == FLOATING
         self.is_signed = is_signed
         self.tensor_type = tensor_type
+
+    def __getattr__(self, name):
+        # Reached only for an unset slot: bfloat16's np_dtype before ml_dtypes is loaded.
+        if name == "np_dtype" and self.name == "bfloat16":
+            return load_bfloat16()
+        raise AttributeError(f"'dtype' object has no attribute '{name}'")
 
     def __repr__(self):
         return "ember." + self.name
@@ -64,7 +72,7 @@ int16 = dtype("int16", np.dtype(np.int16), INTEGRAL, True, "ShortTensor")
 int32 = dtype("int32", np.dtype(np.int32), INTEGRAL, True, "IntTensor")
 int64 = dtype("int64", np.dtype(np.int64), INTEGRAL, True, "LongTensor")
 float16 = dtype("float16", np.dtype(np.float16), FLOATING, True, "HalfTensor")
-bfloat16 = dtype("bfloat16", _BFLOAT16_NP, FLOATING, True, "BFloat16Tensor")
+bfloat16 = dtype("bfloat16", None, FLOATING, True, "BFloat16Tensor")  # np_dtype: on first use
 float32 = dtype("float32", np.dtype(np.float32), FLOATING, True, "FloatTensor")
 float64 = dtype("float64", np.dtype(np.float64), FLOATING, True, "DoubleTensor")
 
@@ -73,8 +81,34 @@ short, int, long = int16, int32, int64
 
 ALL = (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64)
 _BY_NAME = {d.name: d for d in ALL}
-FROM_NUMPY = {d.np_dtype: d for d in ALL if d.np_dtype is not None}
-FROM_NUMPY.update({d.np_dtype.type: d for d in ALL if d.np_dtype is not None})
+# NumPy dtype (and scalar type) -> ember dtype; bfloat16 joins when ml_dtypes loads. These
+# tables are shared, not copied, by the op modules, so bfloat16 joins them there too.
+FROM_NUMPY = {d.np_dtype: d for d in ALL if d is not bfloat16}
+FROM_NUMPY.update({d.np_dtype.type: d for d in ALL if d is not bfloat16})
+CATEGORY = {np_dtype: d.category for np_dtype, d in FROM_NUMPY.items()}
+# The 16-bit float NumPy dtypes that PyTorch's CPU kernels compute in float32, mapped to it.
+COMPUTED_IN_FLOAT32 = {float16.np_dtype: float32.np_dtype}
+
+
+def load_bfloat16():
+    """Import ml_dtypes and register its bfloat16 (once); without it, say what to install."""
+    global BFLOAT16_NP
+    try:
+        import ml_dtypes  # noqa: PLC0415 - lazy on purpose (see BFLOAT16_NP)
+    except ImportError:
+        raise ModuleNotFoundError(BFLOAT16_MISSING, name="ml_dtypes") from None
+    np_dtype = np.dtype(ml_dtypes.bfloat16)
+    FROM_NUMPY[np_dtype] = FROM_NUMPY[np_dtype.type] = bfloat16
+    CATEGORY[np_dtype] = CATEGORY[np_dtype.type] = FLOATING
+    COMPUTED_IN_FLOAT32[np_dtype] = float32.np_dtype
+    bfloat16.np_dtype = BFLOAT16_NP = np_dtype
+    return np_dtype
+
+
+def is_bfloat16(np_dtype):
+    """Whether a NumPy dtype is ml_dtypes' bfloat16 (False without ml_dtypes: note that
+    `np.dtype('float64') == None` is True, so comparing with a missing BFLOAT16_NP lies)."""
+    return BFLOAT16_NP is not None and np_dtype == BFLOAT16_NP
 
 
 def from_numpy_dtype(np_dtype):
@@ -82,6 +116,9 @@ def from_numpy_dtype(np_dtype):
     found = FROM_NUMPY.get(np_dtype)
     if found is None:
         found = FROM_NUMPY.get(np.dtype(np_dtype))
+        if found is None and np.dtype(np_dtype).name == "bfloat16":
+            load_bfloat16()  # an ml_dtypes array made before ember needed bfloat16
+            found = FROM_NUMPY.get(np.dtype(np_dtype))
         if found is None:
             raise TypeError(
                 f"can't convert np.ndarray of type numpy.{np.dtype(np_dtype).name}. The only "
@@ -227,6 +264,16 @@ def _fmt(x):
     return f"{x:.6g}"
 
 
+class _BFloat16Info:
+    """bfloat16's limits (8 exponent bits, 7 stored mantissa bits), known without ml_dtypes."""
+
+    eps = 2.0 ** -7
+    max = (2.0 - 2.0 ** -7) * 2.0 ** 127
+    min = -max
+    smallest_normal = 2.0 ** -126
+    precision = 2
+
+
 class finfo:
     """Machine limits of a floating dtype, printed as PyTorch prints them."""
 
@@ -237,7 +284,7 @@ class finfo:
         if not type.is_floating_point:
             raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo "
                             "to handle 'torch.finfo'".replace("torch.", "ember."))
-        info = np.finfo(type.np_dtype) if type is not bfloat16 else _ml_dtypes.finfo(type.np_dtype)
+        info = np.finfo(type.np_dtype) if type is not bfloat16 else _BFloat16Info
         self.bits = type.itemsize * 8
         self.eps = builtins.float(info.eps)
         self.max = builtins.float(info.max)

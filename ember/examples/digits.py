@@ -10,6 +10,7 @@ Needs the demo extras: `pip install 'ember-tensor[demo]'` (scikit-learn, tqdm, m
 The data ship with scikit-learn (1,797 images), so nothing is downloaded.
 """
 import argparse
+import importlib
 import os
 import time
 
@@ -27,6 +28,23 @@ def parse_args(argv=None):
     parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     parser.add_argument("--out", default="./digits-output", help="folder for the plot and checkpoint")
     return parser.parse_args(argv)
+
+
+_DEMO_EXTRAS = (("sklearn", "scikit-learn"), ("tqdm", "tqdm"), ("matplotlib", "matplotlib"))
+
+
+def require_demo_extras():
+    """Say which demo extras are missing before training, not at the first use after it."""
+    missing = []
+    for module, package in _DEMO_EXTRAS:
+        try:
+            importlib.import_module(module)
+        except ImportError:
+            missing.append(package)
+    if missing:
+        raise SystemExit(f"the digits demo needs {', '.join(missing)}: "
+                         "pip install 'ember-tensor[demo]' (or pip install -e '.[demo]' in a "
+                         "checkout)")
 
 
 def load_digits_dataset():
@@ -121,6 +139,7 @@ def save_curves(history, path):
 def main(argv=None):
     """Train, evaluate, plot and checkpoint; returns the model, its history and the written paths."""
     args = parse_args(argv)
+    require_demo_extras()
     if args.device == "cuda" and not torch.cuda.is_available():
         raise SystemExit("--device cuda: CUDA is not available here; use --device cpu")
     start = time.perf_counter()

@@ -26,11 +26,11 @@ _NO_EDGE = (None, 0)
 _FLOATING = _dtype.FLOATING
 _INTEGRAL = _dtype.INTEGRAL
 _BOOL = _dtype.BOOL
-_CATEGORY = {np_dtype: d.category for np_dtype, d in _dtype.FROM_NUMPY.items()}
+_CATEGORY = _dtype.CATEGORY  # shared: bfloat16 joins when ml_dtypes loads
 _INT64 = _dtype.int64.np_dtype
 _FROM_NUMPY = _dtype.FROM_NUMPY
 _FLOAT32 = _numpy.float32
-_REDUCED = {d.np_dtype for d in (_dtype.float16, _dtype.bfloat16) if d.np_dtype is not None}
+_REDUCED = _dtype.COMPUTED_IN_FLOAT32  # float16, and bfloat16 once loaded
 _UINT64 = _numpy.dtype("uint64")
 _np_bool, _np_integer = _numpy.bool_, _numpy.integer
 _np_floating, _np_complex = _numpy.floating, _numpy.complexfloating
@@ -249,7 +249,16 @@ def _rules(d):
     return (_FLOATING, float(info.min), float(info.max), make)
 
 
-_RULES = {d: _rules(d) for d in _dtype.ALL if d.np_dtype is not None}
+class _RulesByDtype(dict):
+    """Conversion rules per dtype; bfloat16's are made on first use, so that ml_dtypes
+    loads only when a program uses bfloat16."""
+
+    def __missing__(self, dtype):
+        rules = self[dtype] = _rules(dtype)
+        return rules
+
+
+_RULES = _RulesByDtype((d, _rules(d)) for d in _dtype.ALL if d is not _dtype.bfloat16)
 
 
 def scalar_to(value, dtype, name=None):

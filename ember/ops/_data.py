@@ -12,6 +12,7 @@ import warnings
 from .. import _dtype, _errors
 from .._backend import generic as _np_generic, ndarray as _np_ndarray, numpy as _np
 from .._device import CPU as _CPU
+from ._cast import cast as _cast
 from ._common import Tensor, contiguous, make_tensor
 
 _defaults = _dtype._defaults
@@ -91,7 +92,7 @@ def _infer_array(data, dtype):
                 return _infer_array(data.item(), dtype)
         elif data.dtype == _FLOAT64:
             return _build(float(data), dtype, inferred)
-        return _np.array(data, dtype=dtype.np_dtype)
+        return _cast(_np.array(data), dtype.np_dtype)
     if isinstance(data, _NUMBER):
         inferred = _SCALAR_DTYPE.get(type(data)) or _defaults.float_dtype
         if dtype is not None and dtype.category == _dtype.INTEGRAL:
@@ -144,6 +145,9 @@ def _checked_cast(wide, dtype):
 def numpy_dtype(np_dtype):
     """The ember dtype of a NumPy dtype; PyTorch's TypeError for one it cannot hold."""
     found = _dtype.FROM_NUMPY.get(np_dtype)
+    if found is None and np_dtype.name == "bfloat16":
+        _dtype.load_bfloat16()  # an ml_dtypes array made before ember needed bfloat16
+        found = _dtype.FROM_NUMPY.get(np_dtype)
     if found is None:
         raise TypeError(f"can't convert np.ndarray of type numpy.{np_dtype.type.__name__}. The "
                         "only supported types are: float64, float32, float16, complex64, "
@@ -156,7 +160,7 @@ def _copy_ndarray(array, dtype):
     inferred = numpy_dtype(array.dtype)
     if any(s < 0 for s in array.strides):
         raise ValueError(_NEGATIVE_STRIDES)
-    return array.astype((dtype or inferred).np_dtype, copy=True)
+    return _cast(array, (dtype or inferred).np_dtype)
 
 
 def _not_an_index(value):
@@ -170,13 +174,10 @@ _NOT_INDEX_TENSOR = "only integer tensors of a single element can be converted t
 
 
 def _build(data, target, inferred):
-    if target.category == _FLOATING and target.itemsize == 2:
-        # through float32, as c10 builds a Half or BFloat16 from a float
-        with _np.errstate(over="ignore"):
-            try:
-                return _np.array(data, dtype=_FLOAT32).astype(target.np_dtype)
-            except OverflowError:
-                pass  # ints beyond int64: the general path below says so
+    if target in _ROUNDED_TWICE:
+        # PyTorch stores each Python number as a double, then casts it (through float32)
+        # to 16 bits: build that float64 array and cast it the same way.
+        return _cast(_np.array(data, dtype=_np.float64), target.np_dtype)
     try:
         return _np.array(data, dtype=target.np_dtype)
     except OverflowError:
@@ -184,9 +185,12 @@ def _build(data, target, inferred):
         wide = _np.float64 if inferred is not None and inferred.category == _FLOATING \
             else _np.int64
         try:
-            return _np.array(data, dtype=wide).astype(target.np_dtype)
+            return _cast(_np.array(data, dtype=wide), target.np_dtype)
         except OverflowError:
             raise ValueError("Overflow when unpacking long long") from None
+
+
+_ROUNDED_TWICE = (_dtype.float16, _dtype.bfloat16)
 
 
 def _is_sequence(x):

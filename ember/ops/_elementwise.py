@@ -17,9 +17,7 @@ __all__ = ["broadcast_error", "shape_of", "unsupported", "require_tensor", "floa
 DEFAULTS = _dtype._defaults
 _FROM_NUMPY = _dtype.FROM_NUMPY
 _FLOAT32 = _dtype.float32.np_dtype
-_REDUCED = {_dtype.float16.np_dtype}
-if _dtype.bfloat16.np_dtype is not None:
-    _REDUCED.add(_dtype.bfloat16.np_dtype)
+_REDUCED = _dtype.COMPUTED_IN_FLOAT32  # float16, and bfloat16 once loaded
 
 
 def broadcast_error(a, b):

@@ -10,6 +10,7 @@ from .. import _dtype, _errors
 from .._backend import address as _address, numpy as _np
 from .._device import CPU as _CPU, device as _device_type, resolve as _resolve_device
 from ..autograd.graph import Node
+from ._cast import cast as _cast, steps_before as _steps_before
 from .creation import _wants_contiguous, empty_preserving
 from ._common import (Tensor, attach, check_no_overlap, check_no_partial_overlap, grad_state,
                       inplace, make_tensor, make_view, sum_to_shape)
@@ -80,7 +81,7 @@ def to(self, *args, **kwargs):
     data = self._data
     if target_device is not self._device:
         data = _move(data, self._device, target_device)
-    data = data.astype(target_dtype.np_dtype, copy=data is self._data)
+    data = _cast(data, target_dtype.np_dtype, copy=data is self._data)
     out = make_tensor(data, target_device)
     if (grad_state.enabled and self._requires_grad
             and target_dtype.category == _dtype.FLOATING):
@@ -190,7 +191,7 @@ def copy_(self, src, non_blocking=False):
     values = src._data
     if values.shape != self._data.shape or src._device is not self._device:
         values = _broadcast_source(self, src)
-    self._device.xp.copyto(self._data, values, casting="unsafe")
+    self._device.xp.copyto(self._data, _steps_before(values, self._data.dtype), casting="unsafe")
     self._storage.version += 1
     return self
 
@@ -212,7 +213,7 @@ def _broadcast_source(self, src):
 
 def _copied(self, src):
     """The values copy_ writes (self's dtype and shape), recorded as CopyBackwards."""
-    values = _broadcast_source(self, src).astype(self._data.dtype)
+    values = _cast(_broadcast_source(self, src), self._data.dtype)
     out = make_tensor(values, self._device)
     if self.is_floating_point():
         node = CopyBackwards()

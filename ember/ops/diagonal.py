@@ -13,9 +13,7 @@ from .slicing import _EmbedBackward, _embed, diagonal as _diagonal_view, diagona
 
 __all__ = ["trace", "tril", "triu", "diag", "diag_embed"]
 
-_REDUCED = {_dtype.float16.np_dtype}
-if _dtype.bfloat16.np_dtype is not None:
-    _REDUCED.add(_dtype.bfloat16.np_dtype)
+_REDUCED = _dtype.COMPUTED_IN_FLOAT32  # float16, and bfloat16 once loaded
 _INT64 = _dtype.int64.np_dtype
 _FLOAT32 = _dtype.float32.np_dtype
 

@@ -21,9 +21,7 @@ __all__ = ["einsum"]
 _LETTERS = string.ascii_letters
 # PyTorch orders labels with A-Z before a-z (sublist integers 0-25 are 'A'-'Z').
 _SUBLIST_LETTERS = string.ascii_uppercase + string.ascii_lowercase
-_REDUCED = {_dtype.float16.np_dtype}
-if _dtype.bfloat16.np_dtype is not None:
-    _REDUCED.add(_dtype.bfloat16.np_dtype)
+_REDUCED = _dtype.COMPUTED_IN_FLOAT32  # float16, and bfloat16 once loaded
 _FLOAT32 = _dtype.float32.np_dtype
 
 

@@ -92,7 +92,7 @@ def _alias_error(have, want):
 
 # ================================================================ tensor -> Python / NumPy
 
-_BFLOAT16 = _dtype.bfloat16.np_dtype
+_is_bfloat16 = _dtype.is_bfloat16
 _PYTHON_NUMBERS = (bool, int, float)
 
 
@@ -118,14 +118,14 @@ def one_element_scalar(self):
 def tolist(self):
     """Nested lists of Python numbers (a plain number for a 0-dim tensor)."""
     data = _host(self._data, self._device)
-    if data.dtype == _BFLOAT16:
+    if _is_bfloat16(data.dtype):
         data = data.astype("float32")
     return data.tolist()
 
 
 def numpy(self, force=False):
     """The array behind a CPU tensor, sharing memory; refuses tensors that require grad."""
-    if self._data.dtype == _BFLOAT16:
+    if _is_bfloat16(self._data.dtype):
         raise TypeError("Got unsupported ScalarType BFloat16")
     if force:
         return _host(self._data, self._device)

@@ -22,9 +22,7 @@ __all__ = ["matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "ger", 
            "diag_embed"]
 
 # float16/bfloat16 products accumulate in float32 and round once, as PyTorch's CPU kernels do.
-_REDUCED = {_dtype.float16.np_dtype}
-if _dtype.bfloat16.np_dtype is not None:
-    _REDUCED.add(_dtype.bfloat16.np_dtype)
+_REDUCED = _dtype.COMPUTED_IN_FLOAT32  # float16, and bfloat16 once loaded
 _FLOAT32 = _dtype.float32.np_dtype
 _BOOL = _dtype.bool.np_dtype
 

@@ -29,7 +29,7 @@ __all__ = ["relu", "relu_", "relu6", "hardtanh", "hardtanh_", "leaky_relu", "lea
            "softmax", "log_softmax", "softmin", "glu", "threshold", "threshold_", "softshrink",
            "hardshrink", "tanhshrink"]
 
-_REDUCED = {_dtype.float16.np_dtype, _dtype.bfloat16.np_dtype}
+_REDUCED = _dtype.COMPUTED_IN_FLOAT32  # float16, and bfloat16 once loaded
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 _INT_LIMITS = {d.np_dtype: (_dtype.iinfo(d).min, _dtype.iinfo(d).max, c_name)

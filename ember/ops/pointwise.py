@@ -54,9 +54,7 @@ _WIDER = {_dtype.float32.np_dtype: _dtype.float64.np_dtype,
           _dtype.float64.np_dtype: _LONGDOUBLE}
 
 
-_REDUCED = {_dtype.float16.np_dtype}
-if _dtype.bfloat16.np_dtype is not None:
-    _REDUCED.add(_dtype.bfloat16.np_dtype)
+_REDUCED = _dtype.COMPUTED_IN_FLOAT32  # float16, and bfloat16 once loaded
 
 
 def _reduced_by_scalar(function, a, b):
@@ -431,7 +429,7 @@ def _divide_arrays(input, other, function, kernel, swap=False, half_number=False
 
 
 _NUMBERS = (int, float)
-_CATEGORY = {np_dtype: d.category for np_dtype, d in _dtype.FROM_NUMPY.items()}
+_CATEGORY = _dtype.CATEGORY  # shared: bfloat16 joins when ml_dtypes loads
 _FLOATING = _dtype.FLOATING
 
 

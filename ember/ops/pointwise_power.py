@@ -19,11 +19,11 @@ __all__ = ["pow", "float_power", "square", "square_"]
 _NEGATIVE_INT_POWER = "Integers to negative integer powers are not allowed."
 _FLOAT64 = _dtype.float64
 _F16 = _dtype.float16.np_dtype
-_BF16 = _dtype.bfloat16.np_dtype
 _F32 = _dtype.float32.np_dtype
 _F64 = _dtype.float64.np_dtype
 _NUMBERS = (int, float, bool)
-_FLOATS = {_F16, _BF16, _F32, _F64} - {None}  # bfloat16 is None without ml_dtypes
+_CATEGORY = _dtype.CATEGORY  # bfloat16 joins it when ml_dtypes loads
+_FLOATING = _dtype.FLOATING
 
 
 def _int_power(xp, base, exponent):
@@ -119,7 +119,7 @@ def pow(input, exponent):
     if a.dtype.kind == "b":
         raise unsupported("pow", a)
     try:
-        if exponent.__class__ in _NUMBERS and a.dtype in _FLOATS:
+        if exponent.__class__ in _NUMBERS and _CATEGORY[a.dtype] == _FLOATING:
             out = wrap(_float_power_of_number(device.xp, a, exponent), device)
         else:
             out = wrap(_power(device.xp, a, b), device)

@@ -7,6 +7,7 @@ incoming gradient (or zero), exactly as PyTorch's formulas write them.
 from .. import _dtype, _errors
 from .._backend import numpy as _numpy
 from ..autograd.graph import Node
+from ._cast import cast as _cast
 from ._common import (Tensor, any_requires_grad, attach, binary, check_uint64_promotion,
                       grad_state, inplace, inplace_overlapping, scalar_number, scalar_to,
                       scalar_value, sum_to_shape, wrap)
@@ -648,7 +649,7 @@ def _filled(input, value):
         if value._data.ndim:
             raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor "
                                f"with {value._data.ndim} dimensions.")
-        scalar = value._data.astype(a.dtype)
+        scalar = _cast(value._data, a.dtype)
     else:
         scalar = scalar_number(scalar_value(value), dtype_of(a))
     filled = xp.empty(a.shape, a.dtype)

@@ -30,9 +30,7 @@ __all__ = ["sum", "nansum", "mean", "nanmean", "prod", "std", "var", "std_mean",
 _INT64 = _dtype.int64.np_dtype
 _FLOAT32 = _dtype.float32.np_dtype
 # Half-precision sums accumulate in float32, as PyTorch's CPU kernels do.
-_ACCUMULATE = {_dtype.float16.np_dtype: _FLOAT32}
-if _dtype.bfloat16.np_dtype is not None:
-    _ACCUMULATE[_dtype.bfloat16.np_dtype] = _FLOAT32
+_ACCUMULATE = _dtype.COMPUTED_IN_FLOAT32  # float16 (and bfloat16 once loaded) -> float32
 
 
 # ---------------------------------------------------------------- shared helpers

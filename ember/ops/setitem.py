@@ -13,6 +13,7 @@ index tensors. An in-place op on a view is what rebases the base's history
 from .. import _errors
 from .._backend import numpy as _numpy
 from . import _view_rebase
+from ._cast import steps_before as _steps_before
 from ._common import (Tensor, check_no_overlap, check_no_partial_overlap, grad_state,
                       inplace_overlapping, make_view, scalar_number, wrap)
 from .indexing import (_INVALID_0DIM, _MASK, _advanced_key, _apply_basic,
@@ -102,7 +103,7 @@ def _setitem_value(self, value, target, entries):
             _check_put_value(data, array, shape, target, single_mask)
         else:
             _check_expand(value, shape, target)
-        return array
+        return _steps_before(array, data.dtype)  # NumPy finishes the cast as PyTorch does
     if isinstance(value, (bool, int, float, _np_integer)):
         return _setitem_number(value, self.dtype, self._device.xp)
     raise TypeError(f"can't assign a {_type_name(value)} to a ember.{self.dtype.tensor_type}")
