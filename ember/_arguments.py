@@ -16,12 +16,12 @@ doors use.
 from . import _dtype
 from ._device import device as _device_class
 from ._size import Size
+from ._tensor import Tensor as _Tensor
 from . import _signatures
 
 __all__ = ["check", "door", "screen", "explain", "explain_with", "typename", "SIGNATURES"]
 
 _BUILTIN_MODULES = {"builtins"}
-_Tensor = None  # ember.Tensor, looked up when first explaining (this module sits below it)
 
 
 def typename(obj):
@@ -211,8 +211,6 @@ def _parse_all(name, texts):
 
 
 def _explain(parsed, args, kwargs):
-    global _Tensor
-    from ._tensor import Tensor as _Tensor  # noqa: PLC0415 - error path only; _tensor imports us
     name = parsed[0].name
     if parsed[0].text == "(noargs)":  # a CPython METH_NOARGS method: CPython's own words
         if kwargs:
