@@ -102,6 +102,22 @@ CASES = [
     "torch.gather(x, 1, i[:, None], out=torch.empty(2, 1, dtype=torch.int32))",
     "torch.masked_select(x, b, out=torch.empty(2, dtype=torch.int32))",
     "torch.nonzero(x, out=torch.empty(2, dtype=torch.int32))",
+    # allocations past 64 bits or past any address space (2**48 bytes, even overcommitted)
+    "torch.empty(2**62)",
+    "torch.ones(2**40, 2**40)",
+    "torch.zeros(2**46)",
+    "torch.full((2**46,), 1.0)",
+    "torch.zeros(2**46, dtype=torch.int8)",
+    "torch.eye(2**23)",
+    "torch.arange(2**46)",
+    "torch.arange(0, 2**46, 1.0)",
+    "torch.linspace(0, 1, 2**46)",
+    "torch.rand(2**62)",
+    "torch.randn(2**46)",
+    "torch.empty_strided((2**46,), (1,))",
+    "x.new_zeros(2**46)",
+    "x.new_full((2**62,), 1.0)",
+    "torch.zeros_like(torch.ones(1).expand(2**46))",
 ]
 
 
