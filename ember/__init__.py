@@ -37,3 +37,8 @@ from .serialization import *  # noqa: F401,F403
 from .autograd import functional as _autograd_functional  # needs the ops above
 
 __version__ = "0.1.0"
+
+# doors: every ember.* function PyTorch's argument parser checks raises its TypeErrors
+# (one wrapper per function, applied here, where the names are exported)
+from . import _arguments, _signatures  # noqa: E402
+_arguments.wire(globals(), _signatures.FUNCTIONS)

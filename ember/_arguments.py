@@ -13,15 +13,17 @@ Signatures are written as PyTorch prints them (`FunctionSignature::toString`),
 with `ember.` where PyTorch says `torch.`; `SIGNATURES` holds the ones ember's
 doors use.
 """
+from types import FunctionType as _FunctionType
+
 from . import _dtype
 from ._device import device as _device_class
 from ._size import Size
+from ._tensor import Tensor as _Tensor
 from . import _signatures
 
-__all__ = ["check", "door", "screen", "explain", "explain_with", "typename", "SIGNATURES"]
+__all__ = ["check", "door", "wire", "screen", "explain", "explain_with", "typename", "SIGNATURES"]
 
 _BUILTIN_MODULES = {"builtins"}
-_Tensor = None  # ember.Tensor, looked up when first explaining (this module sits below it)
 
 
 def typename(obj):
@@ -173,13 +175,14 @@ def check(name, args, kwargs=None):
         raise error from None
 
 
-def screen(name, args, kwargs):
+def screen(name, args, kwargs, leading=()):
     """Before a reduction runs: PyTorch refuses a bool `dim` and a non-bool `keepdim` that
-    ember's ops would quietly accept; two class checks, a full parse only when one fails."""
+    ember's ops would quietly accept; two class checks, a full parse only when one fails.
+    `args` start at dim; `leading` are the arguments before it (a function's input)."""
     dim = args[0] if args else kwargs.get("dim")
     keepdim = args[1] if len(args) > 1 else kwargs.get("keepdim", False)
     if dim.__class__ is bool or keepdim.__class__ is not bool:
-        check(name, args, kwargs)
+        check(name, leading + args, kwargs)
 
 
 def explain(name, args, kwargs):
@@ -211,8 +214,6 @@ def _parse_all(name, texts):
 
 
 def _explain(parsed, args, kwargs):
-    global _Tensor
-    from ._tensor import Tensor as _Tensor  # noqa: PLC0415 - error path only; _tensor imports us
     name = parsed[0].name
     if parsed[0].text == "(noargs)":  # a CPython METH_NOARGS method: CPython's own words
         if kwargs:
@@ -459,17 +460,47 @@ def door(name, function):
 
     For the doors that are not hot: the wrapper costs one Python frame per call (see
     the timings in tests/test_errors.py's notes); hot Tensor methods write the same try
-    inline instead, which costs nothing until something raises.
+    inline instead, which costs nothing until something raises. A ValueError is caught
+    too: NumPy's (`x.masked_fill(b, 'a')`: "could not convert string to float") is
+    PyTorch's TypeError when the arguments fit no signature, and re-raised when they do.
+    Python's own TypeError for a missing or unexpected argument becomes PyTorch's text.
     """
     method = name.startswith("Tensor.")
-
-    def wrapped(*args, **kwargs):
-        try:
-            return function(*args, **kwargs)
-        except (AttributeError, TypeError):
-            check(name, args[1:] if method else args, kwargs)
-            raise
+    if name.rpartition(".")[2] in _SCREENED:
+        def wrapped(*args, **kwargs):
+            if len(args) > 1 or kwargs:
+                screen(name, args[1:], kwargs, () if method else args[:1])
+            try:
+                return function(*args, **kwargs)
+            except (AttributeError, TypeError, ValueError):
+                check(name, args[1:] if method else args, kwargs)
+                raise
+    else:
+        def wrapped(*args, **kwargs):
+            try:
+                return function(*args, **kwargs)
+            except (AttributeError, TypeError, ValueError):
+                check(name, args[1:] if method else args, kwargs)
+                raise
 
     wrapped.__name__, wrapped.__qualname__ = function.__name__, function.__qualname__
     wrapped.__doc__, wrapped.__wrapped__ = function.__doc__, function
+    wrapped.__module__ = function.__module__
     return wrapped
+
+
+# Reductions whose (dim, keepdim) come first: their doors `screen` before the call, as
+# the hot Tensor.sum/mean do inline (ember's ops would read True as dim 1, 1 as keepdim).
+_SCREENED = {"sum", "mean", "nansum", "nanmean", "prod", "amax", "amin", "argmax", "argmin",
+             "logsumexp"}
+_DOOR_CODES = (door("", abs).__code__, door("sum", abs).__code__)
+
+
+def wire(namespace, names):
+    """Put a `door` around each plain Python function `namespace[name]` for `name` in
+    `names`: the one place each public namespace (ember.*, nn.functional) is wired,
+    called at the end of its module. Idempotent; classes and builtins are left alone."""
+    for name in names:
+        function = namespace.get(name)
+        if type(function) is _FunctionType and function.__code__ not in _DOOR_CODES:
+            namespace[name] = door(name, function)

@@ -418,6 +418,7 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
  'acos_': ('(Tensor input)',),
  'acosh': ('(Tensor input, *, Tensor out = None)',),
  'acosh_': ('(Tensor input)',),
+ 'adaptive_avg_pool1d': ('(Tensor input, tuple of ints output_size)',),
  'adaptive_avg_pool2d': ('(Tensor input, tuple of ints output_size, *, Tensor out = None)',),
  'adaptive_avg_pool3d': ('(Tensor input, tuple of ints output_size, *, Tensor out = None)',),
  'adaptive_max_pool2d': ('(Tensor input, tuple of ints output_size, *, tuple of Tensors out = '
@@ -479,6 +480,8 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
  'atan_': ('(Tensor input)',),
  'atanh': ('(Tensor input, *, Tensor out = None)',),
  'atanh_': ('(Tensor input)',),
+ 'avg_pool1d': ('(Tensor input, tuple of ints kernel_size, tuple of ints stride = None, tuple of '
+                'ints padding = 0, bool ceil_mode = False, bool count_include_pad = True)',),
  'avg_pool2d': ('(Tensor input, tuple of ints kernel_size, tuple of ints stride = None, tuple of '
                 'ints padding = 0, bool ceil_mode = False, bool count_include_pad = True, int '
                 'divisor_override = None, *, Tensor out = None)',),
@@ -491,6 +494,7 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
              '1, Number alpha = 1, Tensor out = None)'),
  'bernoulli': ('(Tensor input, *, ember.Generator generator = None, Tensor out = None)',
                '(Tensor input, float p, *, ember.Generator generator = None)'),
+ 'bilinear': ('(Tensor input1, Tensor input2, Tensor weight, Tensor bias = None)',),
  'binary_cross_entropy': ('(Tensor input, Tensor target, Tensor weight = None, int reduction = 1, '
                           '*, Tensor out = None)',),
  'bitwise_not': ('(Tensor input, *, Tensor out = None)',),
@@ -499,6 +503,7 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
  'broadcast_to': ('(Tensor input, tuple of ints size)',),
  'ceil': ('(Tensor input, *, Tensor out = None)',),
  'ceil_': ('(Tensor input)',),
+ 'celu_': ('(Tensor input, Number alpha = 1.0)',),
  'chunk': ('(Tensor input, int chunks, int dim = 0)',),
  'clamp': ('(Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)',
            '(Tensor input, Number min = None, Number max = None, *, Tensor out = None)'),
@@ -514,6 +519,27 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
           '(Tensor input, Number min = None, Number max = None, *, Tensor out = None)'),
  'clip_': ('(Tensor input, Tensor min = None, Tensor max = None)',
            '(Tensor input, Number min = None, Number max = None)'),
+ 'conv1d': ('(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of '
+            'ints padding = 0, tuple of ints dilation = 1, int groups = 1)',
+            '(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, str '
+            'padding = "valid", tuple of ints dilation = 1, int groups = 1)'),
+ 'conv2d': ('(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of '
+            'ints padding = 0, tuple of ints dilation = 1, int groups = 1)',
+            '(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, str '
+            'padding = "valid", tuple of ints dilation = 1, int groups = 1)'),
+ 'conv3d': ('(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of '
+            'ints padding = 0, tuple of ints dilation = 1, int groups = 1)',
+            '(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, str '
+            'padding = "valid", tuple of ints dilation = 1, int groups = 1)'),
+ 'conv_transpose1d': ('(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, '
+                      'tuple of ints padding = 0, tuple of ints output_padding = 0, int groups = '
+                      '1, tuple of ints dilation = 1)',),
+ 'conv_transpose2d': ('(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, '
+                      'tuple of ints padding = 0, tuple of ints output_padding = 0, int groups = '
+                      '1, tuple of ints dilation = 1)',),
+ 'conv_transpose3d': ('(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, '
+                      'tuple of ints padding = 0, tuple of ints output_padding = 0, int groups = '
+                      '1, tuple of ints dilation = 1)',),
  'copysign': ('(Tensor input, Tensor other, *, Tensor out = None)',
               '(Tensor input, Number other, *, Tensor out = None)'),
  'cos': ('(Tensor input, *, Tensor out = None)',),
@@ -591,6 +617,7 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
                    '(Tensor input, Number other, *, Tensor out = None)'),
  'gt': ('(Tensor input, Tensor other, *, Tensor out = None)',
         '(Tensor input, Number other, *, Tensor out = None)'),
+ 'hardshrink': ('(Tensor input, Number lambd = 0.5, *, Tensor out = None)',),
  'hardsigmoid': ('(Tensor input, *, Tensor out = None)',),
  'hardswish': ('(Tensor input, *, Tensor out = None)',),
  'hardtanh': ('(Tensor input, Number min_val = -1, Number max_val = 1, *, Tensor out = None)',),
@@ -712,6 +739,7 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
  'outer': ('(Tensor input, Tensor vec2, *, Tensor out = None)',),
  'permute': ('(Tensor input, tuple of ints dims)',),
  'positive': ('(Tensor input)',),
+ 'prelu': ('(Tensor input, Tensor weight)',),
  'prod': ('(Tensor input, *, ember.dtype dtype = None)',
           '(Tensor input, int dim, bool keepdim = False, *, ember.dtype dtype = None, Tensor out = '
           'None)'),
@@ -773,6 +801,7 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
              'None)'),
  'scatter_add': ('(Tensor input, int dim, Tensor index, Tensor src, *, Tensor out = None)',),
  'select': ('(Tensor input, int dim, int index)',),
+ 'selu_': ('(Tensor input)',),
  'sgn': ('(Tensor input, *, Tensor out = None)',),
  'sigmoid': ('(Tensor input, *, Tensor out = None)',),
  'sigmoid_': ('(Tensor input)',),
@@ -823,6 +852,7 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
  'tensor_split': ('(Tensor input, tuple of ints indices, int dim = 0)',
                   '(Tensor input, Tensor tensor_indices_or_sections, int dim = 0)',
                   '(Tensor input, int sections, int dim = 0)'),
+ 'threshold_': ('(Tensor input, Number threshold, Number value)',),
  'tile': ('(Tensor input, tuple of ints dims)',),
  'topk': ('(Tensor input, int k, int dim = -1, bool largest = True, bool sorted = True, *, tuple '
           'of Tensors out = None)',),
@@ -852,3 +882,30 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
  'zeros_like': ('(Tensor input, *, ember.memory_format memory_format = None, ember.dtype dtype = '
                 'None, ember.layout layout = None, ember.device device = None, bool pin_memory = '
                 'False, bool requires_grad = False)',)}
+
+# nn.functional names that are C++ functions in PyTorch (same arguments)
+NN_FUNCTIONAL = ('adaptive_avg_pool1d',
+ 'avg_pool1d',
+ 'avg_pool2d',
+ 'avg_pool3d',
+ 'bilinear',
+ 'celu_',
+ 'conv1d',
+ 'conv2d',
+ 'conv3d',
+ 'conv_transpose1d',
+ 'conv_transpose2d',
+ 'conv_transpose3d',
+ 'elu_',
+ 'gelu',
+ 'hardshrink',
+ 'hardtanh_',
+ 'leaky_relu_',
+ 'linear',
+ 'one_hot',
+ 'prelu',
+ 'relu_',
+ 'selu_',
+ 'softplus',
+ 'softshrink',
+ 'threshold_')

@@ -10,7 +10,7 @@ import warnings
 import weakref
 from types import FunctionType as _FunctionType
 
-from . import _arguments, _backend, _dtype, _errors
+from . import _backend, _dtype, _errors
 from ._device import CPU as _CPU
 from ._size import Size
 from .autograd import graph as _graph
@@ -1627,8 +1627,9 @@ def _canonical_dim(dim, ndim):
 _address = _backend.address
 
 
-# The op families, imported once, after Tensor exists (they build Tensors).
-from . import _dlpack, _tensor_str  # noqa: E402
+# The op families, imported once, after Tensor exists (they build Tensors); _arguments
+# (PyTorch's TypeErrors) checks arguments against Tensor, so it belongs to the same tie.
+from . import _arguments, _dlpack, _tensor_str  # noqa: E402
 from .autograd import api as _autograd_api  # noqa: E402
 from .ops import conversion as _conversion  # noqa: E402
 from .ops import creation as _creation  # noqa: E402

@@ -139,9 +139,14 @@ def main():
     natives = read_strings()
     methods = sorted(n for n in dir(torch.Tensor) if hasattr(ember.Tensor, n)
                      and not n.startswith("__") and n in natives)
+    # nn.functional names that are torch's C++ functions themselves (F.conv2d is
+    # torch.conv2d): their Python arguments are the parser's, so they share its doors
+    nn_builtins = sorted(n for n in dir(torch.nn.functional) if not n.startswith("_")
+                         and isinstance(getattr(torch.nn.functional, n), type(torch.relu))
+                         and hasattr(ember.nn.functional, n) and n in natives)
     functions = sorted({n for n in dir(torch) if hasattr(ember, n) and n in natives}
                        | {n for n in dir(torch._C._nn) if n in natives
-                          and hasattr(ember.nn.functional, n)})
+                          and hasattr(ember.nn.functional, n)} | set(nn_builtins))
     table = {"methods": {}, "functions": {}}
     for kind, names in (("methods", methods), ("functions", functions)):
         for name in names:
@@ -162,7 +167,10 @@ def main():
         handle.write("# Tensor methods (self is not an argument)\n")
         handle.write("METHODS = " + pprint.pformat(table["methods"], width=100) + "\n\n")
         handle.write("# ember.* and torch._C._nn functions behind nn.functional\n")
-        handle.write("FUNCTIONS = " + pprint.pformat(table["functions"], width=100) + "\n")
+        handle.write("FUNCTIONS = " + pprint.pformat(table["functions"], width=100) + "\n\n")
+        handle.write("# nn.functional names that are C++ functions in PyTorch (same arguments)\n")
+        handle.write("NN_FUNCTIONAL = " + pprint.pformat(
+            tuple(n for n in nn_builtins if n in table["functions"]), width=100) + "\n")
     print(f"{len(table['methods'])} methods, {len(table['functions'])} functions -> {out}")
 
 

@@ -4,10 +4,13 @@ Every array a Tensor holds comes from one of two array modules: NumPy on the
 CPU, CuPy on CUDA devices. CuPy is imported lazily, the first time a CUDA
 device is asked for, so that ember imports and runs with NumPy alone.
 """
+import contextlib
+
 import numpy
 
 __all__ = ["numpy", "ndarray", "generic", "cupy_module", "cupy_available", "is_cupy_array",
-           "as_strided", "address", "allocate", "storage_nbytes", "allocation_error"]
+           "as_strided", "address", "allocate", "allocating", "allocation_refusal",
+           "storage_nbytes", "allocation_error"]
 
 _cupy = None
 _cupy_checked = False
@@ -75,20 +78,42 @@ _STORAGE_MAX = (1 << 63) - 1
 
 
 def allocate(make, shape, dtype, *fill):
-    """`make(shape, *fill, dtype=dtype)` (`xp.empty`, `zeros`, `ones`, `full`), with an
-    allocation NumPy or CuPy refuses reported in PyTorch's words.
+    """`make(shape, *fill, dtype)` (`xp.empty`, `zeros`, `ones`, `full`, a generator's
+    draw), with an allocation NumPy or CuPy refuses reported in PyTorch's words.
 
     NumPy says "array is too big" (ValueError) past its index range, or "Unable to
     allocate" (MemoryError); PyTorch first computes the byte count in 64 bits and refuses
     an overflow, then asks the allocator. Each becomes the RuntimeError PyTorch raises.
+    A `try` costs nothing until something raises, so factories call this on every call.
     """
     try:
-        return make(shape, *fill, dtype=dtype)
+        return make(shape, *fill, dtype)
     except (MemoryError, ValueError) as error:
-        nbytes = storage_nbytes(shape, numpy.dtype(dtype).itemsize)
-        if isinstance(error, ValueError) and nbytes is not None:
-            raise  # not about the size
-        raise allocation_error(shape, nbytes) from error
+        refusal = allocation_refusal(error, shape, dtype)
+        if refusal is error:
+            raise
+        raise refusal from error
+
+
+@contextlib.contextmanager
+def allocating(shape, dtype):
+    """`allocate` for a factory that computes its values in several steps (arange)."""
+    try:
+        yield
+    except (MemoryError, ValueError) as error:
+        refusal = allocation_refusal(error, shape, dtype)
+        if refusal is error:
+            raise
+        raise refusal from error
+
+
+def allocation_refusal(error, shape, dtype):
+    """PyTorch's RuntimeError for NumPy's `error` in allocating `shape`, or `error` itself
+    when it was a ValueError about something other than the size."""
+    nbytes = storage_nbytes(shape, numpy.dtype(dtype).itemsize)
+    if isinstance(error, ValueError) and nbytes is not None:
+        return error
+    return allocation_error(shape, nbytes)
 
 
 def storage_nbytes(shape, itemsize):

@@ -6,3 +6,8 @@ from ..ops.nn_linear import *  # noqa: F401,F403
 from ..ops.nn_resize import *  # noqa: F401,F403
 from ..ops.normalization import *  # noqa: F401,F403
 from ..ops.pooling import *  # noqa: F401,F403
+
+# The nn.functional names that are C++ functions in PyTorch (F.conv2d is torch.conv2d) get
+# its argument parser's TypeErrors through one wrapper each, applied here.
+from .. import _arguments, _signatures  # noqa: E402
+_arguments.wire(globals(), _signatures.NN_FUNCTIONAL)

@@ -435,8 +435,13 @@ def dim_aliases(dim, keepdim, aliases):
 
 
 def wrap_dim(dim, ndim):
-    """A non-negative dim; IndexError with PyTorch's text when out of range."""
+    """A non-negative dim; IndexError with PyTorch's text when out of range.
+
+    PyTorch's parser refuses a bool where it wants an int dim; the TypeError raised here
+    reaches a door (_arguments.door), which rewrites it in the exact words of the op."""
     if dim.__class__ is not int:
+        if dim.__class__ is bool:
+            raise TypeError("argument 'dim' must be int, not bool")
         dim = dim.__index__()
     return _canonical_dim(dim, ndim)
 

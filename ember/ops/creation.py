@@ -8,6 +8,7 @@ import builtins
 import warnings
 
 from .. import _dtype, _errors
+from .._backend import allocate as _allocate, allocating as _allocating
 from .._backend import generic as _np_generic, ndarray as _np_ndarray, numpy as _np
 from .._device import CPU as _CPU, resolve as _resolve_device
 from ._common import Tensor, make_tensor, scalar_to, scalar_value
@@ -139,7 +140,7 @@ def zeros(*args, size=None, out=None, dtype=None, layout=None, device=None, pin_
     check_out(out, "zeros")
     shape = size_arg(args, "zeros", size)
     dev = _resolve_device(device)
-    return finish(dev.xp.zeros(shape, dtype=_float_or(dtype).np_dtype), dev, requires_grad)
+    return finish(_allocate(dev.xp.zeros, shape, _float_or(dtype).np_dtype), dev, requires_grad)
 
 
 def ones(*args, size=None, out=None, dtype=None, layout=None, device=None, pin_memory=False,
@@ -148,7 +149,7 @@ def ones(*args, size=None, out=None, dtype=None, layout=None, device=None, pin_m
     check_out(out, "ones")
     shape = size_arg(args, "ones", size)
     dev = _resolve_device(device)
-    return finish(dev.xp.ones(shape, dtype=_float_or(dtype).np_dtype), dev, requires_grad)
+    return finish(_allocate(dev.xp.ones, shape, _float_or(dtype).np_dtype), dev, requires_grad)
 
 
 def empty(*args, size=None, out=None, dtype=None, layout=None, device=None, pin_memory=False,
@@ -157,7 +158,7 @@ def empty(*args, size=None, out=None, dtype=None, layout=None, device=None, pin_
     check_out(out, "empty")
     shape = size_arg(args, "empty", size)
     dev = _resolve_device(device)
-    return finish(dev.xp.empty(shape, dtype=_float_or(dtype).np_dtype), dev, requires_grad)
+    return finish(_allocate(dev.xp.empty, shape, _float_or(dtype).np_dtype), dev, requires_grad)
 
 
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, pin_memory=False,
@@ -171,7 +172,7 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, pi
     dev = _resolve_device(device)
     value = fill_number(fill_value, "full")
     dtype = _as_dtype(dtype) or _fill_dtype(value)
-    return finish(dev.xp.full(shape, fill_scalar(value, dtype), dtype=dtype.np_dtype), dev,
+    return finish(_allocate(dev.xp.full, shape, dtype.np_dtype, fill_scalar(value, dtype)), dev,
                   requires_grad)
 
 
@@ -216,7 +217,10 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, pin_memory
     elif m < 0:
         raise RuntimeError(f"m must be greater or equal to 0, got {m}")
     dev = _resolve_device(device)
-    return finish(dev.xp.eye(n, m, dtype=_float_or(dtype).np_dtype), dev, requires_grad)
+    np_dtype = _float_or(dtype).np_dtype
+    with _allocating((n, m), np_dtype):
+        array = dev.xp.eye(n, m, dtype=np_dtype)
+    return finish(array, dev, requires_grad)
 
 
 def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=False,
@@ -239,7 +243,7 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_mem
     dev = _resolve_device(device)
     np_dtype = _float_or(dtype).np_dtype
     extent = 0 if 0 in shape else 1 + sum((n - 1) * s for n, s in zip(shape, stride))
-    buffer = dev.xp.empty((extent,), dtype=np_dtype)
+    buffer = _allocate(dev.xp.empty, (extent,), np_dtype)
     itemsize = buffer.itemsize
     data = dev.xp.lib.stride_tricks.as_strided(buffer, shape, [s * itemsize for s in stride])
     out = finish(data, dev, requires_grad, keep_strides=True)
@@ -264,11 +268,11 @@ def empty_preserving(data, np_dtype, xp):
             xp.empty(0, dtype=np_dtype), data.shape,
             [s // data.itemsize * itemsize for s in data.strides])
     if data.flags.c_contiguous or data.ndim < 2:
-        return xp.empty(data.shape, dtype=np_dtype)
+        return _allocate(xp.empty, data.shape, np_dtype)
     strides = data.strides
     order = sorted(builtins.range(data.ndim), key=lambda d: -abs(strides[d]))
     inverse = [order.index(d) for d in builtins.range(data.ndim)]
-    return xp.empty([data.shape[d] for d in order], dtype=np_dtype).transpose(inverse)
+    return _allocate(xp.empty, [data.shape[d] for d in order], np_dtype).transpose(inverse)
 
 
 def require_like_input(input, name):
@@ -287,7 +291,7 @@ def _like(input, dtype, device, fill, requires_grad, memory_format=None):
     if preserve:
         array = empty_preserving(input._data, dtype.np_dtype, dev.xp)
     else:
-        array = dev.xp.empty(input._data.shape, dtype=dtype.np_dtype)
+        array = _allocate(dev.xp.empty, input._data.shape, dtype.np_dtype)
     if fill is not None and array.size:
         array[...] = fill_scalar(fill, dtype)
     return finish(array, dev, requires_grad, keep_strides=preserve)
@@ -340,9 +344,9 @@ def _new(self, size, dtype, device, requires_grad, name, fill):
     dev = self._device if device is None else _resolve_device(device)
     xp = dev.xp
     if fill is None:
-        array = xp.empty(shape, dtype=dtype.np_dtype)
+        array = _allocate(xp.empty, shape, dtype.np_dtype)
     else:
-        array = xp.full(shape, fill_scalar(fill, dtype), dtype=dtype.np_dtype)
+        array = _allocate(xp.full, shape, dtype.np_dtype, fill_scalar(fill, dtype))
     return finish(array, dev, requires_grad)
 
 

@@ -7,7 +7,7 @@ with tensor arguments, in-place sampling on a non-leaf) it passes back zeros,
 and we do the same under the same node names.
 """
 from .. import _dtype, _errors, _random
-from .._backend import numpy as _np
+from .._backend import allocate, numpy as _np
 from .._device import resolve as _resolve_device
 from .._random import (Generator, default_generator, get_rng_state, in_memory_order,
                        initial_seed, manual_seed, seed, set_rng_state)
@@ -69,7 +69,7 @@ def rand(*args, size=None, generator=None, out=None, dtype=None, layout=None,
     dtype = _float_dtype(dtype)
     _require_floating(dtype, "check_uniform_bounds")
     dev = _resolve_device(device)
-    values = _resolve_generator(generator)._draw_uniform(shape, dtype.np_dtype)
+    values = allocate(_resolve_generator(generator)._draw_uniform, shape, dtype.np_dtype)
     return finish(to_device(values, dev), dev, requires_grad)
 
 
@@ -81,7 +81,7 @@ def randn(*args, size=None, generator=None, out=None, dtype=None, layout=None,
     dtype = _float_dtype(dtype)
     _require_floating(dtype, "normal_kernel_cpu")
     dev = _resolve_device(device)
-    values = _resolve_generator(generator)._draw_normal(shape, dtype.np_dtype)
+    values = allocate(_resolve_generator(generator)._draw_normal, shape, dtype.np_dtype)
     return finish(to_device(values, dev), dev, requires_grad)
 
 

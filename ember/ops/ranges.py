@@ -10,7 +10,7 @@ import math
 import warnings
 
 from .. import _dtype
-from .._backend import numpy as _np
+from .._backend import allocating, numpy as _np
 from .._device import resolve as _resolve_device
 from ._common import Tensor, scalar_to, scalar_value
 from ._data import check_out, finish, to_device
@@ -77,10 +77,12 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
         start, end, step = int(start), int(end), int(step)
         sign = (step > 0) - (step < 0)
         length = (end - start + step - sign) // step
-        values = start + step * _np.arange(length, dtype=_np.int64)
     else:
         length = math.ceil((end - start) / step)
-        if dtype.category == _FLOATING:
+    with allocating((length,), dtype.np_dtype):  # a huge length: PyTorch's allocation error
+        if dtype is _dtype.int64:
+            values = start + step * _np.arange(length, dtype=_np.int64)
+        elif dtype.category == _FLOATING:
             values = _float_arange(start, step, length, dtype)
         else:
             values = _accumulate(start, step, length, dtype)
@@ -249,7 +251,8 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     dtype = _dtype.as_dtype(dtype) or _dtype._defaults.float_dtype
     if dtype is _dtype.bool:
         raise _unsupported("linspace_cpu", dtype)
-    values = _linear(start, end, steps, dtype) if steps else _np.empty(0)
+    with allocating((steps,), dtype.np_dtype):
+        values = _linear(start, end, steps, dtype) if steps else _np.empty(0)
     dev = _resolve_device(device)
     return finish(to_device(_cast(values, dtype), dev), dev, requires_grad)
 
