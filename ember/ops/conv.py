@@ -196,18 +196,18 @@ class ConvolutionBackward0(Node):
         params = self.params
         size = input._data.shape[2:]
         grad_input = grad_weight = grad_bias = None
-        if self.next_functions[0][0] is not None:
+        if self.needs_input_grad(0):
             if self.transposed:
                 grad_input = _fit(_convolution(grad, weight, None, params, False, None), size)
             else:
                 grad_input = _convolution(grad, weight, None, params, True, size)
-        if self.next_functions[1][0] is not None:
+        if self.needs_input_grad(1):
             kernel = weight._data.shape[2:]
             if self.transposed:
                 grad_weight = _weight_grad(grad, input, kernel, params)
             else:
                 grad_weight = _weight_grad(input, grad, kernel, params)
-        if self.next_functions[2][0] is not None:
+        if self.needs_input_grad(2):
             grad_bias = grad.sum((0,) + tuple(range(2, grad._data.ndim)))
         return grad_input, grad_weight, grad_bias
 
@@ -234,10 +234,10 @@ class ConvolutionBackwardBackward0(Node):
         input, grad_output = self.saved_tensors
         params = self.params
         grad_input = grad_grad = None
-        if self.next_functions[0][0] is not None:
+        if self.needs_input_grad(0):
             grad_input = _convolution(grad_output, grad, None, params, True,
                                       input._data.shape[2:])
-        if self.next_functions[1][0] is not None:
+        if self.needs_input_grad(1):
             grad_grad = _fit(_convolution(input, grad, None, params, False, None),
                              grad_output._data.shape[2:])
         return grad_input, grad_grad

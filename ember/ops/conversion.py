@@ -230,9 +230,9 @@ class CopyBackwards(Node):
 
     def backward(self, grad):
         grad_self = grad_src = None
-        if self.next_functions[0][0] is not None:
+        if self.needs_input_grad(0):
             grad_self = grad.new_zeros(self.shape)
-        if self.next_functions[1][0] is not None:
+        if self.needs_input_grad(1):
             shape, dtype, device = self.source
             grad_src = sum_to_shape(to(grad, device, dtype), shape)
         return grad_self, grad_src

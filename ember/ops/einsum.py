@@ -63,7 +63,7 @@ class EinsumBackward0(Node):
     def backward(self, grad):
         operands = self.saved_tensors
         return tuple(_operand_grad(grad, self.output, operands, self.inputs, self.shapes, k)
-                     if self.next_functions[k][0] is not None else None
+                     if self.needs_input_grad(k) else None
                      for k in range(len(operands)))
 
 

@@ -189,10 +189,10 @@ class ScatterBackward0(Node):
     def backward(self, grad):
         grad_self = grad_src = None
         grad1 = grad if self.shape else grad.reshape((1,))
-        if self.next_functions[0][0] is not None:
+        if self.needs_input_grad(0):
             grad_self = _index_put(grad1, self.key, 0, False)
             grad_self = grad_self if self.shape else grad_self.reshape(())
-        if self.src_shape is not None and self.next_functions[1][0] is not None:
+        if self.src_shape is not None and self.needs_input_grad(1):
             grad_src = _src_grad(grad1, self.key, self.src_shape)
         return grad_self, grad_src
 
@@ -246,7 +246,7 @@ class ScatterAddBackward0(ScatterBackward0):
 
     def backward(self, grad):
         grad_src = None
-        if self.next_functions[1][0] is not None:
+        if self.needs_input_grad(1):
             grad1 = grad if self.shape else grad.reshape((1,))
             grad_src = _src_grad(grad1, self.key, self.src_shape)
         return grad, grad_src
@@ -341,7 +341,7 @@ class IndexAddBackward0(Node):
 
     def backward(self, grad):
         grad_source = None
-        if self.next_functions[1][0] is not None:
+        if self.needs_input_grad(1):
             grad1 = grad if grad._data.ndim else grad.reshape((1,))
             grad_source = _index(grad1, self.key, True)
             if self.alpha != 1:
@@ -394,10 +394,10 @@ class IndexFillBackward0(Node):
     def backward(self, grad):
         grad_self = grad_value = None
         grad1 = grad if self.shape else grad.reshape((1,))
-        if self.next_functions[0][0] is not None:
+        if self.needs_input_grad(0):
             grad_self = _index_put(grad1, self.key, 0, False)
             grad_self = grad_self if self.shape else grad_self.reshape(())
-        if len(self.next_functions) > 1 and self.next_functions[1][0] is not None:
+        if len(self.next_functions) > 1 and self.needs_input_grad(1):
             grad_value = _index(grad1, self.unique_key, True).sum()
         return grad_self, grad_value
 
@@ -447,9 +447,9 @@ class MaskedFillBackward0(Node):
 
     def backward(self, grad):
         grad_input = grad_value = None
-        if self.next_functions[0][0] is not None:
+        if self.needs_input_grad(0):
             grad_input = sum_to_shape(masked_fill(grad, self.mask, 0), self.shape)
-        if len(self.next_functions) > 1 and self.next_functions[1][0] is not None:
+        if len(self.next_functions) > 1 and self.needs_input_grad(1):
             outside = wrap(~self.mask._data, self.mask._device)
             grad_value = masked_fill(grad, outside, 0).sum()
         return grad_input, grad_value
@@ -528,9 +528,9 @@ class MaskedScatterBackward0(Node):
 
     def backward(self, grad):
         grad_input = grad_source = None
-        if self.next_functions[0][0] is not None:
+        if self.needs_input_grad(0):
             grad_input = sum_to_shape(masked_fill(grad, self.mask, 0), self.shape)
-        if self.next_functions[1][0] is not None:
+        if self.needs_input_grad(1):
             mask = self.mask._data
             grad1 = grad if mask.ndim else grad.reshape((1,))
             picked = _index(grad1, mask.reshape(_shape1(mask.shape)).nonzero(), True)

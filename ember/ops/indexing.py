@@ -433,10 +433,10 @@ class IndexPutBackward0(Node):
 
     def backward(self, grad):
         grad_self = grad_values = None
-        if self.next_functions[0][0] is not None:
+        if self.needs_input_grad(0):
             grad_self = grad if self.accumulate else _index_put(grad, self.key, 0, False,
                                                                  self.advanced)
-        if self.next_functions[1][0] is not None:
+        if self.needs_input_grad(1):
             grad_values = _reduce_to(_index(grad, self.key, self.advanced), self.value_shape,
                                      self.value_dtype)
         return grad_self, grad_values

@@ -109,10 +109,10 @@ class CatBackward0(Node):
             if shape == (0,):
                 # A skipped legacy empty tensor gets an empty gradient.
                 piece = make_tensor(grad._device.xp.zeros((0,), dtype.np_dtype), grad._device)
-                grads.append(piece if self.next_functions[i][0] is not None else None)
+                grads.append(piece if self.needs_input_grad(i) else None)
                 continue
             size = shape[self.dim]
-            if self.next_functions[i][0] is None:
+            if not self.needs_input_grad(i):
                 grads.append(None)
             else:
                 grads.append(_as_dtype(grad.narrow(self.dim, offset, size), dtype))
@@ -159,7 +159,7 @@ class StackBackward0(Node):
     __slots__ = ("dim", "dtypes")
 
     def backward(self, grad):
-        return tuple(None if self.next_functions[i][0] is None
+        return tuple(None if not self.needs_input_grad(i)
                      else _as_dtype(grad.select(self.dim, i), dtype)
                      for i, dtype in enumerate(self.dtypes))
 

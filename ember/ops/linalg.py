@@ -69,10 +69,6 @@ def _scaled(grad, factor):
     return grad if factor == 1 else grad * factor
 
 
-def _needs(node, index):
-    return node.next_functions[index][0] is not None
-
-
 # ---------------------------------------------------------------- mm / mv / dot / bmm
 def mm(input, mat2):
     """Matrix product of two 2-D tensors."""
@@ -101,8 +97,8 @@ class MmBackward0(Node):
 
     def backward(self, grad):
         input, mat2 = self.saved_tensors
-        grad_input = _mm_mat1_backward(grad, input, mat2) if _needs(self, 0) else None
-        grad_mat2 = _mm_mat2_backward(grad, input, mat2) if _needs(self, 1) else None
+        grad_input = _mm_mat1_backward(grad, input, mat2) if self.needs_input_grad(0) else None
+        grad_mat2 = _mm_mat2_backward(grad, input, mat2) if self.needs_input_grad(1) else None
         return grad_input, grad_mat2
 
 
@@ -164,8 +160,8 @@ class MvBackward0(Node):
 
     def backward(self, grad):
         input, vec = self.saved_tensors
-        grad_input = outer(grad, vec) if _needs(self, 0) else None
-        grad_vec = mv(input.t(), grad) if _needs(self, 1) else None
+        grad_input = outer(grad, vec) if self.needs_input_grad(0) else None
+        grad_vec = mv(input.t(), grad) if self.needs_input_grad(1) else None
         return grad_input, grad_vec
 
 
@@ -201,8 +197,8 @@ class DotBackward0(Node):
 
     def backward(self, grad):
         input, other = self.saved_tensors
-        grad_input = grad * other if _needs(self, 0) else None
-        grad_other = grad * input if _needs(self, 1) else None
+        grad_input = grad * other if self.needs_input_grad(0) else None
+        grad_other = grad * input if self.needs_input_grad(1) else None
         return grad_input, grad_other
 
 
@@ -252,8 +248,8 @@ class BmmBackward0(Node):
 
     def backward(self, grad):
         input, mat2 = self.saved_tensors
-        grad_input = bmm(grad, mat2.mT) if _needs(self, 0) else None
-        grad_mat2 = bmm(input.mT, grad) if _needs(self, 1) else None
+        grad_input = bmm(grad, mat2.mT) if self.needs_input_grad(0) else None
+        grad_mat2 = bmm(input.mT, grad) if self.needs_input_grad(1) else None
         return grad_input, grad_mat2
 
 
@@ -435,11 +431,11 @@ class AddmmBackward0(Node):
 
     def backward(self, grad):
         mat1, mat2 = self.saved_tensors
-        grad_input = sum_to_shape(_scaled(grad, self.beta), self.shape) if _needs(self, 0) \
+        grad_input = sum_to_shape(_scaled(grad, self.beta), self.shape) if self.needs_input_grad(0) \
             else None
-        grad_mat1 = _scaled(_mm_mat1_backward(grad, mat1, mat2), self.alpha) if _needs(self, 1) \
+        grad_mat1 = _scaled(_mm_mat1_backward(grad, mat1, mat2), self.alpha) if self.needs_input_grad(1) \
             else None
-        grad_mat2 = _scaled(_mm_mat2_backward(grad, mat1, mat2), self.alpha) if _needs(self, 2) \
+        grad_mat2 = _scaled(_mm_mat2_backward(grad, mat1, mat2), self.alpha) if self.needs_input_grad(2) \
             else None
         return grad_input, grad_mat1, grad_mat2
 
@@ -464,10 +460,10 @@ class AddmvBackward0(Node):
 
     def backward(self, grad):
         mat, vec = self.saved_tensors
-        grad_input = sum_to_shape(_scaled(grad, self.beta), self.shape) if _needs(self, 0) \
+        grad_input = sum_to_shape(_scaled(grad, self.beta), self.shape) if self.needs_input_grad(0) \
             else None
-        grad_mat = _scaled(outer(grad, vec), self.alpha) if _needs(self, 1) else None
-        grad_vec = _scaled(mv(mat.t(), grad), self.alpha) if _needs(self, 2) else None
+        grad_mat = _scaled(outer(grad, vec), self.alpha) if self.needs_input_grad(1) else None
+        grad_vec = _scaled(mv(mat.t(), grad), self.alpha) if self.needs_input_grad(2) else None
         return grad_input, grad_mat, grad_vec
 
 
@@ -499,10 +495,10 @@ class BaddbmmBackward0(Node):
 
     def backward(self, grad):
         batch1, batch2 = self.saved_tensors
-        grad_input = sum_to_shape(_scaled(grad, self.beta), self.shape) if _needs(self, 0) \
+        grad_input = sum_to_shape(_scaled(grad, self.beta), self.shape) if self.needs_input_grad(0) \
             else None
-        grad_batch1 = _scaled(bmm(grad, batch2.mT), self.alpha) if _needs(self, 1) else None
-        grad_batch2 = _scaled(bmm(batch1.mT, grad), self.alpha) if _needs(self, 2) else None
+        grad_batch1 = _scaled(bmm(grad, batch2.mT), self.alpha) if self.needs_input_grad(1) else None
+        grad_batch2 = _scaled(bmm(batch1.mT, grad), self.alpha) if self.needs_input_grad(2) else None
         return grad_input, grad_batch1, grad_batch2
 
 

@@ -122,8 +122,8 @@ def _pointwise_loss(input, target, loss, reduction, node_class, **attributes):
 
 def _input_and_target_grads(node, grad_input):
     """(grad_input, -grad_input), skipping the ones not needed."""
-    first = grad_input if node.next_functions[0][0] is not None else None
-    second = -grad_input if node.next_functions[1][0] is not None else None
+    first = grad_input if node.needs_input_grad(0) else None
+    second = -grad_input if node.needs_input_grad(1) else None
     return first, second
 
 
@@ -266,9 +266,9 @@ class BinaryCrossEntropyBackward0(Node):
         if weight is not None:
             grad = grad * weight
         grad_input = grad_target = None
-        if self.next_functions[0][0] is not None:
+        if self.needs_input_grad(0):
             grad_input = grad * (input - target) / ((1 - input) * input).clamp(min=1e-12)
-        if self.next_functions[1][0] is not None:
+        if self.needs_input_grad(1):
             grad_target = grad * ((-input).log1p().clamp(min=-100.0)
                                   - input.log().clamp(min=-100.0))
         return grad_input, grad_target
@@ -342,14 +342,14 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
         if weight is not None:
             grad = grad * weight
         grad_input = grad_target = None
-        if self.next_functions[0][0] is not None:
+        if self.needs_input_grad(0):
             if pos_weight is None:
                 grad_input = grad * (input.sigmoid() - target)
             else:
                 scaled_target = pos_weight * target
                 grad_input = grad * ((scaled_target + 1 - target) * input.sigmoid()
                                      - scaled_target)
-        if self.next_functions[1][0] is not None:
+        if self.needs_input_grad(1):
             if pos_weight is None:
                 grad_target = grad * -input
             else:

@@ -193,7 +193,7 @@ class NativeBatchNormBackward0(Node):
             mean, invstd = (_constant(s, input._device) for s in self.stats)
         xhat = (x - mean) * invstd
         grad_input = grad_weight = grad_bias = None
-        if self.next_functions[0][0] is not None:
+        if self.needs_input_grad(0):
             grad_xhat = grad
             if weight is not None:
                 grad_xhat = grad * _in_compute(weight, compute).reshape(mean.shape)
@@ -202,9 +202,9 @@ class NativeBatchNormBackward0(Node):
             else:
                 grad_input = grad_xhat * invstd
             grad_input = _in_compute(grad_input, compute and input.dtype)
-        if self.next_functions[1][0] is not None:
+        if self.needs_input_grad(1):
             grad_weight = _in_compute((grad * xhat).sum(axes), compute and self.param_dtype)
-        if self.next_functions[2][0] is not None:
+        if self.needs_input_grad(2):
             grad_bias = _in_compute(grad.sum(axes), compute and self.param_dtype)
         return grad_input, grad_weight, grad_bias
 
@@ -274,14 +274,14 @@ class NativeLayerNormBackward0(Node):
         xhat = (x - mean) * invstd
         leading = tuple(range(axes[0]))
         grad_input = grad_weight = grad_bias = None
-        if self.next_functions[0][0] is not None:
+        if self.needs_input_grad(0):
             grad_xhat = grad if weight is None else grad * _in_compute(weight, compute)
             grad_input = _normalized_grad(grad_xhat, xhat, invstd, axes)
             grad_input = _in_compute(grad_input, compute and input.dtype)
-        if self.next_functions[1][0] is not None:
+        if self.needs_input_grad(1):
             grad_weight = _in_compute(_sum_over(grad * xhat, leading),
                                       compute and self.param_dtype)
-        if self.next_functions[2][0] is not None:
+        if self.needs_input_grad(2):
             grad_bias = _in_compute(_sum_over(grad, leading), compute and self.param_dtype)
         return grad_input, grad_weight, grad_bias
 
@@ -355,16 +355,16 @@ class NativeGroupNormBackward0(Node):
         axes = (0,) + tuple(range(2, len(shape)))
         param_shape = (1, shape[1]) + (1,) * (len(shape) - 2)
         grad_input = grad_weight = grad_bias = None
-        if self.next_functions[0][0] is not None:
+        if self.needs_input_grad(0):
             grad_xhat = grad
             if weight is not None:
                 grad_xhat = grad * _in_compute(weight, compute).reshape(param_shape)
             grad_input = _normalized_grad(grad_xhat.reshape(grouped_shape),
                                           xhat.reshape(grouped_shape), invstd, (2,))
             grad_input = _in_compute(grad_input.reshape(shape), compute and input.dtype)
-        if self.next_functions[1][0] is not None:
+        if self.needs_input_grad(1):
             grad_weight = _in_compute((grad * xhat).sum(axes), compute and self.param_dtype)
-        if self.next_functions[2][0] is not None:
+        if self.needs_input_grad(2):
             grad_bias = _in_compute(grad.sum(axes), compute and self.param_dtype)
         return grad_input, grad_weight, grad_bias
 

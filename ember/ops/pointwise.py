@@ -166,9 +166,9 @@ class AddBackward0(Node):
 
     def backward(self, grad):
         shape_a, shape_b = self.shapes
-        grad_a = sum_to_shape(grad, shape_a) if self.next_functions[0][0] is not None else None
+        grad_a = sum_to_shape(grad, shape_a) if self.needs_input_grad(0) else None
         grad_b = None
-        if self.next_functions[1][0] is not None:
+        if self.needs_input_grad(1):
             grad_b = grad if self.alpha == 1 else grad * self.alpha
             grad_b = sum_to_shape(grad_b, shape_b)
         return grad_a, grad_b
@@ -224,9 +224,9 @@ class SubBackward0(Node):
 
     def backward(self, grad):
         shape_a, shape_b = self.shapes
-        grad_a = sum_to_shape(grad, shape_a) if self.next_functions[0][0] is not None else None
+        grad_a = sum_to_shape(grad, shape_a) if self.needs_input_grad(0) else None
         grad_b = None
-        if self.next_functions[1][0] is not None:
+        if self.needs_input_grad(1):
             grad_b = sum_to_shape(-grad if self.alpha == 1 else grad * -self.alpha, shape_b)
         return grad_a, grad_b
 
@@ -263,9 +263,9 @@ class RsubBackward0(Node):
     def backward(self, grad):
         shape_a, shape_b = self.shapes
         grad_a = None
-        if self.next_functions[0][0] is not None:
+        if self.needs_input_grad(0):
             grad_a = sum_to_shape(-grad if self.alpha == 1 else grad * -self.alpha, shape_a)
-        grad_b = sum_to_shape(grad, shape_b) if self.next_functions[1][0] is not None else None
+        grad_b = sum_to_shape(grad, shape_b) if self.needs_input_grad(1) else None
         return grad_a, grad_b
 
 
@@ -310,8 +310,8 @@ class MulBackward0(Node):
         shape_a, shape_b = self.shapes
         if other is None:
             return grad * self.other_scalar, None
-        grad_a = sum_to_shape(grad * other, shape_a) if self.next_functions[0][0] else None
-        grad_b = sum_to_shape(grad * input, shape_b) if self.next_functions[1][0] else None
+        grad_a = sum_to_shape(grad * other, shape_a) if self.needs_input_grad(0) else None
+        grad_b = sum_to_shape(grad * input, shape_b) if self.needs_input_grad(1) else None
         return grad_a, grad_b
 
 
@@ -363,9 +363,9 @@ class DivBackward0(Node):
         shape_a, shape_b = self.shapes
         if other is None:
             return grad / self.other_scalar, None
-        grad_a = sum_to_shape(grad / other, shape_a) if self.next_functions[0][0] else None
+        grad_a = sum_to_shape(grad / other, shape_a) if self.needs_input_grad(0) else None
         grad_b = None
-        if self.next_functions[1][0] is not None:
+        if self.needs_input_grad(1):
             grad_b = sum_to_shape(-grad * input / (other * other), shape_b)
         return grad_a, grad_b
 
