@@ -99,5 +99,8 @@ def rprop(params, grads, prevs, step_sizes, state_steps, foreach=None, capturabl
         step_size.mul_(sign).clamp_(step_size_min, step_size_max)
         grad = grad.clone()
         grad.masked_fill_(sign.eq(etaminus), 0)
-        param.addcmul_(grad.sign(), step_size, value=-1)
+        # PyTorch's addcmul saves an operand only when the other needs a gradient; ember's
+        # saves both, so a differentiable step hands it a copy of the state it will update.
+        param.addcmul_(grad.sign(), step_size.clone() if differentiable else step_size,
+                       value=-1)
         prev.copy_(grad)
