@@ -314,3 +314,121 @@ def test_closure_loss_returned(torch):
             return loss
         losses.append([opt.step(closure).item() for _ in range(3)])
     assert losses[0] == losses[1]
+
+
+# ---------------------------------------------------------------- LBFGS
+_X = np.linspace(-2, 2, 40)
+_Y = 1.5 * np.sin(1.3 * _X) + 0.3 * _X
+
+
+def _lbfgs_fit(lib, steps, dtype=np.float64, state=None, **kwargs):
+    """Fit y = a sin(b x) + c x with LBFGS and a closure; the loss returned by each step."""
+    x, y = lib.tensor(_X.astype(dtype)), lib.tensor(_Y.astype(dtype))
+    w = lib.tensor(np.array([1.0, 1.0, 0.0], dtype=dtype), requires_grad=True)
+    opt = lib.optim.LBFGS([w], **kwargs)
+    if state is not None:
+        opt.load_state_dict(state)
+
+    def closure():
+        opt.zero_grad()
+        loss = ((w[0] * lib.sin(w[1] * x) + w[2] * x - y) ** 2).mean()
+        loss.backward()
+        return loss
+    losses = [opt.step(closure).item() for _ in range(steps)]
+    return losses, w, opt
+
+
+@pytest.mark.parametrize("line_search_fn", [None, "strong_wolfe"])
+@pytest.mark.parametrize("kwargs", [dict(), dict(lr=0.5, max_iter=4, history_size=3),
+                                    dict(max_iter=3, max_eval=10, tolerance_change=1e-5)],
+                         ids=["defaults", "short-history", "max-eval"])
+def test_lbfgs_curve_fit_losses_match_torch_every_step(torch, line_search_fn, kwargs):
+    """float64: each step's loss, the parameters and the whole state (curvature history,
+    counters, step length) agree to rounding."""
+    runs = [_lbfgs_fit(lib, 5, line_search_fn=line_search_fn, **kwargs) for lib in (ember, torch)]
+    np.testing.assert_allclose(runs[0][0], runs[1][0], rtol=1e-9, atol=1e-15)
+    np.testing.assert_allclose(runs[0][1].detach().numpy(), runs[1][1].detach().numpy(),
+                               rtol=1e-9)
+    _assert_state_dicts_equal(runs[0][2].state_dict(), runs[1][2].state_dict(), rtol=1e-7,
+                              atol=1e-12)
+
+
+@pytest.mark.parametrize("line_search_fn", [None, "strong_wolfe"])
+def test_lbfgs_float32_first_step_matches_torch(torch, line_search_fn):
+    """float32: L-BFGS amplifies rounding over many iterations, so one short step is
+    compared (losses to float32 rounding)."""
+    runs = [_lbfgs_fit(lib, 2, np.float32, max_iter=3, line_search_fn=line_search_fn)
+            for lib in (ember, torch)]
+    np.testing.assert_allclose(runs[0][0], runs[1][0], rtol=1e-5)
+    np.testing.assert_allclose(runs[0][1].detach().numpy(), runs[1][1].detach().numpy(),
+                               rtol=1e-4)
+
+
+def test_lbfgs_load_torch_state_dict_and_continue(torch):
+    _, w_torch, torch_opt = _lbfgs_fit(torch, 2, max_iter=3, line_search_fn="strong_wolfe")
+    saved = torch_opt.state_dict()
+    results = []
+    for lib in (ember, torch):
+        state = base._to_ember(torch, saved) if lib is ember else saved
+        x, y = lib.tensor(_X), lib.tensor(_Y)
+        w = lib.tensor(w_torch.detach().numpy().copy(), requires_grad=True)
+        opt = lib.optim.LBFGS([w], max_iter=3, line_search_fn="strong_wolfe")
+        opt.load_state_dict(state)
+
+        def closure():
+            opt.zero_grad()
+            loss = ((w[0] * lib.sin(w[1] * x) + w[2] * x - y) ** 2).mean()
+            loss.backward()
+            return loss
+        results.append(([opt.step(closure).item() for _ in range(3)], w.detach().numpy()))
+    np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-9)
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-9)
+
+
+def test_lbfgs_unknown_line_search_and_missing_closure_like_torch(torch):
+    def bad_line_search(lib):
+        w = lib.tensor([1.0, 2.0], requires_grad=True)
+        opt = lib.optim.LBFGS([w], line_search_fn="armijo")
+
+        def closure():
+            opt.zero_grad()
+            loss = (w ** 2).sum()
+            loss.backward()
+            return loss
+        opt.step(closure)
+    assert_raises_alike(lambda: bad_line_search(torch), lambda: bad_line_search(ember))
+
+
+def test_lbfgs_stops_at_an_optimum_like_torch(torch):
+    """A zero gradient ends the step at once: one evaluation, no iteration."""
+    counters = []
+    for lib in (ember, torch):
+        w = lib.tensor([0.0, 0.0], requires_grad=True)
+        opt = lib.optim.LBFGS([w])
+
+        def closure():
+            opt.zero_grad()
+            loss = (w ** 2).sum()
+            loss.backward()
+            return loss
+        loss = opt.step(closure)
+        state = opt.state[w]
+        counters.append((loss.item(), state["func_evals"], state["n_iter"], list(state)))
+    assert counters[0] == counters[1]
+
+
+def test_lbfgs_script_prints_what_torch_prints(torch):
+    names = ("torch", "torch.nn")
+    saved = {n: sys.modules.get(n) for n in names}
+    sys.modules.update({"torch": ember, "torch.nn": ember.nn})
+    try:
+        got = run_tutorial(ember, "lbfgs_curve.py")
+    finally:
+        for n, module in saved.items():
+            if module is None:
+                sys.modules.pop(n, None)
+            else:
+                sys.modules[n] = module
+    expected = run_tutorial(torch, "lbfgs_curve.py").replace("torch.", "ember.")
+    assert "step 5: loss" in expected and "strong_wolfe" in expected
+    assert_prints_alike(got, expected)
