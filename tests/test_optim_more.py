@@ -432,3 +432,143 @@ def test_lbfgs_script_prints_what_torch_prints(torch):
     expected = run_tutorial(torch, "lbfgs_curve.py").replace("torch.", "ember.")
     assert "step 5: loss" in expected and "strong_wolfe" in expected
     assert_prints_alike(got, expected)
+
+
+# ---------------------------------------------------------------- swa_utils
+def _bn_model(lib, weights):
+    model = lib.nn.Sequential(lib.nn.Linear(6, 10), lib.nn.BatchNorm1d(10), lib.nn.Tanh(),
+                              lib.nn.Linear(10, 2))
+    with lib.no_grad():
+        for p, w in zip(model.parameters(), weights):
+            p.copy_(lib.tensor(w.astype(np.float32)))
+    return model
+
+
+def _bn_weights(rng):
+    return [rng.randn(10, 6) * 0.4, rng.randn(10) * 0.1, 1 + rng.randn(10) * 0.1,
+            rng.randn(10) * 0.1, rng.randn(2, 10) * 0.4, rng.randn(2) * 0.1]
+
+
+def _average_while_training(lib, make_averaged, steps=6):
+    """Train with SGD, folding the model into the averaged copy after every step."""
+    rng = np.random.RandomState(3)
+    weights, batches = _bn_weights(rng), [rng.randn(16, 6).astype(np.float32)
+                                          for _ in range(steps)]
+    model = _bn_model(lib, weights)
+    averaged = make_averaged(lib, model)
+    opt = lib.optim.SGD(model.parameters(), lr=0.1, momentum=0.5)
+    for batch in batches:
+        opt.zero_grad()
+        model(lib.tensor(batch)).square().mean().backward()
+        opt.step()
+        averaged.update_parameters(model)
+    return averaged
+
+
+def _swa_state(averaged):
+    return {k: v.detach().numpy().copy() for k, v in averaged.state_dict().items()}, \
+        {k: str(v.dtype).split(".")[1] for k, v in averaged.state_dict().items()}
+
+
+@pytest.mark.parametrize("make_averaged", [
+    lambda lib, model: lib.optim.swa_utils.AveragedModel(model),
+    lambda lib, model: lib.optim.swa_utils.AveragedModel(model, use_buffers=True),
+    lambda lib, model: lib.optim.swa_utils.AveragedModel(
+        model, multi_avg_fn=lib.optim.swa_utils.get_ema_multi_avg_fn(0.9)),
+    lambda lib, model: lib.optim.swa_utils.AveragedModel(
+        model, multi_avg_fn=lib.optim.swa_utils.get_ema_multi_avg_fn(0.9), use_buffers=True),
+    lambda lib, model: lib.optim.swa_utils.AveragedModel(
+        model, avg_fn=lib.optim.swa_utils.get_ema_avg_fn(0.7)),
+    lambda lib, model: lib.optim.swa_utils.AveragedModel(
+        model, multi_avg_fn=lib.optim.swa_utils.get_swa_multi_avg_fn()),
+    lambda lib, model: lib.optim.swa_utils.AveragedModel(
+        model, avg_fn=lib.optim.swa_utils.get_swa_avg_fn(), use_buffers=True),
+], ids=["swa", "swa-buffers", "ema-multi", "ema-multi-buffers", "ema-one", "swa-multi",
+        "swa-one-buffers"])
+def test_averaged_model_matches_torch(torch, make_averaged):
+    ours, theirs = (_average_while_training(lib, make_averaged) for lib in (ember, torch))
+    (values, dtypes), (values_t, dtypes_t) = _swa_state(ours), _swa_state(theirs)
+    assert list(values) == list(values_t) and dtypes == dtypes_t
+    for key in values_t:
+        np.testing.assert_allclose(values[key], values_t[key], rtol=1e-5, atol=1e-6)
+    assert repr(ours) == repr(theirs)
+    x = np.random.RandomState(4).randn(5, 6).astype(np.float32)
+    ours.eval()
+    theirs.eval()
+    np.testing.assert_allclose(ours(ember.tensor(x)).detach().numpy(),
+                               theirs(torch.tensor(x)).detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_averaged_model_errors_like_torch(torch):
+    def both_fns(lib):
+        utils = lib.optim.swa_utils
+        utils.AveragedModel(lib.nn.Linear(2, 2), avg_fn=utils.get_swa_avg_fn(),
+                            multi_avg_fn=utils.get_swa_multi_avg_fn())
+    assert_raises_alike(lambda: both_fns(torch), lambda: both_fns(ember))
+    for decay in (-0.1, 1.5):
+        assert_raises_alike(lambda: torch.optim.swa_utils.get_ema_multi_avg_fn(decay),
+                            lambda: ember.optim.swa_utils.get_ema_multi_avg_fn(decay))
+        assert_raises_alike(lambda: torch.optim.swa_utils.get_ema_avg_fn(decay),
+                            lambda: ember.optim.swa_utils.get_ema_avg_fn(decay))
+
+
+@pytest.mark.parametrize("loader_kind", ["tensors", "tuples"])
+def test_update_bn_matches_torch(torch, loader_kind):
+    rng = np.random.RandomState(5)
+    weights = _bn_weights(rng)
+    data = [(rng.randn(8, 6) * 2 + 1).astype(np.float32) for _ in range(4)]
+    results = []
+    for lib in (ember, torch):
+        model = _bn_model(lib, weights)
+        model.eval()
+        batches = [lib.tensor(d) for d in data]
+        loader = batches if loader_kind == "tensors" else [(b, lib.zeros(8)) for b in batches]
+        lib.optim.swa_utils.update_bn(loader, model)
+        bn = model[1]
+        results.append((bn.running_mean.numpy().copy(), bn.running_var.numpy().copy(),
+                        bn.num_batches_tracked.item(), bn.momentum, model.training))
+    np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-5, atol=1e-6)
+    assert results[0][2:] == results[1][2:]
+
+
+@pytest.mark.parametrize("kwargs", [dict(swa_lr=0.05), dict(swa_lr=0.05, anneal_epochs=3,
+                                                            anneal_strategy="linear"),
+                                    dict(swa_lr=[0.05, 0.5], anneal_epochs=0),
+                                    dict(swa_lr=0.2, anneal_epochs=4)])
+def test_swalr_learning_rates_match_torch(torch, kwargs):
+    runs = []
+    for lib in (ember, torch):
+        params = [lib.nn.Parameter(lib.ones(2)), lib.nn.Parameter(lib.ones(3))]
+        opt = lib.optim.SGD([{"params": params[:1]}, {"params": params[1:], "lr": 0.3}],
+                            lr=0.1)
+        scheduler = lib.optim.swa_utils.SWALR(opt, **kwargs)
+        lrs = [[g["lr"] for g in opt.param_groups]]
+        for _ in range(12):
+            opt.step()
+            scheduler.step()
+            lrs.append(scheduler.get_last_lr())
+        state = scheduler.state_dict()
+        runs.append((lrs, sorted(state), state["_anneal_strategy"],
+                     [g["swa_lr"] for g in opt.param_groups]))
+    np.testing.assert_allclose(runs[0][0], runs[1][0], rtol=1e-15)
+    assert runs[0][1:] == runs[1][1:]
+
+
+def test_swalr_state_dict_round_trip():
+    opt = ember.optim.SGD([ember.nn.Parameter(ember.ones(2))], lr=0.1)
+    scheduler = ember.optim.swa_utils.SWALR(opt, swa_lr=0.01, anneal_strategy="linear")
+    opt.step()
+    scheduler.step()
+    other = ember.optim.swa_utils.SWALR(opt, swa_lr=0.01)
+    other.load_state_dict(scheduler.state_dict())
+    assert other.anneal_func is other._linear_anneal
+
+
+@pytest.mark.parametrize("kwargs", [dict(anneal_strategy="exp"), dict(anneal_epochs=-1),
+                                    dict(anneal_epochs=2.5)])
+def test_swalr_errors_like_torch(torch, kwargs):
+    def build(lib):
+        opt = lib.optim.SGD([lib.nn.Parameter(lib.ones(2))], lr=0.1)
+        lib.optim.swa_utils.SWALR(opt, swa_lr=0.01, **kwargs)
+    assert_raises_alike(lambda: build(torch), lambda: build(ember))
