@@ -5,11 +5,11 @@ PyTorch's single-tensor arithmetic, op for op. Besides the parameter's running a
 tensors (PyTorch's state layout), recomputed on Python floats after every step:
 eta = lr / (1 + lambd * lr * step) ** alpha, mu = 1 / max(1, step - t0).
 """
+from .._tensor import Tensor
 from ..ops.creation import ones, tensor, zeros, zeros_like
 from .nadam import _check_capturable_on, _check_state_steps
 from .optimizer import (Optimizer, _get_scalar_dtype, _get_value, _to_scalar,
                         _use_grad_for_differentiable)
-from .._tensor import Tensor
 
 __all__ = ["ASGD"]
 

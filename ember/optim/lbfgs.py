@@ -222,7 +222,7 @@ class LBFGS(Optimizer):
                 old_dirs, old_stps, ro, H_diag = [], [], [], 1  # noqa: N806
             else:
                 H_diag = self._update_history(  # noqa: N806
-                    state, flat_grad, prev_flat_grad, d, t, old_dirs, old_stps, ro, H_diag,
+                    flat_grad, prev_flat_grad, d, t, old_dirs, old_stps, ro, H_diag,
                     history_size)
                 d = self._direction(state, flat_grad, old_dirs, old_stps, ro, H_diag,
                                     history_size)
@@ -268,7 +268,7 @@ class LBFGS(Optimizer):
         return orig_loss
 
     @staticmethod
-    def _update_history(state, flat_grad, prev_flat_grad, d, t, old_dirs, old_stps, ro,
+    def _update_history(flat_grad, prev_flat_grad, d, t, old_dirs, old_stps, ro,
                         H_diag, history_size):  # noqa: N803
         """Store the newest curvature pair (y, s) if it keeps the Hessian estimate positive."""
         y = flat_grad.sub(prev_flat_grad)
