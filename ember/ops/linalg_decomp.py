@@ -216,6 +216,9 @@ def lstsq(A, B, rcond=None, *, driver=None):
                            "gelsy, gelsd, gelss)")
     check_matrix("torch.linalg.lstsq", A, square=False, reduced_kernel="linalg_lstsq")
     a, b, xp = A._data, B._data, A._device.xp
+    if a.ndim < b.ndim or a.ndim - b.ndim > 1:
+        raise RuntimeError("torch.linalg.lstsq: input.dim() must be greater or equal to "
+                           "other.dim() and (input.dim() - other.dim()) <= 1")
     vector = b.ndim == a.ndim - 1
     if (b.shape[-1] if vector else b.shape[-2]) != a.shape[-2]:
         raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size(-2)")

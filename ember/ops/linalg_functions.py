@@ -40,10 +40,12 @@ def matrix_power(A, n):
     if n == 0:
         eye = new(A._device.xp.eye(shape[-1], dtype=A._data.dtype), A)
         return A.clone().copy_(eye.expand(shape))
-    if n < 0:
-        A, n = inv(A), -n
     if n == 1:
         return A.clone()
+    if n < 0:
+        A, n = inv(A), -n
+        if n == 1:
+            return A
     if n == 2:
         return matmul(A, A)
     if n == 3:

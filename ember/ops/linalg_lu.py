@@ -12,7 +12,7 @@ import scipy.linalg as _scipy_linalg
 from .. import return_types as _rt
 from ..autograd.graph import Node
 from ._common import attach, grad_state, sum_to_shape
-from ._linalg_common import (LinAlgError, attach_outputs, batch_prefix, check_matrix, new,
+from ._linalg_common import (LinAlgError, batch_prefix, check_matrix, new,
                              not_implemented)
 from .diagonal import tril, triu
 from .linalg import matmul
@@ -122,11 +122,13 @@ def lu(A, *, pivot=True):
     outputs = tuple(new(array, A) for array in _unpack_arrays(xp, lu_data, pivots))
     P, L, U = outputs
     if grad_state.enabled and A._requires_grad:
-        node = LinalgLuBackward0()
-        node.save_output(P, 0)
+        node = LinalgLuBackward0()  # P is a constant: only L and U have a gradient
+        node.save(P)
         node.save_output(L, 1)
         node.save_output(U, 2)
-        attach_outputs(node, outputs, A)
+        attach(L, node, A)
+        U.grad_fn, U._requires_grad = node, True
+        L._output_nr, U._output_nr = 1, 2
     return _rt.linalg_lu(*outputs)
 
 

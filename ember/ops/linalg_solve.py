@@ -167,7 +167,7 @@ def solve_ex(A, B, *, left=True, check_errors=False):
     if not left:
         a, b = xp.swapaxes(a, -1, -2), xp.swapaxes(b, -1, -2)
     a, b = _broadcast_batches(xp, a, b, 2)
-    info = xp.zeros(a.shape[:-2], dtype="int32")
+    info = xp.zeros(A._data.shape[:-2], dtype="int32")
     try:
         result = _np_linalg.solve(a, b) if b.size and a.size else xp.zeros(b.shape, a.dtype)
     except _NP_LINALG_ERROR:
@@ -301,7 +301,9 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False)
     xp = A._device.xp
     a = xp.swapaxes(A._data, -1, -2) if transpose else A._data
     result = _triangular_array(xp, a, input._data, upper != transpose, True, unitriangular)
-    outputs = (new(xp.ascontiguousarray(result), A), new(A._data.copy(), A))
+    batch = result.shape[:-2]
+    coefficient = xp.broadcast_to(A._data, batch + A._data.shape[-2:]).copy()
+    outputs = (new(xp.ascontiguousarray(result), A), new(coefficient, A))
     if grad_state.enabled and (input._requires_grad or A._requires_grad):
         node = TriangularSolveBackward0()
         node.upper, node.transpose, node.unitriangular = upper, transpose, unitriangular

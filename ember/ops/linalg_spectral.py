@@ -55,7 +55,7 @@ def svd(A, full_matrices=True, *, driver=None):
     outputs = (new(u, A), new(s, A), new(vh, A))
     if grad_state.enabled and A._requires_grad:
         node = LinalgSvdBackward0()
-        node.full_matrices, node.values_only = full_matrices, False
+        node.full_matrices = full_matrices
         node.save_output(outputs[0], 0)
         node.save_output(outputs[2], 2)
         node.save_output(outputs[1], 1)
@@ -66,25 +66,16 @@ def svd(A, full_matrices=True, *, driver=None):
 def svdvals(A, *, driver=None):
     """The singular values alone (the vectors are computed only when a gradient needs them)."""
     _check_svd(A)
-    needs_grad = grad_state.enabled and A._requires_grad
-    u, s, vh = _svd_arrays(A, False, needs_grad)
-    out = new(s, A)
-    if needs_grad:
-        node = LinalgSvdBackward0()
-        node.full_matrices, node.values_only = False, True
-        node.save(new(u, A), new(vh, A))
-        node.save_output(out, 0)
-        attach(out, node, A)
-    return out
+    if grad_state.enabled and A._requires_grad:  # the gradient needs the vectors too
+        return svd(A, full_matrices=False)[1]
+    return new(_svd_arrays(A, False, False)[1], A)
 
 
 class LinalgSvdBackward0(Node):
-    __slots__ = ("full_matrices", "values_only")
+    __slots__ = ("full_matrices",)
 
     def backward(self, grad_U=None, grad_S=None, grad_Vh=None):
         U, Vh, S = self.saved_tensors
-        if self.values_only:  # svdvals: its one output is S
-            grad_U, grad_S = None, grad_U
         return (_svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, self.full_matrices),)
 
 
@@ -163,7 +154,6 @@ def eigh(A, UPLO="L"):
     outputs = (new(values, A), new(vectors, A))
     if grad_state.enabled and A._requires_grad:
         node = LinalgEighBackward0()
-        node.values_only = False
         node.save_output(outputs[0], 0)
         node.save_output(outputs[1], 1)
         attach_outputs(node, outputs, A)
@@ -174,28 +164,18 @@ def eigvalsh(A, UPLO="L"):
     """The eigenvalues of symmetric matrices, ascending."""
     _check_eigh_floating("linalg.eigvalsh", A)
     _check_eigh(A, UPLO)
-    needs_grad = grad_state.enabled and A._requires_grad
-    if not needs_grad and A._data.size:
-        return new(_np_linalg.eigvalsh(A._data, UPLO=UPLO.upper()), A)
-    values, vectors = _eigh_arrays(A, UPLO)
-    out = new(values, A)
-    if needs_grad:
-        node = LinalgEighBackward0()
-        node.values_only = True
-        node.save(new(vectors, A))
-        node.save_output(out, 0)
-        attach(out, node, A)
-    return out
+    if grad_state.enabled and A._requires_grad:  # the gradient needs the vectors too
+        return eigh(A, UPLO)[0]
+    if not A._data.size:
+        return new(_eigh_arrays(A, UPLO)[0], A)
+    return new(_np_linalg.eigvalsh(A._data, UPLO=UPLO.upper()), A)
 
 
 class LinalgEighBackward0(Node):
-    __slots__ = ("values_only",)
+    __slots__ = ()
 
     def backward(self, grad_values=None, grad_vectors=None):
-        if self.values_only:
-            V, L = self.saved_tensors
-        else:
-            L, V = self.saved_tensors
+        L, V = self.saved_tensors
         if grad_vectors is None:
             if grad_values is None:
                 return (None,)
