@@ -212,16 +212,16 @@ def lstsq(A, B, rcond=None, *, driver=None):
     if not (A.dtype.is_floating_point and B.dtype.is_floating_point):
         raise RuntimeError("This function doesn't handle types other than float and double")
     if driver is not None and driver not in _LSTSQ_DRIVERS:
-        raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, "
+        raise RuntimeError("ember.linalg.lstsq: parameter `driver` should be one of (gels, "
                            "gelsy, gelsd, gelss)")
-    check_matrix("torch.linalg.lstsq", A, square=False, reduced_kernel="linalg_lstsq")
+    check_matrix("ember.linalg.lstsq", A, square=False, reduced_kernel="linalg_lstsq")
     a, b, xp = A._data, B._data, A._device.xp
     if a.ndim < b.ndim or a.ndim - b.ndim > 1:
-        raise RuntimeError("torch.linalg.lstsq: input.dim() must be greater or equal to "
+        raise RuntimeError("ember.linalg.lstsq: input.dim() must be greater or equal to "
                            "other.dim() and (input.dim() - other.dim()) <= 1")
     vector = b.ndim == a.ndim - 1
     if (b.shape[-1] if vector else b.shape[-2]) != a.shape[-2]:
-        raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size(-2)")
+        raise RuntimeError("ember.linalg.lstsq: input.size(-2) should match other.size(-2)")
     driver = driver or "gelsy"
     m, n = a.shape[-2:]
     b_matrix = b[..., None] if vector else b

@@ -172,7 +172,7 @@ def _chain_product(matrices, split, i, j):
 def cond(A, p=None):
     """The condition number in the `p` norm: sigma_max / sigma_min for p in (None, 2, -2)."""
     if p is None or p in (2, -2):
-        check_matrix("linalg.cond", A, square=False, reduced_kernel="linalg_svd_cpu")
+        check_matrix("linalg.svd", A, square=False, reduced_kernel="linalg_svd_cpu")
         S = svdvals(A)
         k = S.shape[-1]
         high, low = S.narrow(-1, 0, 1), S.narrow(-1, k - 1, 1)

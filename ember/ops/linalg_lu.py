@@ -25,7 +25,7 @@ _SCIPY_WARNING = _scipy_linalg.LinAlgWarning
 
 def _check_lu(A, name):
     if A._data.ndim < 2:
-        raise RuntimeError(f"torch.lu_factor: Expected tensor with 2 or more dimensions. Got "
+        raise RuntimeError(f"ember.lu_factor: Expected tensor with 2 or more dimensions. Got "
                            f"size: {list(A._data.shape)} instead")
     if not A.dtype.is_floating_point or A.dtype.itemsize < 4:
         raise not_implemented("lu_cpu", A.dtype)
@@ -56,7 +56,7 @@ def lu_factor_ex(A, *, pivot=True, check_errors=False):
     lu, pivots, info = _getrf(xp, A._data)
     if check_errors and bool((info > 0).any()):
         index = int((info.reshape(-1) > 0).argmax())
-        raise LinAlgError(f"torch.linalg.lu_factor_ex: {batch_prefix(A._data, index)}U["
+        raise LinAlgError(f"ember.linalg.lu_factor_ex: {batch_prefix(A._data, index)}U["
                           f"{int(info.reshape(-1)[index])},{int(info.reshape(-1)[index])}] is "
                           "zero and using it on lu_solve would result in a division by zero.")
     outputs = (new(lu, A), new(pivots, A), new(info, A))
@@ -85,7 +85,7 @@ def lu_factor(A, *, pivot=True):
     if bool((flat > 0).any()):
         index = int((flat > 0).argmax())
         position = int(flat[index])
-        raise RuntimeError(f"torch.linalg.lu_factor: {batch_prefix(A._data, index)}U[{position},"
+        raise RuntimeError(f"ember.linalg.lu_factor: {batch_prefix(A._data, index)}U[{position},"
                            f"{position}] is zero and using it on lu_solve would result in a "
                            "division by zero. If you still want to perform the factorization, "
                            "consider calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, "

@@ -174,7 +174,7 @@ def solve_ex(A, B, *, left=True, check_errors=False):
         infos = getrf_info(a)
         if check_errors:
             index = next(i for i, value in enumerate(infos) if value > 0)
-            raise LinAlgError(f"torch.linalg.solve: {batch_prefix(a, index)}The solver failed "
+            raise LinAlgError(f"ember.linalg.solve: {batch_prefix(a, index)}The solver failed "
                               "because the input matrix is singular.") from None
         info = xp.asarray(infos, dtype="int32").reshape(a.shape[:-2])
         result = _np_linalg.pinv(a) @ b
@@ -253,9 +253,10 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     if B._data.ndim < 2:
         raise RuntimeError("linalg.solve_triangular: The input tensor B must have at least 2 "
                            "dimensions.")
+    for operand in (A, B):
+        if not operand.dtype.is_floating_point:
+            raise not_implemented("triangular_solve_cpu", operand.dtype)
     check_matrix("linalg.solve_triangular", A, reduced_kernel="triangular_solve_cpu")
-    if not B.dtype.is_floating_point:
-        raise not_implemented("triangular_solve_cpu", B.dtype)
     check_same_dtype("linalg.solve_triangular", A, B)
     a, b = A._data, B._data
     if (b.shape[-2] if left else b.shape[-1]) != a.shape[-1]:
@@ -292,12 +293,12 @@ class LinalgSolveTriangularBackward0(Node):
 
 
 def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False):
-    """torch.triangular_solve: (solution of op(A) X = input, a copy of A)."""
+    """ember.triangular_solve: (solution of op(A) X = input, a copy of A)."""
     for name, value in (("b", input), ("A", A)):
         if value._data.ndim < 2:
-            raise RuntimeError(f"torch.triangular_solve: The input tensor {name} must have at "
+            raise RuntimeError(f"ember.triangular_solve: The input tensor {name} must have at "
                                "least 2 dimensions.")
-    check_matrix("torch.triangular_solve", A, reduced_kernel="triangular_solve_cpu")
+    check_matrix("ember.triangular_solve", A, reduced_kernel="triangular_solve_cpu")
     xp = A._device.xp
     a = xp.swapaxes(A._data, -1, -2) if transpose else A._data
     result = _triangular_array(xp, a, input._data, upper != transpose, True, unitriangular)

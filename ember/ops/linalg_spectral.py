@@ -7,9 +7,9 @@ gauge-invariant functions of them have meaningful gradients, as in PyTorch.
 """
 import numpy.linalg as _np_linalg
 
-from .. import return_types as _rt
+from .. import _errors, return_types as _rt
 from ..autograd.graph import Node
-from ._common import attach, grad_state
+from ._common import Tensor, grad_state
 from ._linalg_common import attach_outputs, check_matrix, new, not_implemented
 from .diagonal import diag_embed
 
@@ -194,6 +194,8 @@ class LinalgEighBackward0(Node):
 
 # ---------------------------------------------------------------- eig (complex results)
 def _refuse_complex(name, A):
+    if isinstance(A, Tensor) and not A.dtype.is_floating_point:  # PyTorch's own wording
+        raise RuntimeError(f"Unknown Complex ScalarType for {_errors.scalar_type_name(A.dtype)}")
     check_matrix(name, A)
     raise NotImplementedError(f"{name}: the eigenvalues and eigenvectors of a general matrix "
                               "are complex, and ember has no complex dtypes; for a symmetric "
