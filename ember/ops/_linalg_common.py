@@ -27,10 +27,11 @@ def check_matrix(name, A, square=True, reduced_kernel=None, what="A"):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(A).__name__}")
     shape = A._data.shape
+    prefix = f"{name}: " if name else ""  # some older ops word it without their name
     if len(shape) < 2:
-        raise RuntimeError(f"{name}: The input tensor {what} must have at least 2 dimensions.")
+        raise RuntimeError(f"{prefix}The input tensor {what} must have at least 2 dimensions.")
     if square and shape[-1] != shape[-2]:
-        raise RuntimeError(f"{name}: {what} must be batches of square matrices, but they are "
+        raise RuntimeError(f"{prefix}{what} must be batches of square matrices, but they are "
                            f"{shape[-2]} by {shape[-1]} matrices")
     check_floating(name, A, reduced_kernel)
 

@@ -102,6 +102,9 @@ def torch_qr(input, some=True):
 
 def torch_svd(input, some=True, compute_uv=True):
     """torch.svd: (U, S, V) with V, not Vh; zeros for U and V without compute_uv."""
+    if input._data.ndim < 2:
+        raise RuntimeError("linalg.svd: input should have at least 2 dimensions, but has "
+                           f"{input._data.ndim} dimensions instead")
     if not compute_uv:
         S = svdvals(input)
         m, n = input._data.shape[-2:]
