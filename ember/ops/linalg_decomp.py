@@ -6,23 +6,19 @@ Each op is PyTorch's: the same node names (LinalgQrBackward0, LinalgPinvBackward
 the same decomposition where PyTorch composes other ops (matrix_power is repeated mm,
 multi_dot a chain of mm in the cheapest order, cond a ratio of singular values).
 """
-import math
-
 import numpy.linalg as _np_linalg
-import scipy.linalg as _scipy_linalg
 
 from .. import _errors, return_types as _rt
 from ..autograd.graph import Node
-from ._common import Tensor, attach, grad_state, sum_to_shape, wrap_dim
+from ._common import Tensor, attach, grad_state, sum_to_shape
 from ._linalg_common import attach_outputs, check_matrix, check_floating, new
 from .diagonal import tril
 from .joining import cat
-from .linalg import matmul, mm
-from .linalg_solve import inv, inv_ex, solve_triangular
+from .linalg import matmul
+from .linalg_solve import solve_triangular
 from .linalg_spectral import _eigh_arrays, _svd_arrays, svd, svdvals
-from .norms import matrix_norm
 
-__all__ = ["pinverse", "matrix_power", "matrix_exp", "cross", "torch_svd", "torch_qr"]
+__all__ = ["pinverse"]
 
 _QR_MODES = ("reduced", "complete", "r")
 _LSTSQ_DRIVERS = ("gels", "gelsy", "gelsd", "gelss")

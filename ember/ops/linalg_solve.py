@@ -401,7 +401,13 @@ def cholesky(A, upper=False):
 def torch_cholesky(input, upper=False):
     """torch.cholesky: the deprecated spelling, with its own node name."""
     if input._data.size == 0:  # PyTorch returns before any check
-        return new(input._device.xp.empty_like(input._data), input)
+        out = new(input._device.xp.empty_like(input._data), input)
+        if grad_state.enabled and input._requires_grad:
+            node = CholeskyBackward0()
+            node.upper = upper
+            node.save_output(out)
+            attach(out, node, input)
+        return out
     return cholesky_ex(input, upper=upper, check_errors=True, _name="cholesky")[0]
 
 
