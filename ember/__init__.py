@@ -38,6 +38,15 @@ from .autograd import functional as _autograd_functional  # needs the ops above
 
 __version__ = "0.1.0"
 
+# linalg11
+from .ops.linalg_decomp import pinverse, torch_qr as qr, torch_svd as svd  # noqa: E402,F401
+from .ops.linalg_functions import (matrix_exp, matrix_power,  # noqa: E402,F401
+                                   torch_cross as cross)
+from .ops.linalg_lu import lu_unpack  # noqa: E402,F401
+from .ops.linalg_solve import (cholesky_inverse, cholesky_solve, det, inverse,  # noqa: E402,F401
+                               logdet, torch_cholesky as cholesky, torch_slogdet as slogdet,
+                               triangular_solve)
+
 # doors: every ember.* function PyTorch's argument parser checks raises its TypeErrors
 # (one wrapper per function, applied here, where the names are exported)
 from . import _arguments, _signatures  # noqa: E402

@@ -1615,6 +1615,49 @@ class Tensor:
     def multinomial(self, num_samples, replacement=False, *, generator=None):
         return _random_ops.multinomial(self, num_samples, replacement, generator=generator)
 
+    # ---- linalg11: matrix inverses, determinants and decompositions (ops/linalg_*.py)
+    def inverse(self):
+        return _linalg_solve.inverse(self)
+
+    def det(self):
+        return _linalg_solve.det(self)
+
+    def logdet(self):
+        return _linalg_solve.logdet(self)
+
+    def slogdet(self):
+        return _linalg_solve.torch_slogdet(self)
+
+    def cholesky(self, upper=False):
+        return _linalg_solve.torch_cholesky(self, upper)
+
+    def cholesky_solve(self, input2, upper=False):
+        return _linalg_solve.cholesky_solve(self, input2, upper)
+
+    def cholesky_inverse(self, upper=False):
+        return _linalg_solve.cholesky_inverse(self, upper)
+
+    def triangular_solve(self, A, upper=True, transpose=False, unitriangular=False):
+        return _linalg_solve.triangular_solve(self, A, upper, transpose, unitriangular)
+
+    def svd(self, some=True, compute_uv=True):
+        return _linalg_decomp.torch_svd(self, some, compute_uv)
+
+    def qr(self, some=True):
+        return _linalg_decomp.torch_qr(self, some)
+
+    def pinverse(self, rcond=1e-15):
+        return _linalg_decomp.pinverse(self, rcond)
+
+    def matrix_power(self, n):
+        return _linalg_functions.matrix_power(self, n)
+
+    def matrix_exp(self):
+        return _linalg_functions.matrix_exp(self)
+
+    def cross(self, other, dim=None):
+        return _linalg_functions.torch_cross(self, other, dim)
+
 
 def _canonical_dim(dim, ndim):
     """Wrap a negative dim; IndexError with PyTorch's text when out of range."""
@@ -1636,6 +1679,9 @@ from .ops import creation as _creation  # noqa: E402
 from .ops import indexing as _indexing  # noqa: E402
 from .ops import interop as _interop  # noqa: E402
 from .ops import linalg as _linalg  # noqa: E402
+from .ops import linalg_decomp as _linalg_decomp  # noqa: E402
+from .ops import linalg_functions as _linalg_functions  # noqa: E402
+from .ops import linalg_solve as _linalg_solve  # noqa: E402
 from .ops import nn_ops as _nn_ops  # noqa: E402
 from .ops import pointwise as _pointwise  # noqa: E402
 from .ops import random as _random_ops  # noqa: E402

@@ -43,3 +43,25 @@ mode = _structseq("mode", _VALUES_INDICES)
 kthvalue = _structseq("kthvalue", _VALUES_INDICES)
 sort = _structseq("sort", _VALUES_INDICES)
 topk = _structseq("topk", _VALUES_INDICES)
+
+# linalg11
+__all__ += ["linalg_inv_ex", "linalg_slogdet", "slogdet", "linalg_solve_ex",
+            "linalg_cholesky_ex", "linalg_qr", "qr", "linalg_svd", "svd", "linalg_eigh",
+            "linalg_lstsq", "linalg_lu_factor", "linalg_lu_factor_ex", "linalg_lu", "lu_unpack",
+            "triangular_solve"]
+linalg_inv_ex = _structseq("linalg_inv_ex", ("inverse", "info"))
+linalg_slogdet = _structseq("linalg_slogdet", ("sign", "logabsdet"))
+slogdet = _structseq("slogdet", ("sign", "logabsdet"))
+linalg_solve_ex = _structseq("linalg_solve_ex", ("result", "info"))
+linalg_cholesky_ex = _structseq("linalg_cholesky_ex", ("L", "info"))
+linalg_qr = _structseq("linalg_qr", ("Q", "R"))
+qr = _structseq("qr", ("Q", "R"))
+linalg_svd = _structseq("linalg_svd", ("U", "S", "Vh"))
+svd = _structseq("svd", ("U", "S", "V"))
+linalg_eigh = _structseq("linalg_eigh", ("eigenvalues", "eigenvectors"))
+linalg_lstsq = _structseq("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))
+linalg_lu_factor = _structseq("linalg_lu_factor", ("LU", "pivots"))
+linalg_lu_factor_ex = _structseq("linalg_lu_factor_ex", ("LU", "pivots", "info"))
+linalg_lu = _structseq("linalg_lu", ("P", "L", "U"))
+lu_unpack = _structseq("lu_unpack", ("P", "L", "U"))
+triangular_solve = _structseq("triangular_solve", ("solution", "cloned_coefficient"))

@@ -165,7 +165,7 @@ def test_pyproject_declares_the_core_and_every_named_extra():
     tomllib = pytest.importorskip("tomllib")
     with open(os.path.join(ROOT, "pyproject.toml"), "rb") as file:
         project = tomllib.load(file)["project"]
-    assert project["dependencies"] == ["numpy>=2.1", "ml_dtypes>=0.4"]
+    assert project["dependencies"] == ["numpy>=2.1", "ml_dtypes>=0.4", "scipy>=1.15"]
     extras = project["optional-dependencies"]
     assert {"demo", "cuda", "distributed", "test"} <= set(extras)
     assert {"scikit-learn", "tqdm", "matplotlib"} <= set(extras["demo"]) <= set(extras["test"])

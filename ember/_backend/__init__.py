@@ -5,6 +5,7 @@ CPU, CuPy on CUDA devices. CuPy is imported lazily, the first time a CUDA
 device is asked for, so that ember imports and runs with NumPy alone.
 """
 import contextlib
+import importlib
 
 import numpy
 
@@ -137,3 +138,30 @@ def allocation_error(shape, nbytes):
     return RuntimeError("[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: "
                         f"can't allocate memory: you tried to allocate {nbytes} bytes. "
                         "Error code 12 (Cannot allocate memory)")
+
+
+class _LazyModule:
+    """A well-kept library imported on first use, so that `import ember` stays quick and
+    works without it; a missing one raises naming how to install it."""
+
+    __slots__ = ("_name", "_module")
+
+    def __init__(self, name):
+        self._name = name
+        self._module = None
+
+    def __getattr__(self, attribute):
+        module = self._module
+        if module is None:
+            try:
+                module = self._module = importlib.import_module(self._name)
+            except ImportError as error:
+                error.add_note(f"ember needs {self._name.partition('.')[0]} for this operation: "
+                               "pip install scipy")
+                raise
+        return getattr(module, attribute)
+
+
+# LAPACK routines NumPy lacks (triangular solves, LU, expm) and special functions.
+scipy_linalg = _LazyModule("scipy.linalg")
+scipy_special = _LazyModule("scipy.special")

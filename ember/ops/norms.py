@@ -4,13 +4,15 @@
 PyTorch's `norm_backward` formulas written in ember ops); `matrix_norm`, `norm`
 and `torch.norm` (reduction.py) dispatch to it the way PyTorch does, so their
 `grad_fn` names match.
-Spectral norms (ord=2, -2, 'nuc') need an SVD and are not supported yet.
+Spectral norms (ord=2, -2, 'nuc') reduce linalg.svdvals over its last dimension, as
+PyTorch does (so their grad_fn is AmaxBackward0 / AminBackward0 / SumBackward1).
 """
 import math
 
 from .. import _dtype, _errors
 from ..autograd.graph import Node
 from ._common import attach, grad_state, wrap, wrap_dims
+from .linalg_spectral import svdvals
 
 __all__ = []
 
@@ -161,8 +163,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     if ord == "fro":
         return vector_norm(A, 2, (first, second), keepdim, dtype=dtype)
     if ord == "nuc" or ord in (2, -2):
-        raise NotImplementedError(f"linalg.matrix_norm: ord={ord!r} needs an SVD, which ember "
-                                  "does not support yet")
+        return _spectral_norm(A, ord, first, second, keepdim, dtype)
     if isinstance(ord, str) or ord not in (1, -1, math.inf, -math.inf):
         raise RuntimeError(f"linalg.matrix_norm: Order {_format_ord(ord)} not supported.")
     if math.isinf(ord):  # the inf norm is the 1 norm of the transpose
@@ -171,6 +172,22 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
         second -= 1
     sums = vector_norm(A, 1, (first,), keepdim, dtype=dtype)
     return sums.amax(second, keepdim) if ord > 0 else sums.amin(second, keepdim)
+
+
+def _spectral_norm(A, ord, first, second, keepdim, dtype):
+    """max, min or sum of the singular values over the matrices in dims (first, second)."""
+    A = _cast("linalg.matrix_norm", A, dtype)
+    ndim = A._data.ndim
+    permutation = [i for i in range(ndim) if i not in (first, second)] + [first, second]
+    singular = svdvals(A.permute(permutation))
+    if ord == "nuc":
+        result = singular.sum(-1)
+    else:
+        result = singular.amax(-1) if ord == 2 else singular.amin(-1)
+    if keepdim:
+        inverse = [permutation.index(i) for i in range(ndim)]
+        result = result.unsqueeze(-1).unsqueeze(-1).permute(inverse)
+    return result
 
 
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):

@@ -212,3 +212,8 @@ OPS += doors(OPS, {
     "diag": [("Tensor.diag", lambda lib, x, *a: x.diag(*a))],
     "diag_embed": [("Tensor.diag_embed", lambda lib, x, *a: x.diag_embed(*a))],
 })
+
+# linalg11: the LAPACK-backed ops live in their own catalog module.
+from .linalg_decomp import OPS as _DECOMP_OPS  # noqa: E402
+
+OPS += _DECOMP_OPS

@@ -1,0 +1,483 @@
+"""Inverses, determinants and linear solves: linalg.inv, det, slogdet, solve, solve_triangular,
+cholesky, and the older torch.* spellings (inverse, logdet, triangular_solve, cholesky_solve,
+cholesky_inverse).
+
+NumPy's batched LAPACK gufuncs (and SciPy's batched solve_triangular / cho_solve) do the
+work; each op keeps PyTorch's node name and its derivatives.yaml formula, written with
+ember ops (these very functions), so double backward works.
+"""
+import numpy.linalg as _np_linalg
+from .._backend import scipy_linalg as _scipy_linalg
+
+from .. import return_types as _rt
+from ..autograd.graph import Node
+from ._common import attach, grad_state, sum_to_shape
+from ._linalg_common import (LinAlgError, attach_outputs, batch_prefix, check_matrix,
+                             check_same_dtype, getrf_info, new, not_implemented,
+                             singular_inverse_error)
+from .diagonal import tril, triu
+from .linalg import matmul
+from .linalg_spectral import svd
+from .pointwise_select import where
+
+__all__ = ["inverse", "det", "logdet", "slogdet", "cholesky", "cholesky_solve",
+           "cholesky_inverse", "triangular_solve"]
+
+_NP_LINALG_ERROR = _np_linalg.LinAlgError
+_SCIPY_LINALG_ERROR = _np_linalg.LinAlgError  # scipy.linalg raises NumPy's
+
+
+def _needs(node, index):
+    return node.next_functions[index][0] is not None
+
+
+def _broadcast_batches(xp, a, b, b_trailing):
+    """A and B expanded to one batch shape (B keeps its last `b_trailing` dims)."""
+    batch = _broadcast_shape(a.shape[:-2], b.shape[:b.ndim - b_trailing])
+    return (xp.broadcast_to(a, batch + a.shape[-2:]),
+            xp.broadcast_to(b, batch + b.shape[b.ndim - b_trailing:]))
+
+
+def _broadcast_shape(x, y):
+    ndim = max(len(x), len(y))
+    x, y = (1,) * (ndim - len(x)) + tuple(x), (1,) * (ndim - len(y)) + tuple(y)
+    out = []
+    for p, q in zip(x, y):
+        if p != q and p != 1 and q != 1:
+            raise RuntimeError(f"The size of tensor a ({p}) must match the size of tensor b "
+                               f"({q}) at non-singleton dimension {len(out)}")
+        out.append(q if p == 1 else p)
+    return tuple(out)
+
+
+# ---------------------------------------------------------------- inv
+def inv_ex(A, *, check_errors=False):
+    """The inverse of each square matrix of A, with LAPACK's info (0: success)."""
+    check_matrix("linalg.inv", A)
+    data, xp = A._data, A._device.xp
+    try:
+        result = _np_linalg.inv(data) if data.size else data.copy()
+        info = xp.zeros(data.shape[:-2], dtype="int32")
+    except _NP_LINALG_ERROR:
+        if check_errors:
+            raise singular_inverse_error("linalg.inv", data) from None
+        result = _np_linalg.pinv(data)
+        info = xp.asarray(getrf_info(data), dtype="int32").reshape(data.shape[:-2])
+    out = new(result, A)
+    if grad_state.enabled and A._requires_grad:
+        node = LinalgInvExBackward0()
+        node.save_output(out)
+        attach(out, node, A)
+    return _rt.linalg_inv_ex(out, new(info, A))
+
+
+class LinalgInvExBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, grad, grad_info=None):
+        (inverse,) = self.saved_tensors
+        inverse_t = inverse.mT
+        return (-matmul(inverse_t, matmul(grad, inverse_t)),)
+
+
+def inv(A):
+    """linalg.inv: raises LinAlgError, naming the zero pivot, for a singular matrix."""
+    return inv_ex(A, check_errors=True)[0]
+
+
+inverse = inv
+
+
+# ---------------------------------------------------------------- det / slogdet / logdet
+def det(A):
+    """The determinant of each square matrix (LU-based, as LAPACK computes it)."""
+    check_matrix("linalg.det", A, reduced_kernel="lu_cpu")
+    out = new(_np_linalg.det(A._data), A)
+    if grad_state.enabled and A._requires_grad:
+        node = LinalgDetBackward0()
+        node.save(A)
+        node.save_output(out)
+        attach(out, node, A)
+    return out
+
+
+class LinalgDetBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, grad):
+        A, determinant = self.saved_tensors
+        scale = (grad * determinant).unsqueeze(-1).unsqueeze(-1)
+        if bool((determinant._data != 0).all()):
+            return (scale * inv(A).mT,)
+        # PyTorch's singular branch: d det / dA through the SVD, A = U diag(S) Vh, with the
+        # product of the other singular values (no division by a zero one).
+        U, S, Vh = svd(A)
+        alpha = (det(U) * det(Vh)).unsqueeze(-1)
+        n = S._data.shape[-1]
+        eye = new(A._device.xp.eye(n, dtype=bool), A)
+        others = where(eye, 1.0, S.unsqueeze(-2).expand(S.shape + (n,))).prod(-1)
+        D = others * alpha * grad.unsqueeze(-1)
+        return (matmul(U * D.unsqueeze(-2), Vh),)
+
+
+def slogdet(A):
+    """(sign, log|det|) of each square matrix: a determinant that cannot overflow."""
+    check_matrix("linalg.slogdet", A)
+    sign, logabsdet = _np_linalg.slogdet(A._data)
+    outputs = (new(sign, A), new(logabsdet, A))
+    if grad_state.enabled and A._requires_grad:
+        node = LinalgSlogdetBackward0()
+        node.save(A)
+        attach_outputs(node, outputs, A)
+    return _rt.linalg_slogdet(*outputs)
+
+
+class LinalgSlogdetBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, grad_sign=None, grad_logabsdet=None):
+        if grad_logabsdet is None:
+            return (None,)
+        (A,) = self.saved_tensors
+        return (grad_logabsdet.unsqueeze(-1).unsqueeze(-1) * inv(A).mT,)
+
+
+def logdet(input):
+    """log det: nan for a negative determinant, -inf for a singular matrix."""
+    check_matrix("logdet", input)
+    sign, logabsdet = slogdet(input)
+    return where(sign < 0, float("nan"), logabsdet)
+
+
+# ---------------------------------------------------------------- solve
+def solve_ex(A, B, *, left=True, check_errors=False):
+    """X with AX = B (XA = B when left=False), broadcasting batches, and LAPACK's info."""
+    check_matrix("linalg.solve", A)
+    check_same_dtype("linalg.solve", A, B)
+    a, b, xp = A._data, B._data, A._device.xp
+    vector = b.ndim == 1 or (b.ndim == a.ndim - 1 and b.shape == a.shape[:-1])
+    rows = b.shape[-1] if vector else (b.shape[-2] if left else b.shape[-1])
+    if rows != a.shape[-1]:
+        shown = f"{b.shape[-1]}x1" if vector else f"{b.shape[-2]}x{b.shape[-1]}"
+        equation = "AX = B" if left else "XA = B"
+        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation "
+                           f"{equation} ({a.shape[-2]}x{a.shape[-1]} and {shown})")
+    if vector:
+        b = b[..., None]
+    if not left:
+        a, b = xp.swapaxes(a, -1, -2), xp.swapaxes(b, -1, -2)
+    a, b = _broadcast_batches(xp, a, b, 2)
+    info = xp.zeros(A._data.shape[:-2], dtype="int32")
+    try:
+        result = _np_linalg.solve(a, b) if b.size and a.size else xp.zeros(b.shape, a.dtype)
+    except _NP_LINALG_ERROR:
+        infos = getrf_info(a)
+        if check_errors:
+            index = next(i for i, value in enumerate(infos) if value > 0)
+            raise LinAlgError(f"ember.linalg.solve: {batch_prefix(a, index)}The solver failed "
+                              "because the input matrix is singular.") from None
+        info = xp.asarray(infos, dtype="int32").reshape(a.shape[:-2])
+        result = _np_linalg.pinv(a) @ b
+    if not left:
+        result = xp.swapaxes(result, -1, -2)
+    if vector:
+        result = result[..., 0]
+    out = new(xp.ascontiguousarray(result), A)
+    if grad_state.enabled and (A._requires_grad or B._requires_grad):
+        node = LinalgSolveExBackward0()
+        node.left, node.vector, node.shapes = left, vector, (A._data.shape, B._data.shape)
+        node.save(A)
+        node.save_output(out)
+        attach(out, node, A, B)
+    return _rt.linalg_solve_ex(out, new(info, A))
+
+
+class LinalgSolveExBackward0(Node):
+    __slots__ = ("left", "vector", "shapes")
+
+    def backward(self, grad, grad_info=None):
+        A, X = self.saved_tensors
+        grad_B = solve(A.mT, grad, left=self.left)
+        grad_A = None
+        if _needs(self, 0):
+            if self.vector:
+                grad_A = -(grad_B.unsqueeze(-1) * X.unsqueeze(-2))
+            elif self.left:
+                grad_A = -matmul(grad_B, X.mT)
+            else:
+                grad_A = -matmul(X.mT, grad_B)
+            grad_A = sum_to_shape(grad_A, self.shapes[0])
+        grad_B = sum_to_shape(grad_B, self.shapes[1]) if _needs(self, 1) else None
+        return grad_A, grad_B
+
+
+def solve(A, B, *, left=True):
+    """linalg.solve: raises LinAlgError for a singular A."""
+    return solve_ex(A, B, left=left, check_errors=True)[0]
+
+
+# ---------------------------------------------------------------- triangular solves
+def _triangular_array(xp, a, b, upper, left, unitriangular):
+    """SciPy's batched triangular solve of op(A) X = B (or X A = B); inf/nan when singular."""
+    if not left:  # X A = B  <=>  A^T X^T = B^T
+        a, b, upper = xp.swapaxes(a, -1, -2), xp.swapaxes(b, -1, -2), not upper
+    a, b = _broadcast_batches(xp, a, b, 2)
+    if not b.size or not a.size:
+        result = xp.zeros(b.shape, a.dtype)
+    else:
+        a = xp.triu(a) if upper else xp.tril(a)
+        if unitriangular:
+            a = a.copy()
+            a[..., range(a.shape[-1]), range(a.shape[-1])] = 1
+        try:
+            result = _scipy_linalg.solve_triangular(a, b, lower=not upper, check_finite=False)
+        except _SCIPY_LINALG_ERROR:  # singular: divide as the substitution would
+            with xp.errstate(divide="ignore", invalid="ignore"):
+                result = _substitute(xp, a, b, upper)
+    return xp.swapaxes(result, -1, -2) if not left else result
+
+
+def _substitute(xp, a, b, upper):
+    """Plain forward/back substitution, for the singular case (inf and nan propagate)."""
+    n = a.shape[-1]
+    x = xp.zeros(b.shape, a.dtype)
+    order = range(n - 1, -1, -1) if upper else range(n)
+    for i in order:  # n steps over whole batches, only on this rare path
+        partial = (a[..., i:i + 1, :] @ x)[..., 0, :]
+        x[..., i, :] = (b[..., i, :] - partial) / a[..., i, i:i + 1]
+    return x
+
+
+def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
+    """X with AX = B for triangular A (only its `upper` or lower triangle is read)."""
+    if B._data.ndim < 2:
+        raise RuntimeError("linalg.solve_triangular: The input tensor B must have at least 2 "
+                           "dimensions.")
+    for operand in (A, B):
+        if not operand.dtype.is_floating_point:
+            raise not_implemented("triangular_solve_cpu", operand.dtype)
+    check_matrix("linalg.solve_triangular", A, reduced_kernel="triangular_solve_cpu")
+    check_same_dtype("linalg.solve_triangular", A, B)
+    a, b = A._data, B._data
+    if (b.shape[-2] if left else b.shape[-1]) != a.shape[-1]:
+        raise RuntimeError("linalg.solve_triangular: Incompatible shapes of A and B for the "
+                           f"equation {'AX = B' if left else 'XA = B'} ({a.shape[-2]}x"
+                           f"{a.shape[-1]} and {b.shape[-2]}x{b.shape[-1]})")
+    xp = A._device.xp
+    out = new(xp.ascontiguousarray(_triangular_array(xp, a, b, upper, left, unitriangular)), A)
+    if grad_state.enabled and (A._requires_grad or B._requires_grad):
+        node = LinalgSolveTriangularBackward0()
+        node.upper, node.left, node.unitriangular = upper, left, unitriangular
+        node.shapes = (a.shape, b.shape)
+        node.save(A)
+        node.save_output(out)
+        attach(out, node, A, B)
+    return out
+
+
+class LinalgSolveTriangularBackward0(Node):
+    __slots__ = ("upper", "left", "unitriangular", "shapes")
+
+    def backward(self, grad):
+        A, X = self.saved_tensors
+        grad_B = solve_triangular(A.mT, grad, upper=not self.upper, left=self.left,
+                                  unitriangular=self.unitriangular)
+        grad_A = None
+        if _needs(self, 0):
+            grad_A = -matmul(grad_B, X.mT) if self.left else -matmul(X.mT, grad_B)
+            unit = int(self.unitriangular)
+            grad_A = triu(grad_A, unit) if self.upper else tril(grad_A, -unit)
+            grad_A = sum_to_shape(grad_A, self.shapes[0])
+        grad_B = sum_to_shape(grad_B, self.shapes[1]) if _needs(self, 1) else None
+        return grad_A, grad_B
+
+
+def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False):
+    """ember.triangular_solve: (solution of op(A) X = input, a copy of A)."""
+    for name, value in (("b", input), ("A", A)):
+        if value._data.ndim < 2:
+            raise RuntimeError(f"ember.triangular_solve: The input tensor {name} must have at "
+                               "least 2 dimensions.")
+    check_matrix("ember.triangular_solve", A, reduced_kernel="triangular_solve_cpu")
+    xp = A._device.xp
+    a = xp.swapaxes(A._data, -1, -2) if transpose else A._data
+    result = _triangular_array(xp, a, input._data, upper != transpose, True, unitriangular)
+    batch = result.shape[:-2]
+    coefficient = xp.broadcast_to(A._data, batch + A._data.shape[-2:]).copy()
+    outputs = (new(xp.ascontiguousarray(result), A), new(coefficient, A))
+    if grad_state.enabled and (input._requires_grad or A._requires_grad):
+        node = TriangularSolveBackward0()
+        node.upper, node.transpose, node.unitriangular = upper, transpose, unitriangular
+        node.shapes = (input._data.shape, A._data.shape)
+        node.save(A)
+        node.save_output(outputs[0])
+        attach_outputs(node, outputs, input, A)
+    return _rt.triangular_solve(*outputs)
+
+
+class TriangularSolveBackward0(Node):
+    __slots__ = ("upper", "transpose", "unitriangular", "shapes")
+
+    def backward(self, grad_solution=None, grad_coefficient=None):
+        A, X = self.saved_tensors
+        grad_b = grad_A = None
+        if grad_solution is not None:
+            grad_b = triangular_solve(grad_solution, A, self.upper, not self.transpose,
+                                      self.unitriangular)[0]
+            if _needs(self, 1):
+                grad_A = -matmul(X, grad_b.mT) if self.transpose else -matmul(grad_b, X.mT)
+                unit = int(self.unitriangular)
+                grad_A = triu(grad_A, unit) if self.upper else tril(grad_A, -unit)
+        if grad_coefficient is not None and _needs(self, 1):
+            grad_A = grad_coefficient if grad_A is None else grad_A + grad_coefficient
+        grad_b = sum_to_shape(grad_b, self.shapes[0]) if grad_b is not None and \
+            _needs(self, 0) else None
+        grad_A = sum_to_shape(grad_A, self.shapes[1]) if grad_A is not None else None
+        return grad_b, grad_A
+
+
+# ---------------------------------------------------------------- cholesky
+def _potrf_info(data):
+    flat = data.reshape((-1,) + data.shape[-2:])
+    infos = []
+    for matrix in flat:  # error path only: NumPy does not say which minor failed
+        potrf = _scipy_linalg.get_lapack_funcs("potrf", (matrix,))
+        infos.append(potrf(matrix, lower=True)[1])
+    return infos
+
+
+def cholesky_ex(A, *, upper=False, check_errors=False, _name="linalg.cholesky"):
+    """L with A = L L^T (U = L^T when upper), reading A's lower triangle, and LAPACK's info."""
+    check_matrix(_name, A, reduced_kernel="cholesky_cpu")
+    data, xp = A._data, A._device.xp
+    info = xp.zeros(data.shape[:-2], dtype="int32")
+    try:
+        result = _np_linalg.cholesky(data) if data.size else data.copy()
+    except _NP_LINALG_ERROR:
+        infos = _potrf_info(data)
+        index = next(i for i, value in enumerate(infos) if value > 0)
+        if check_errors:
+            raise LinAlgError(f"{_name}: {batch_prefix(data, index)}The factorization could not "
+                              "be completed because the input is not positive-definite (the "
+                              f"leading minor of order {infos[index]} is not positive-definite)."
+                              ) from None
+        info = xp.asarray(infos, dtype="int32").reshape(data.shape[:-2])
+        with xp.errstate(invalid="ignore"):
+            result = xp.tril(data)
+    if upper:
+        result = xp.swapaxes(result, -1, -2)
+    out = new(xp.ascontiguousarray(result), A)
+    if grad_state.enabled and A._requires_grad:
+        node = CholeskyBackward0() if _name == "cholesky" else LinalgCholeskyExBackward0()
+        node.upper = upper
+        node.save_output(out)
+        attach(out, node, A)
+    return _rt.linalg_cholesky_ex(out, new(info, A))
+
+
+class LinalgCholeskyExBackward0(Node):
+    __slots__ = ("upper",)
+
+    def backward(self, grad, grad_info=None):
+        (L,) = self.saved_tensors
+        if self.upper:
+            L, grad = L.mT, grad.mT
+        # PyTorch's cholesky_backward: gA = L^-H Phi(L^H gL) L^-1, symmetrized.
+        gA = tril(matmul(L.mT, grad))
+        gA = 0.5 * (gA + tril(gA, -1).mT)
+        gA = solve_triangular(L.mT, gA, upper=True, left=True)
+        return (solve_triangular(L, gA, upper=False, left=False),)
+
+
+class CholeskyBackward0(LinalgCholeskyExBackward0):
+    __slots__ = ()
+
+
+def cholesky(A, upper=False):
+    """linalg.cholesky (keyword `upper`); raises LinAlgError naming the failing minor."""
+    return cholesky_ex(A, upper=upper, check_errors=True)[0]
+
+
+def torch_cholesky(input, upper=False):
+    """torch.cholesky: the deprecated spelling, with its own node name."""
+    if input._data.size == 0:  # PyTorch returns before any check
+        out = new(input._device.xp.empty_like(input._data), input)
+        if grad_state.enabled and input._requires_grad:
+            node = CholeskyBackward0()
+            node.upper = upper
+            node.save_output(out)
+            attach(out, node, input)
+        return out
+    return cholesky_ex(input, upper=upper, check_errors=True, _name="cholesky")[0]
+
+
+def cholesky_solve(input, input2, upper=False):
+    """X with (L L^T) X = input, given the Cholesky factor `input2` of the matrix."""
+    for name, value in (("b", input), ("u", input2)):
+        if value._data.ndim < 2:
+            raise RuntimeError(f"{name} should have at least 2 dimensions, but has "
+                               f"{value._data.ndim} dimensions instead")
+    check_matrix("", input2, reduced_kernel="cholesky_solve_cpu")
+    xp = input._device.xp
+    factor, b = _broadcast_batches(xp, input2._data, input._data, 2)
+    if factor.size and b.size:
+        result = _scipy_linalg.cho_solve((factor, not upper), b, check_finite=False)
+    else:
+        result = xp.zeros(b.shape, factor.dtype)
+    out = new(xp.ascontiguousarray(result), input)
+    if grad_state.enabled and (input._requires_grad or input2._requires_grad):
+        node = CholeskySolveBackward0()
+        node.upper, node.shapes = upper, (input._data.shape, input2._data.shape)
+        node.save(input2)
+        node.save_output(out)
+        attach(out, node, input, input2)
+    return out
+
+
+class CholeskySolveBackward0(Node):
+    __slots__ = ("upper", "shapes")
+
+    def backward(self, grad):
+        factor, X = self.saved_tensors
+        grad_b = cholesky_solve(grad, factor, self.upper)
+        grad_factor = None
+        if _needs(self, 1):
+            common = matmul(grad_b, X.mT)
+            common = common + common.mT
+            grad_factor = -matmul(factor, common) if self.upper else -matmul(common, factor)
+            grad_factor = sum_to_shape(grad_factor, self.shapes[1])
+        grad_b = sum_to_shape(grad_b, self.shapes[0]) if _needs(self, 0) else None
+        return grad_b, grad_factor
+
+
+def cholesky_inverse(input, upper=False):
+    """(L L^T)^-1 from the Cholesky factor L (U^T U when upper)."""
+    check_matrix("cholesky_inverse", input, reduced_kernel="cholesky_inverse_out_cpu")
+    data, xp = input._data, input._device.xp
+    eye = xp.broadcast_to(xp.eye(data.shape[-1], dtype=data.dtype), data.shape)
+    if data.size:
+        result = _scipy_linalg.cho_solve((data, not upper), eye, check_finite=False)
+    else:
+        result = data.copy()
+    out = new(xp.ascontiguousarray(result), input)
+    if grad_state.enabled and input._requires_grad:
+        node = CholeskyInverseBackward0()
+        node.upper = upper
+        node.save(input)
+        node.save_output(out)
+        attach(out, node, input)
+    return out
+
+
+class CholeskyInverseBackward0(Node):
+    __slots__ = ("upper",)
+
+    def backward(self, grad):
+        factor, inverse = self.saved_tensors
+        common = matmul(inverse, matmul(grad + grad.mT, inverse))
+        return (-matmul(factor, common) if self.upper else -matmul(common, factor),)
+
+
+def torch_slogdet(input):
+    """torch.slogdet: linalg.slogdet under its older return type's name."""
+    return _rt.slogdet(*slogdet(input))
