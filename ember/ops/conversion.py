@@ -80,7 +80,7 @@ def to(self, *args, **kwargs):
     data = self._data
     if target_device is not self._device:
         data = _move(data, self._device, target_device)
-    data = data.astype(target_dtype.np_dtype, copy=data is self._data)
+    data = _astype(data, self.dtype, target_dtype.np_dtype, data is self._data)
     out = make_tensor(data, target_device)
     if (grad_state.enabled and self._requires_grad
             and target_dtype.category == _dtype.FLOATING):
@@ -89,6 +89,15 @@ def to(self, *args, **kwargs):
         node.device = self._device
         attach(out, node, self)
     return out
+
+
+def _astype(data, source, np_dtype, copy=True):
+    """data cast to np_dtype as C++ casts: ml_dtypes' bfloat16 saturates a negative value
+    cast to uint8 at 0, where PyTorch (a C cast through float) wraps it (-1 -> 255), so
+    bfloat16 goes to an integer dtype through float32, which holds it exactly."""
+    if source is _dtype.bfloat16 and np_dtype.kind in "iu":
+        data = data.astype(_dtype.float32.np_dtype)
+    return data.astype(np_dtype, copy=copy)
 
 
 def _move(data, source, target):
@@ -190,6 +199,8 @@ def copy_(self, src, non_blocking=False):
     values = src._data
     if values.shape != self._data.shape or src._device is not self._device:
         values = _broadcast_source(self, src)
+    if src.dtype is _dtype.bfloat16 and values.dtype.kind != self._data.dtype.kind:
+        values = _astype(values, src.dtype, self._data.dtype)
     self._device.xp.copyto(self._data, values, casting="unsafe")
     self._storage.version += 1
     return self
@@ -212,7 +223,7 @@ def _broadcast_source(self, src):
 
 def _copied(self, src):
     """The values copy_ writes (self's dtype and shape), recorded as CopyBackwards."""
-    values = _broadcast_source(self, src).astype(self._data.dtype)
+    values = _astype(_broadcast_source(self, src), src.dtype, self._data.dtype)
     out = make_tensor(values, self._device)
     if self.is_floating_point():
         node = CopyBackwards()
