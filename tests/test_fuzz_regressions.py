@@ -120,10 +120,17 @@ def test_triu_indices_with_huge_row_count():
     same(lambda lib: lib.triu_indices(2**40, 1))
 
 
-@xfail("coverage: ember/ops/pooling_adaptive.py", "one NaN spoils every adaptive window")
 def test_adaptive_avg_pool1d_with_nan():
     same(lambda lib: lib.nn.functional.adaptive_avg_pool1d(
         lib.tensor([[[1.0, float("nan"), -2.0]]]), 3))
+    same(lambda lib: lib.nn.functional.adaptive_avg_pool1d(
+        lib.tensor([[[1.0, float("nan"), -2.0, 4, float("inf"), 5, -float("inf"), 6]]]), 4))
+
+
+def test_adaptive_avg_pool2d_with_nan_and_inf():
+    nan, inf = float("nan"), float("inf")
+    same(lambda lib: lib.nn.functional.adaptive_avg_pool2d(
+        lib.tensor([[[1.0, nan, -2.0], [1, 2, 3], [inf, 0, 0], [1, -inf, inf]]]), 2))
 
 
 @xfail("coverage: ember/ops/slicing.py", "split's message names the dim as given")
@@ -148,13 +155,16 @@ def test_fill_float_tensor_with_negative_int():
     same(lambda lib: lib.tensor([2.875, 1.0]).fill_(-7))
 
 
-@xfail("argcheck: ember/ops/gather_scatter.py", "masked_fill_ on an expanded tensor writes "
-       "nothing (torch writes through the shared element)")
 def test_masked_fill_inplace_on_expanded_tensor():
     def fill(lib):
         x = lib.tensor([-1.913, -2.297], dtype=lib.float64)[:1].expand(3)
         return x.masked_fill_(lib.tensor([False, True, False]), 5.0)
     same(fill)
+
+    def fill_index(lib):
+        x = lib.tensor([-1.913, -2.297], dtype=lib.float64)[:1].expand(3)
+        return x.index_fill_(0, lib.tensor([1]), float("nan"))
+    same(fill_index)
 
 
 def test_logit_inplace_with_large_eps():

@@ -129,6 +129,9 @@ def check_inplace(entry, spec, e_args):
     base = entry.name[:-1]
     if not hasattr(torch.Tensor, base) or not hasattr(ember.Tensor, base):
         return
+    first = e_args[0] if e_args else None
+    if isinstance(first, ember.Tensor) and first.numel() > 1 and 0 in first.stride():
+        return      # an expanded x: torch writes only the touched aliases, copy_ all of them
     refs = {}
     for lib in (torch, ember):
         args, kwargs = materialize(lib, spec.args), materialize(lib, spec.kwargs)
