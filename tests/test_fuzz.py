@@ -72,8 +72,6 @@ KNOWN = [
     # results
     ("*floor_divide", "grad_fn", "floor_divide records NotImplemented"),
     ("Tensor.__*floordiv__", "grad_fn", "floor_divide records NotImplemented"),
-    ("*sum", "grad_fn", "explicit dim=None records SumBackward1"),
-    ("*mean", "grad_fn", "explicit dim=None records MeanBackward1"),
     ("Tensor.layout", "result", "Tensor.layout is a string"),
     ("result_type", "result", "NumPy scalars promote as Python numbers"),
     ("*fill_", "value", "fill_ with a negative int on a float tensor writes 2**64-7"),

@@ -56,7 +56,6 @@ def test_bernoulli_of_0dim_bfloat16_holds_an_array():
     assert isinstance(out._data, np.ndarray), type(out._data)
 
 
-@xfail("coverage: ember/ops/reduction.py", "dim=None given explicitly records the dim overload")
 @pytest.mark.parametrize("name", ["sum", "mean"])
 def test_reduction_with_explicit_dim_none_grad_fn(name):
     same(lambda lib: getattr(lib, name)(lib.tensor([1.0, 2.0], requires_grad=True), dim=None))
