@@ -156,9 +156,6 @@ def test_in_place_float_result_into_int_tensor_is_refused_like_torch(torch, name
     compare_error(torch, lambda lib: getattr(lib.tensor([1, 2]), name)())
 
 
-@pytest.mark.xfail(strict=True, reason="ember/ops/pointwise*.py (scalars' files) records a "
-                   "gradient for acosh_/asinh_/atanh_; torch 2.13 raises NotImplementedError "
-                   "\"the derivative for 'inplace version of acosh' is not implemented.\"")
 @pytest.mark.parametrize("name", sorted(NO_IN_PLACE_DERIVATIVE))
 def test_in_place_inverse_hyperbolic_has_no_derivative_like_torch(torch, name):
     compare(torch, lambda lib, x: in_place(lib, name, x), _unary_input(name))
