@@ -5,6 +5,7 @@ text) before it changes anything. The intra-op thread count drives the BLAS
 thread pool through threadpoolctl, imported lazily; without threadpoolctl the
 number is recorded and reported back, and BLAS keeps its own count.
 """
+import numbers
 import os
 import warnings
 
@@ -24,8 +25,9 @@ _blas_limits = []   # threadpoolctl's limiter, kept so that the limit holds
 
 
 def _int_argument(function, value):
-    """PyTorch's int check: a bool or a non-integer is refused by type name."""
-    if isinstance(value, bool) or not hasattr(value, "__index__"):
+    """PyTorch's int check (THPUtils_checkLong): a Python or NumPy int, never a bool or a
+    Tensor (which has __index__ but is refused by type name)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise RuntimeError(f"{function} expects an int, but got {type(value).__name__}")
     value = value.__index__()
     if not -(1 << 63) <= value < 1 << 63:
@@ -117,7 +119,11 @@ def set_deterministic_debug_mode(debug_mode):
                                f"`error`, but got {debug_mode}")
         debug_mode = _DEBUG_MODES[debug_mode]
     elif not isinstance(debug_mode, int):
-        raise TypeError(f"debug_mode must be str or int, but got {type(debug_mode)}")
+        kind = type(debug_mode)
+        shown = "ember.Tensor" if kind.__module__.startswith("ember.") and \
+            kind.__name__ == "Tensor" else f"{kind.__module__}.{kind.__qualname__}"
+        shown = kind.__qualname__ if kind.__module__ == "builtins" else shown
+        raise TypeError(f"debug_mode must be str or int, but got <class '{shown}'>")
     if debug_mode not in (0, 1, 2):
         raise RuntimeError(f"invalid value of debug_mode, expected 0, 1, or 2, but got {debug_mode}")
     use_deterministic_algorithms(debug_mode != 0, warn_only=debug_mode == 1)

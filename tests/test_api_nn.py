@@ -204,8 +204,6 @@ def test_global_optimizer_step_hooks_match_torch(torch):
     assert logs[0] == logs[1]
 
 
-@pytest.mark.xfail(strict=True, reason="ember/optim/optimizer.py: step hooks get args=() where "
-                   "torch passes the step wrapper's args, (optimizer,) for opt.step()")
 def test_step_hooks_get_the_optimizer_in_args_like_torch(torch):
     logs = [_hook_log(lib, module, lambda o, args, kwargs: [a is o for a in args])
             for lib, module in _libraries(torch)]

@@ -120,9 +120,6 @@ def test_grad_mode_switches_match_torch(torch):
     compare_error(torch, lambda lib: lib.set_grad_enabled())
 
 
-@pytest.mark.xfail(strict=True, reason="ember/autograd/grad_mode.py: repr(set_grad_enabled(False)) "
-                   "is the default object repr; torch prints "
-                   "'torch.autograd.grad_mode.set_grad_enabled(mode=False)'")
 def test_set_grad_enabled_repr_matches_torch(torch):
     try:
         got, expected = repr(ember.set_grad_enabled(False)), repr(torch.set_grad_enabled(False))

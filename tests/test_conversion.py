@@ -446,3 +446,10 @@ def test_pickle_non_leaf_as_values():
     y = ember.ones(2, requires_grad=True) * 3
     z = pickle.loads(pickle.dumps(y))
     assert z.tolist() == [3.0, 3.0] and z.is_leaf
+
+
+def test_negative_bfloat16_to_uint8_wraps_like_torch(torch):
+    """ml_dtypes saturates bfloat16 -> uint8 at 0; PyTorch's C cast wraps (-1 -> 255)."""
+    check(torch, lambda lib: lib.tensor([-1.0, -101.0, 3.0]).bfloat16().to(lib.uint8))
+    check(torch, lambda lib: lib.zeros(3, dtype=lib.uint8).copy_(
+        lib.tensor([-1.0, -101.0, 3.0]).bfloat16()))

@@ -72,15 +72,12 @@ KNOWN = [
     # results
     ("*floor_divide", "grad_fn", "floor_divide records NotImplemented"),
     ("Tensor.__*floordiv__", "grad_fn", "floor_divide records NotImplemented"),
-    ("*sum", "grad_fn", "explicit dim=None records SumBackward1"),
-    ("*mean", "grad_fn", "explicit dim=None records MeanBackward1"),
     ("Tensor.layout", "result", "Tensor.layout is a string"),
+    ("*svd", "value", "singular vectors have a sign freedom (LAPACK paths differ), and inputs "
+     "with inf/nan give different garbage; tests/test_linalg_decomp.py compares invariants"),
     ("result_type", "result", "NumPy scalars promote as Python numbers"),
     ("*fill_", "value", "fill_ with a negative int on a float tensor writes 2**64-7"),
     ("Tensor.logit_", "value", "logit_ with eps > 0.5 differs from logit"),
-    ("Tensor.masked_fill_", "value", "masked_fill_ on an expanded tensor writes nothing"),
-    ("*adaptive_avg_pool1d", "value", "one NaN spoils every window"),
-    ("nn.AdaptiveAvgPool1d", "value", "one NaN spoils every window"),
     ("*bernoulli", "invariant", "0-dim result holds a NumPy scalar"),
     ("normal", "invariant", "0-dim result holds a NumPy scalar"),
     ("randint", "invariant", "0-dim result holds a NumPy scalar"),

@@ -86,10 +86,8 @@ def test_module_forward_and_grads_match_torch(expression, shapes, torch):
     grad = rng.standard_normal(tuple(expected.shape))
     expected.backward(torch.tensor(grad))
     got.backward(ember.tensor(grad))
-    # Known difference: PyTorch's hardsigmoid backward uses the float constant 1.0f / 6.0f.
-    atol, rtol = (1e-8, 1e-7) if "Hardsigmoid" in expression else (None, None)
     for e, t in zip(inputs, torch_inputs):
-        assert_same(e.grad, t.grad, atol, rtol, path="input grad")
+        assert_same(e.grad, t.grad, path="input grad")
     torch_parameters = dict(torch_module.named_parameters())
     for name, parameter in module.named_parameters():
         assert_same(parameter.grad, torch_parameters[name].grad, path=name)

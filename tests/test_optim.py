@@ -661,11 +661,12 @@ def test_step_hooks():
     opt = ember.optim.SGD(params, lr=0.1)
     calls = []
     pre = opt.register_step_pre_hook(lambda o, args, kwargs: calls.append(("pre", o is opt)))
-    post = opt.register_step_post_hook(lambda o, args, kwargs: calls.append(("post", args)))
+    post = opt.register_step_post_hook(lambda o, args, kwargs: calls.append(
+        ("post", [a is o for a in args])))
     global_pre = ember.optim.optimizer.register_optimizer_step_pre_hook(
         lambda o, args, kwargs: calls.append(("global",)))
     opt.step()
-    assert calls == [("global",), ("pre", True), ("post", ())]
+    assert calls == [("global",), ("pre", True), ("post", [True])]   # torch: args == (opt,)
     for handle in (pre, post, global_pre):
         handle.remove()
     opt.step()

@@ -61,7 +61,9 @@ def is_autocast_cache_enabled():
 
 
 def set_autocast_cache_enabled(enabled):
-    _state["cache_enabled"] = bool(enabled)
+    if not isinstance(enabled, bool):
+        raise TypeError(f"enabled must be a bool (got {type(enabled).__name__})")
+    _state["cache_enabled"] = enabled
 
 
 def autocast_increment_nesting():

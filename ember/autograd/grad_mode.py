@@ -83,6 +83,9 @@ class set_grad_enabled(_GradModeContext):
         state.enabled = self._previous
         return False
 
+    def __repr__(self):
+        return f"{type(self).__module__}.{type(self).__qualname__}(mode={self._mode_value})"
+
     def __call__(self, func):
         state.enabled = self._previous
         mode = self._mode_value

@@ -497,7 +497,16 @@ def inplace_overlapping(self, op, *args, **kwargs):
         if not _dtype.can_cast(result_dtype, self_dtype):
             raise RuntimeError(_errors.cannot_cast(result_dtype, self_dtype))
     if data.size:  # NumPy refuses to copy into some read-only empty arrays
-        self._device.xp.copyto(data, out, casting="unsafe")
+        xp = self._device.xp
+        if 0 in data.strides and data.size > 1:
+            # Elements share memory (an expand): PyTorch writes only the positions the op
+            # touches, so an untouched alias must not copy the old value back over them.
+            changed = out != data
+            if out.dtype.kind in "fc":
+                changed &= ~(xp.isnan(out) & xp.isnan(data))
+            xp.copyto(data, out, casting="unsafe", where=changed)
+        else:
+            xp.copyto(data, out, casting="unsafe")
     self._storage.version += 1
     if recording and result.grad_fn is not None:
         if self._base is not None:

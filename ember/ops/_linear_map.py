@@ -21,22 +21,55 @@ def _apply_along(x, matrix, dim, matmul):
     return y.reshape(shape[:dim] + (matrix.shape[0],) + shape[dim + 1:])
 
 
-def linear_map(input, matrices, node_class):
-    """input with one (out x in) matrix applied along each of its trailing spatial dims."""
+def linear_map(input, matrices, node_class, windowed=False):
+    """input with one (out x in) matrix applied along each of its trailing spatial dims.
+
+    `windowed`: each output reads only its nonzero weights' inputs (adaptive pooling), so
+    a NaN or inf elsewhere must not reach it; resizing reads its neighbours, zero-weight
+    ones included, as a matrix product does."""
     data = input._data
     xp = input._device.xp
     dtype = data.dtype
     work = matrices[0][1].dtype
     if dtype != work:
         data = data.astype(work)
+    raw = data
     for dim, matrix in matrices:
         data = _apply_along(data, matrix, dim, xp.matmul)
+    if windowed and not xp.isfinite(raw).all():
+        data = _non_finite(raw, data, matrices, xp)
     out = wrap(data.astype(dtype) if dtype != work else data, input._device)
     if grad_state.enabled and input._requires_grad:
         node = node_class()
         node.matrices = matrices
         attach(out, node, input)
     return out
+
+
+def _non_finite(raw, data, matrices, xp):
+    """The map's result where a window holds NaN or inf, as PyTorch's windowed loops give it.
+
+    A matrix product multiplies every input by every weight, zeros included, so one NaN
+    (or inf: inf * 0 is NaN) would spoil every output. Counting the NaNs, +infs and -infs
+    each output's nonzero weights reach restores the windowed answer; this holds for
+    non-negative weights, as adaptive average pooling's are.
+    """
+    if any((matrix < 0).any() for _dim, matrix in matrices):
+        return data
+    reach = [(dim, (matrix != 0).astype(matrix.dtype)) for dim, matrix in matrices]
+
+    def count(mask):
+        counted = mask.astype(data.dtype)
+        for dim, indicator in reach:
+            counted = _apply_along(counted, indicator, dim, xp.matmul)
+        return counted > 0
+    nans, highs, lows = count(xp.isnan(raw)), count(raw == xp.inf), count(raw == -xp.inf)
+    clean = xp.where(xp.isfinite(raw), raw, 0).astype(data.dtype)
+    for dim, matrix in matrices:
+        clean = _apply_along(clean, matrix, dim, xp.matmul)
+    clean = xp.where(highs, xp.inf, clean)
+    clean = xp.where(lows, -xp.inf, clean)
+    return xp.where(nans | (highs & lows), xp.nan, clean).astype(data.dtype)
 
 
 class _LinearMapBackward(Node):

@@ -320,7 +320,11 @@ class HardsigmoidBackward0(_SavedInput):
 
     def backward(self, grad):
         (x,) = self.saved_tensors
-        return (where((x > -3).logical_and(x < 3), grad / 6, 0.0),)
+        # PyTorch multiplies by the float constant 1.0f / 6.0f, even for float64 grads
+        return (where((x > -3).logical_and(x < 3), grad * _ONE_SIXTH_FLOAT32, 0.0),)
+
+
+_ONE_SIXTH_FLOAT32 = 0.1666666716337204     # float(numpy.float32(1) / numpy.float32(6))
 
 
 def hardswish(input, inplace=False):

@@ -470,9 +470,58 @@ class ErfinvBackward0(Node):
 
 
 (sqrt_, rsqrt_, exp_, exp2_, expm1_, log_, log1p_, log2_, log10_, sin_, cos_, tan_, asin_,
- acos_, atan_, sinh_, cosh_, tanh_, asinh_, acosh_, atanh_, sigmoid_, erf_, erfc_, erfinv_,
- deg2rad_, rad2deg_) = [
+ acos_, atan_, sinh_, cosh_, tanh_, sigmoid_, erf_, erfc_, erfinv_, deg2rad_, rad2deg_) = [
     _inplace(op) for op in (sqrt, rsqrt, exp, exp2, expm1, log, log1p, log2, log10, sin, cos,
-                            tan, asin, acos, atan, sinh, cosh, tanh, asinh, acosh, atanh,
-                            sigmoid, erf, erfc, erfinv, deg2rad, rad2deg)]
+                            tan, asin, acos, atan, sinh, cosh, tanh, sigmoid, erf, erfc,
+                            erfinv, deg2rad, rad2deg)]
+
+
+# PyTorch 2.13 records asinh_/acosh_/atanh_ as XxxBackward1, whose backward is not
+# implemented: the forward succeeds and the backward raises.
+class _NoInplaceDerivative(Node):
+    __slots__ = ()
+    op_name = ""
+
+    def backward(self, grad):
+        raise NotImplementedError(f"the derivative for 'inplace version of {self.op_name}' "
+                                  "is not implemented.")
+
+
+class AsinhBackward1(_NoInplaceDerivative):
+    __slots__ = ()
+    op_name = "asinh"
+
+
+class AcoshBackward1(_NoInplaceDerivative):
+    __slots__ = ()
+    op_name = "acosh"
+
+
+class AtanhBackward1(_NoInplaceDerivative):
+    __slots__ = ()
+    op_name = "atanh"
+
+
+def _asinh_in_place(input):
+    return _unary(input, input._device.xp.arcsinh, AsinhBackward1, _INPUT, precise=True)
+
+
+def _acosh_in_place(input):
+    return _unary(input, input._device.xp.arccosh, AcoshBackward1, _INPUT, precise=True)
+
+
+def _atanh_in_place(input):
+    return _unary(input, input._device.xp.arctanh, AtanhBackward1, _INPUT, precise=True)
+
+
+def asinh_(input):
+    return inplace(input, _asinh_in_place)
+
+
+def acosh_(input):
+    return inplace(input, _acosh_in_place)
+
+
+def atanh_(input):
+    return inplace(input, _atanh_in_place)
 arcsin_, arccos_, arctan_, arcsinh_, arccosh_, arctanh_ = asin_, acos_, atan_, asinh_, acosh_, atanh_

@@ -81,7 +81,7 @@ def _adaptive_avg_pool_nd(input, output_size, n):
         inside = (position[None, :] >= start[:, None]) & (position[None, :] < end[:, None])
         matrices.append((ndim - n + i, (inside / (end - start)[:, None]).astype(work)))
     node_class = AdaptiveAvgPool2DBackward0 if n == 2 else AdaptiveAvgPool3DBackward0
-    return linear_map(input, tuple(matrices), node_class)
+    return linear_map(input, tuple(matrices), node_class, windowed=True)
 
 
 class AdaptiveAvgPool2DBackward0(_LinearMapBackward):

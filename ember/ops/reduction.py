@@ -101,10 +101,25 @@ def _summed(input, axes, keepdim, out_dtype, reducer):
 
 
 # ---------------------------------------------------------------- sum / nansum
-def sum(input, dim=None, keepdim=False, *, dtype=None, **aliases):
+class _AllDims:
+    """sum's and mean's default dim: PyTorch records SumBackward0 / MeanBackward0 only when
+    no dim is given; an explicit dim=None picks the dim overload (SumBackward1)."""
+    __slots__ = ()
+
+    def __repr__(self):
+        return "None"
+
+
+_ALL_DIMS = _AllDims()
+
+
+def sum(input, dim=_ALL_DIMS, keepdim=False, *, dtype=None, **aliases):
     """Sum over `dim` (all dims when None); integers and bools sum as int64."""
     if aliases:  # NumPy-style axis=/keepdims=, which PyTorch accepts too
         dim, keepdim = dim_aliases(dim, keepdim, aliases)
+    whole = dim is _ALL_DIMS
+    if whole:
+        dim = None
     data = input._data
     axes = _reduce_axes(input, dim)
     if dtype is None and data.dtype.kind == "f" and data.dtype not in _ACCUMULATE:
@@ -113,7 +128,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, **aliases):
         result = _summed(input, axes, keepdim, _integral_result(data, dtype), "sum")
     out = wrap(result, input._device)
     if grad_state.enabled and input._requires_grad and out._data.dtype.kind == "f":
-        node = SumBackward0() if dim is None else SumBackward1()
+        node = SumBackward0() if whole else SumBackward1()
         node.shape = data.shape
         node.axes = axes
         node.keepdim = keepdim
@@ -163,8 +178,11 @@ class NansumBackward0(Node):
 
 
 # ---------------------------------------------------------------- mean / nanmean
-def mean(input, dim=None, keepdim=False, *, dtype=None, **aliases):
+def mean(input, dim=_ALL_DIMS, keepdim=False, *, dtype=None, **aliases):
     """Mean over `dim`; integer inputs raise as in PyTorch (pass a float dtype)."""
+    whole = dim is _ALL_DIMS and "axis" not in aliases
+    if whole:
+        dim = None
     if aliases:  # NumPy-style axis=/keepdims=, which PyTorch accepts too
         dim, keepdim = dim_aliases(dim, keepdim, aliases)
     data = input._data
@@ -185,7 +203,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, **aliases):
         result = data.sum(axis=axes, keepdims=keepdim) / 0
     out = wrap(result.astype(data.dtype, copy=False), input._device)
     if grad_state.enabled and input._requires_grad:
-        node = MeanBackward0() if dim is None else MeanBackward1()
+        node = MeanBackward0() if whole else MeanBackward1()
         node.shape = data.shape
         node.axes = axes
         node.keepdim = keepdim

@@ -114,9 +114,11 @@ def register_optimizer_step_post_hook(hook):
 
 def _hooked_step(step):
     """Wrap a subclass's `step` so the step pre/post hooks run around it, once per call."""
-    def wrapper(self, *args, **kwargs):
+    def wrapper(*args, **kwargs):
+        # the hooks see args with the optimizer first, (optimizer,) for opt.step(), as in torch
+        self = args[0]
         if self.__dict__.get("_in_step"):  # a subclass's step calling super().step()
-            return step(self, *args, **kwargs)
+            return step(*args, **kwargs)
         for pre_hook in chain(_global_optimizer_pre_hooks.values(),
                               self._optimizer_step_pre_hooks.values()):
             result = pre_hook(self, args, kwargs)
@@ -127,7 +129,7 @@ def _hooked_step(step):
                 args, kwargs = result
         self._in_step = True
         try:
-            out = step(self, *args, **kwargs)
+            out = step(*args, **kwargs)
         finally:
             self._in_step = False
         for post_hook in chain(self._optimizer_step_post_hooks.values(),

@@ -45,7 +45,7 @@ ARGUMENT_MESSAGES = re.compile(
     r"interpreted|expected Tensor as element|must be real number|can't convert|"
     r"not supported between instances|too big to convert|out of bounds for|Overflow when "
     r"unpacking|cannot be converted to type|Could not infer dtype|is not a valid|must be a "
-    r"Tensor|only integer tensors|value cannot be converted")
+    r"Tensor|only integer tensors|value cannot be converted|failed to unpack the object")
 DTYPE_MESSAGES = re.compile(r"not implemented for|not supported for the input types|"
                             r"can't be cast to the desired|expected scalar type|must have the "
                             r"same dtype|should be the same|Found dtype|mixed dtype|"
@@ -129,6 +129,9 @@ def check_inplace(entry, spec, e_args):
     base = entry.name[:-1]
     if not hasattr(torch.Tensor, base) or not hasattr(ember.Tensor, base):
         return
+    first = e_args[0] if e_args else None
+    if isinstance(first, ember.Tensor) and first.numel() > 1 and 0 in first.stride():
+        return      # an expanded x: torch writes only the touched aliases, copy_ all of them
     refs = {}
     for lib in (torch, ember):
         args, kwargs = materialize(lib, spec.args), materialize(lib, spec.kwargs)

@@ -175,11 +175,8 @@ def _dropout_samples(rng, dtype):
 # padding rows, renormalised rows and eps-clamped norms are held constant on purpose
 _NOT_SMOOTH = {"gradcheck": "gradient deliberately differs from the finite difference",
                "gradgradcheck": "as gradcheck"}
-# Known difference: PyTorch's hardsigmoid backward multiplies by the float constant
-# 1.0f / 6.0f even in float64; ember by the double 1/6 (measured 3e-8 relative).
-_KNOWN_GRAD_TOLERANCE = {"hardsigmoid": dict(grad_atol=1e-8, grad_rtol=1e-7)}
 OPS = [entry for name, fn, inplace in ACTIVATIONS
-       for entry in _unary(name, fn, inplace=inplace, **_KNOWN_GRAD_TOLERANCE.get(name, {}))]
+       for entry in _unary(name, fn, inplace=inplace)]
 OPS += [
     OpInfo("F_errors", lambda lib, *args, name: getattr(F(lib), name)(*args), _error_samples,
            dtypes=("float32",), differentiable=False),
