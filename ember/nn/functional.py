@@ -6,3 +6,5 @@ from ..ops.nn_linear import *  # noqa: F401,F403
 from ..ops.nn_resize import *  # noqa: F401,F403
 from ..ops.normalization import *  # noqa: F401,F403
 from ..ops.pooling import *  # noqa: F401,F403
+# nn11
+from ..ops.unfold import *  # noqa: F401,F403

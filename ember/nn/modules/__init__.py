@@ -14,3 +14,5 @@ from .upsampling import *  # noqa: F401,F403
 from .batchnorm import *  # noqa: F401,F403
 from .normalization import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
+# nn11
+from .fold import *  # noqa: F401,F403

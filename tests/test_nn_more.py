@@ -1,0 +1,104 @@
+"""The nn11 layers against torch: module reprs and state_dicts, errors, and the values and
+gradients the op catalog (tests/opdb/nn_more.py) cannot express."""
+import numpy as np
+import pytest
+
+import ember
+from oracle import assert_same, assert_same_error, to_lib
+
+RNG = np.random.default_rng(11)
+
+
+def _array(*shape):
+    return RNG.standard_normal(shape).astype(np.float32)
+
+
+# ---------------------------------------------------------------- modules
+MODULES = [
+    "nn.Fold((4, 5), 2)", "nn.Fold(output_size=3, kernel_size=(2, 1), padding=1, stride=2)",
+    "nn.Unfold(2, padding=1)", "nn.Unfold((2, 3), dilation=2, stride=(1, 2))",
+    "nn.PixelShuffle(2)", "nn.PixelUnshuffle(3)", "nn.ChannelShuffle(2)",
+    "nn.CosineSimilarity()", "nn.CosineSimilarity(dim=0, eps=1e-6)", "nn.PairwiseDistance()",
+    "nn.PairwiseDistance(p=1.0, keepdim=True)",
+]
+
+
+@pytest.mark.parametrize("expression", MODULES)
+def test_module_repr_and_state(torch, expression):
+    built = {lib: eval(expression, {"nn": lib.nn}) for lib in (torch, ember)}
+    assert repr(built[ember]) == repr(built[torch])
+    assert list(built[ember].state_dict()) == list(built[torch].state_dict())
+
+
+# (module expression, input shapes)
+MODULE_CALLS = [
+    ("nn.Unfold(2, padding=1)", [(2, 3, 4, 5)]),
+    ("nn.Fold((4, 5), 2)", [(2, 12, 12)]),
+    ("nn.PixelShuffle(2)", [(1, 8, 2, 3)]),
+    ("nn.PixelUnshuffle(2)", [(1, 2, 4, 6)]),
+    ("nn.ChannelShuffle(3)", [(2, 6, 2)]),
+    ("nn.CosineSimilarity(dim=0)", [(4, 3), (4, 3)]),
+    ("nn.PairwiseDistance(p=3.0, keepdim=True)", [(4, 3), (4, 3)]),
+]
+
+
+@pytest.mark.parametrize("expression, shapes", MODULE_CALLS)
+def test_module_forward_backward(torch, expression, shapes):
+    arrays = [_array(*shape) for shape in shapes]
+    results = {}
+    for lib in (torch, ember):
+        inputs = [to_lib(lib, a, requires_grad=True) for a in arrays]
+        out = eval(expression, {"nn": lib.nn})(*inputs)
+        out.sum().backward()
+        results[lib] = (out, [x.grad for x in inputs], out.grad_fn.name())
+    assert_same(results[ember][0], results[torch][0], atol=1e-5, rtol=1e-5)
+    assert_same(results[ember][1], results[torch][1], atol=1e-5, rtol=1e-5)
+    assert results[ember][2] == results[torch][2]
+
+
+# ---------------------------------------------------------------- errors
+ERRORS = {
+    "unfold-2d": lambda F, lib: F.unfold(lib.ones(4, 5), 2),
+    "unfold-1d": lambda F, lib: F.unfold(lib.ones(5), 2),
+    "unfold-0d": lambda F, lib: F.unfold(lib.ones(()), 2),
+    "unfold-1d-kernel": lambda F, lib: F.unfold(lib.ones(5), 0),
+    "unfold-5d": lambda F, lib: F.unfold(lib.ones(1, 2, 3, 4, 5), 2),
+    "unfold-too-big": lambda F, lib: F.unfold(lib.ones(2, 3, 4, 5), 6),
+    "unfold-kernel": lambda F, lib: F.unfold(lib.ones(2, 3, 4, 5), 0),
+    "unfold-stride": lambda F, lib: F.unfold(lib.ones(2, 3, 4, 5), 2, stride=0),
+    "unfold-padding": lambda F, lib: F.unfold(lib.ones(2, 3, 4, 5), 2, padding=-1),
+    "unfold-dilation": lambda F, lib: F.unfold(lib.ones(2, 3, 4, 5), 2, dilation=0),
+    "unfold-long": lambda F, lib: F.unfold(lib.ones(2, 3, 4, 5, dtype=lib.long), 2),
+    "unfold-empty-channels": lambda F, lib: F.unfold(lib.ones(2, 0, 4, 5), 2),
+    "unfold-three-kernel": lambda F, lib: F.unfold(lib.ones(2, 3, 4, 5), (2, 2, 2)),
+    "fold-blocks": lambda F, lib: F.fold(lib.ones(2, 12, 12), (4, 4), 2),
+    "fold-divisible": lambda F, lib: F.fold(lib.ones(2, 11, 12), (4, 5), 2),
+    "fold-4d": lambda F, lib: F.fold(lib.ones(1, 2, 12, 12), (4, 5), 2),
+    "fold-long": lambda F, lib: F.fold(lib.ones(2, 12, 12, dtype=lib.long), (4, 5), 2),
+    "fold-output-size": lambda F, lib: F.fold(lib.ones(2, 12, 12), (4, 5, 6), 2),
+    "shuffle-channels": lambda F, lib: F.pixel_shuffle(lib.ones(1, 5, 2, 2), 2),
+    "shuffle-2d": lambda F, lib: F.pixel_shuffle(lib.ones(5, 2), 2),
+    "shuffle-factor": lambda F, lib: F.pixel_shuffle(lib.ones(1, 4, 2, 2), 0),
+    "unshuffle-height": lambda F, lib: F.pixel_unshuffle(lib.ones(1, 4, 3, 2), 2),
+    "unshuffle-width": lambda F, lib: F.pixel_unshuffle(lib.ones(1, 4, 2, 3), 2),
+    "unshuffle-2d": lambda F, lib: F.pixel_unshuffle(lib.ones(2, 3), 2),
+    "unshuffle-factor": lambda F, lib: F.pixel_unshuffle(lib.ones(1, 4, 2, 2), 0),
+    "channel-shuffle-groups": lambda F, lib: F.channel_shuffle(lib.ones(1, 5, 2, 2), 2),
+    "channel-shuffle-1d": lambda F, lib: F.channel_shuffle(lib.ones(1, 4), 2),
+    "channel-shuffle-zero": lambda F, lib: F.channel_shuffle(lib.ones(1, 4, 2, 2), 0),
+}
+
+
+@pytest.mark.parametrize("name", list(ERRORS))
+def test_errors_match_torch(torch, name):
+    assert_same_error(lambda lib: ERRORS[name](lib.nn.functional, lib))
+
+
+def test_fold_is_unfolds_adjoint(torch):
+    """<unfold(x), y> == <x, fold(y)>: fold sums overlapping blocks as torch's col2im does."""
+    x, y = _array(2, 3, 5, 6), _array(2, 3 * 6, 9)
+    unfolded = ember.nn.functional.unfold(ember.tensor(x), (2, 3), padding=1, stride=2)
+    folded = ember.nn.functional.fold(ember.tensor(y), (5, 6), (2, 3), padding=1, stride=2)
+    assert np.isclose((unfolded.numpy() * y).sum(), (x * folded.numpy()).sum(), rtol=1e-4)
+    expected = torch.nn.functional.fold(torch.tensor(y), (5, 6), (2, 3), padding=1, stride=2)
+    assert_same(folded, expected, atol=1e-5, rtol=1e-5)
