@@ -1,5 +1,7 @@
 """Catalog entries for the nn11 layers: sliding blocks, pixel and channel shuffles, unpooling,
 grid sampling and the margin losses (nn.functional)."""
+import numpy as np
+
 from . import OpInfo, Sample, random_array
 
 
@@ -47,4 +49,137 @@ OPS = [
            dtypes=("int64", "float32", "float64")),
     OpInfo("channel_shuffle", _f("channel_shuffle"), channel_shuffle_samples,
            dtypes=("int64", "float32", "float64")),
+]
+
+
+# ---------------------------------------------------------------- losses
+REDUCTIONS = ("mean", "sum", "none")
+
+
+def _signs(rng, shape):
+    return np.where(rng.uniform(size=shape) < 0.5, -1.0, 1.0)
+
+
+def soft_margin_samples(rng, dtype):
+    for reduction in REDUCTIONS:
+        yield Sample((random_array(rng, (3, 4), dtype), _signs(rng, (3, 4)).tolist()),
+                     {"reduction": reduction}, name=reduction)
+    yield Sample((random_array(rng, (3, 4), dtype), _signs(rng, (4,)).tolist()),
+                 name="broadcast-target")
+
+
+def _soft_margin(lib, input, target, **kwargs):
+    """The target is built here: PyTorch's kernel refuses a target that requires grad."""
+    return lib.nn.functional.soft_margin_loss(input, lib.tensor(target, dtype=input.dtype),
+                                              **kwargs)
+
+
+def multi_margin_samples(rng, dtype):
+    target = rng.integers(0, 4, size=3)
+    for reduction in REDUCTIONS:
+        yield Sample((random_array(rng, (3, 4), dtype), target), {"reduction": reduction},
+                     name=reduction)
+        yield Sample((random_array(rng, (3, 4), dtype), target),
+                     {"reduction": reduction, "p": 2, "margin": 0.7}, name=f"p2 {reduction}")
+    yield Sample((random_array(rng, (3, 4), dtype), target),
+                 {"weight": rng.uniform(0.5, 2, size=4).tolist()}, name="weight")
+    yield Sample((random_array(rng, (4,), dtype), np.array(1)), {"reduction": "none"},
+                 name="unbatched")
+
+
+def _multi_margin(lib, input, target, weight=None, **kwargs):
+    if weight is not None:   # a constant: PyTorch has no gradient for the weight
+        weight = lib.tensor(weight, dtype=input.dtype)
+    return lib.nn.functional.multi_margin_loss(input, target, weight=weight, **kwargs)
+
+
+def multilabel_margin_samples(rng, dtype):
+    target = np.array([[3, 0, -1, 1], [0, 1, 2, 3], [-1, 2, 0, 0], [2, 2, -1, 0]])
+    for reduction in REDUCTIONS:
+        yield Sample((random_array(rng, (4, 4), dtype), target), {"reduction": reduction},
+                     name=reduction)
+    yield Sample((random_array(rng, (4,), dtype), target[0]), {"reduction": "none"},
+                 name="unbatched")
+
+
+def multilabel_soft_margin_samples(rng, dtype):
+    for reduction in REDUCTIONS:
+        yield Sample((random_array(rng, (3, 4), dtype),
+                      rng.uniform(0, 1, size=(3, 4)).astype(dtype)), {"reduction": reduction},
+                     name=reduction)
+    yield Sample((random_array(rng, (3, 4), dtype), rng.uniform(0, 1, size=(3, 4)).astype(dtype),
+                  random_array(rng, (4,), dtype, 0.5, 2.0)), name="weight")
+
+
+def hinge_embedding_samples(rng, dtype):
+    for reduction in REDUCTIONS:
+        yield Sample((random_array(rng, (3, 4), dtype), _signs(rng, (3, 4)).astype(dtype)),
+                     {"reduction": reduction, "margin": 0.5}, name=reduction)
+
+
+def margin_ranking_samples(rng, dtype):
+    for reduction in REDUCTIONS:
+        yield Sample((random_array(rng, (5,), dtype), random_array(rng, (5,), dtype),
+                      _signs(rng, (5,)).astype(dtype)), {"reduction": reduction, "margin": 0.3},
+                     name=reduction)
+
+
+def cosine_embedding_samples(rng, dtype):
+    for reduction in REDUCTIONS:
+        yield Sample((random_array(rng, (4, 3), dtype), random_array(rng, (4, 3), dtype),
+                      _signs(rng, (4,)).astype(dtype)), {"reduction": reduction, "margin": 0.1},
+                     name=reduction)
+    yield Sample((random_array(rng, (3,), dtype), random_array(rng, (3,), dtype),
+                  np.array(-1.0, dtype=dtype)), name="unbatched")
+
+
+def triplet_samples(rng, dtype):
+    for reduction in REDUCTIONS:
+        yield Sample(tuple(random_array(rng, (4, 3), dtype) for _ in range(3)),
+                     {"reduction": reduction, "margin": 2.0}, name=reduction)
+    yield Sample(tuple(random_array(rng, (4, 3), dtype) for _ in range(3)),
+                 {"swap": True, "margin": 3.0}, name="swap")
+
+
+def triplet_p_samples(rng, dtype):
+    yield from triplet_samples(rng, dtype)
+    yield Sample(tuple(random_array(rng, (4, 3), dtype) for _ in range(3)),
+                 {"p": 1, "eps": 1e-3, "margin": 2.0}, name="p1")
+
+
+def poisson_samples(rng, dtype):
+    for reduction in REDUCTIONS:
+        yield Sample((random_array(rng, (3, 4), dtype), rng.uniform(0, 3, (3, 4)).astype(dtype)),
+                     {"reduction": reduction}, name=reduction)
+    yield Sample((rng.uniform(0.5, 2, (3, 4)).astype(dtype),
+                  rng.uniform(0.5, 4, (3, 4)).astype(dtype)),
+                 {"log_input": False, "full": True}, name="full")
+
+
+def gaussian_samples(rng, dtype):
+    for reduction in REDUCTIONS:
+        yield Sample((random_array(rng, (3, 4), dtype), random_array(rng, (3, 4), dtype),
+                      rng.uniform(0.5, 2, (3, 4)).astype(dtype)), {"reduction": reduction},
+                     name=reduction)
+    yield Sample((random_array(rng, (3, 4), dtype), random_array(rng, (3, 4), dtype),
+                  rng.uniform(0.5, 2, (3,)).astype(dtype)), {"full": True}, name="homoscedastic")
+    yield Sample((random_array(rng, (3, 4), dtype), random_array(rng, (3, 4), dtype),
+                  rng.uniform(0.5, 2, (3, 1)).astype(dtype)), name="one-column")
+
+
+OPS += [
+    OpInfo("soft_margin_loss", _soft_margin, soft_margin_samples),
+    OpInfo("multi_margin_loss", _multi_margin, multi_margin_samples),
+    OpInfo("multilabel_margin_loss", _f("multilabel_margin_loss"), multilabel_margin_samples),
+    OpInfo("multilabel_soft_margin_loss", _f("multilabel_soft_margin_loss"),
+           multilabel_soft_margin_samples),
+    OpInfo("hinge_embedding_loss", _f("hinge_embedding_loss"), hinge_embedding_samples),
+    OpInfo("margin_ranking_loss", _f("margin_ranking_loss"), margin_ranking_samples),
+    OpInfo("cosine_embedding_loss", _f("cosine_embedding_loss"), cosine_embedding_samples),
+    OpInfo("triplet_margin_loss", _f("triplet_margin_loss"), triplet_p_samples),
+    OpInfo("triplet_margin_with_distance_loss",
+           lambda lib, a, p, n, **k: lib.nn.functional.triplet_margin_with_distance_loss(
+               a, p, n, **k), triplet_samples),
+    OpInfo("poisson_nll_loss", _f("poisson_nll_loss"), poisson_samples),
+    OpInfo("gaussian_nll_loss", _f("gaussian_nll_loss"), gaussian_samples),
 ]

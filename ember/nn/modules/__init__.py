@@ -16,3 +16,4 @@ from .normalization import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
 # nn11
 from .fold import *  # noqa: F401,F403
+from .loss_more import *  # noqa: F401,F403
