@@ -1,5 +1,7 @@
 """The nn11 layers against torch: module reprs and state_dicts, errors, and the values and
 gradients the op catalog (tests/opdb/nn_more.py) cannot express."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -20,12 +22,19 @@ MODULES = [
     "nn.PixelShuffle(2)", "nn.PixelUnshuffle(3)", "nn.ChannelShuffle(2)",
     "nn.CosineSimilarity()", "nn.CosineSimilarity(dim=0, eps=1e-6)", "nn.PairwiseDistance()",
     "nn.PairwiseDistance(p=1.0, keepdim=True)",
+    "nn.SoftMarginLoss()", "nn.MultiLabelMarginLoss(reduction='sum')",
+    "nn.MultiLabelSoftMarginLoss(weight=lib.ones(3))", "nn.MultiMarginLoss(p=2, margin=0.5)",
+    "nn.MultiMarginLoss(weight=lib.ones(3))", "nn.HingeEmbeddingLoss(margin=2.0)",
+    "nn.MarginRankingLoss(0.5)", "nn.CosineEmbeddingLoss(size_average=False)",
+    "nn.TripletMarginLoss(swap=True)", "nn.TripletMarginWithDistanceLoss()",
+    "nn.TripletMarginWithDistanceLoss(distance_function=nn.CosineSimilarity())",
+    "nn.PoissonNLLLoss(full=True)", "nn.GaussianNLLLoss(eps=1e-3)",
 ]
 
 
 @pytest.mark.parametrize("expression", MODULES)
 def test_module_repr_and_state(torch, expression):
-    built = {lib: eval(expression, {"nn": lib.nn}) for lib in (torch, ember)}
+    built = {lib: eval(expression, {"nn": lib.nn, "lib": lib}) for lib in (torch, ember)}
     assert repr(built[ember]) == repr(built[torch])
     assert list(built[ember].state_dict()) == list(built[torch].state_dict())
 
@@ -85,6 +94,66 @@ ERRORS = {
     "unshuffle-factor": lambda F, lib: F.pixel_unshuffle(lib.ones(1, 4, 2, 2), 0),
     "channel-shuffle-groups": lambda F, lib: F.channel_shuffle(lib.ones(1, 5, 2, 2), 2),
     "channel-shuffle-1d": lambda F, lib: F.channel_shuffle(lib.ones(1, 4), 2),
+    "multi-margin-range": lambda F, lib: F.multi_margin_loss(lib.ones(4, 6), lib.tensor([0, 1, 2, 6])),
+    "multi-margin-target-size": lambda F, lib: F.multi_margin_loss(lib.ones(4, 6),
+                                                                   lib.tensor([0, 1, 2])),
+    "multi-margin-float-target": lambda F, lib: F.multi_margin_loss(lib.ones(4, 6), lib.ones(4)),
+    "multi-margin-3d": lambda F, lib: F.multi_margin_loss(lib.ones(2, 3, 4), lib.tensor([0, 1])),
+    "multi-margin-long": lambda F, lib: F.multi_margin_loss(lib.ones(4, 6, dtype=lib.long),
+                                                            lib.tensor([0, 1, 2, 3])),
+    "multi-margin-weight": lambda F, lib: F.multi_margin_loss(
+        lib.ones(4, 6), lib.tensor([0, 1, 2, 3]), weight=lib.ones(5)),
+    "multi-margin-weight-2d": lambda F, lib: F.multi_margin_loss(
+        lib.ones(4, 6), lib.tensor([0, 1, 2, 3]), weight=lib.ones(1, 6)),
+    "multi-margin-weight-dtype": lambda F, lib: F.multi_margin_loss(
+        lib.ones(4, 6, dtype=lib.float64), lib.tensor([0, 1, 2, 3]), weight=lib.ones(6)),
+    "multi-margin-p": lambda F, lib: F.multi_margin_loss(lib.ones(4, 6), lib.tensor([0, 1, 2, 3]),
+                                                         p=3),
+    "multi-margin-empty": lambda F, lib: F.multi_margin_loss(lib.ones(2, 0), lib.tensor([0, 0])),
+    "multilabel-range": lambda F, lib: F.multilabel_margin_loss(
+        lib.ones(2, 3), lib.tensor([[0, 3, -1], [0, 1, 2]])),
+    "multilabel-size": lambda F, lib: F.multilabel_margin_loss(lib.ones(2, 3),
+                                                               lib.tensor([[0, 1], [0, 1]])),
+    "multilabel-float": lambda F, lib: F.multilabel_margin_loss(lib.ones(2, 3), lib.ones(2, 3)),
+    "soft-margin-broadcast": lambda F, lib: F.soft_margin_loss(lib.ones(4, 6), lib.ones(3, 6)),
+    "soft-margin-grow": lambda F, lib: F.soft_margin_loss(lib.ones(6), lib.ones(4, 6)),
+    "soft-margin-long": lambda F, lib: F.soft_margin_loss(lib.ones(2, dtype=lib.long),
+                                                          lib.ones(2, dtype=lib.long)),
+    "soft-margin-target-grad": lambda F, lib: F.soft_margin_loss(
+        lib.ones(2), lib.ones(2, requires_grad=True)),
+    "ranking-dims": lambda F, lib: F.margin_ranking_loss(lib.ones(4, 6), lib.ones(4, 6),
+                                                         lib.ones(4)),
+    "cosine-embedding-2d-target": lambda F, lib: F.cosine_embedding_loss(
+        lib.ones(4, 6), lib.ones(4, 6), lib.ones(4, 1)),
+    "cosine-embedding-1d": lambda F, lib: F.cosine_embedding_loss(lib.ones(4, 6), lib.ones(6),
+                                                                  lib.ones(4)),
+    "cosine-embedding-0d": lambda F, lib: F.cosine_embedding_loss(lib.ones(4, 6), lib.ones(4, 6),
+                                                                  lib.tensor(1.0)),
+    "triplet-dims": lambda F, lib: F.triplet_margin_loss(lib.ones(4, 6), lib.ones(4, 6),
+                                                         lib.ones(6)),
+    "triplet-margin": lambda F, lib: F.triplet_margin_loss(lib.ones(4, 6), lib.ones(4, 6),
+                                                           lib.ones(4, 6), margin=0),
+    "triplet-distance-reduction": lambda F, lib: F.triplet_margin_with_distance_loss(
+        lib.ones(4, 6), lib.ones(4, 6), lib.ones(4, 6), reduction="x"),
+    "triplet-module-margin": lambda F, lib: lib.nn.TripletMarginLoss(margin=-1.0),
+    "triplet-distance-module-margin": lambda F, lib: lib.nn.TripletMarginWithDistanceLoss(
+        margin=0.0),
+    "multi-margin-module-p": lambda F, lib: lib.nn.MultiMarginLoss(p=3),
+    "multi-margin-module-weight": lambda F, lib: lib.nn.MultiMarginLoss(weight=lib.ones(2, 2)),
+    "poisson-reduction": lambda F, lib: F.poisson_nll_loss(lib.ones(2), lib.ones(2),
+                                                           reduction="x"),
+    "gaussian-var-size": lambda F, lib: F.gaussian_nll_loss(lib.ones(4, 6), lib.ones(4, 6),
+                                                            lib.ones(4, 5)),
+    "gaussian-var-negative": lambda F, lib: F.gaussian_nll_loss(lib.ones(4, 6), lib.ones(4, 6),
+                                                                -lib.ones(4, 6)),
+    "gaussian-float-negative": lambda F, lib: F.gaussian_nll_loss(lib.ones(4, 6), lib.ones(4, 6),
+                                                                  -1.0),
+    "gaussian-reduction": lambda F, lib: F.gaussian_nll_loss(lib.ones(4, 6), lib.ones(4, 6),
+                                                             lib.ones(4, 6), reduction="x"),
+    "multilabel-soft-reduction": lambda F, lib: F.multilabel_soft_margin_loss(
+        lib.ones(4, 6), lib.ones(4, 6), reduction="x"),
+    "hinge-reduction": lambda F, lib: F.hinge_embedding_loss(lib.ones(4, 6), lib.ones(4, 6),
+                                                             reduction="x"),
     "channel-shuffle-zero": lambda F, lib: F.channel_shuffle(lib.ones(1, 4, 2, 2), 0),
 }
 
@@ -102,3 +171,34 @@ def test_fold_is_unfolds_adjoint(torch):
     assert np.isclose((unfolded.numpy() * y).sum(), (x * folded.numpy()).sum(), rtol=1e-4)
     expected = torch.nn.functional.fold(torch.tensor(y), (5, 6), (2, 3), padding=1, stride=2)
     assert_same(folded, expected, atol=1e-5, rtol=1e-5)
+
+
+LOSS_CALLS = [   # (module expression, inputs as arrays): forward, grads, legacy flags
+    ("nn.SoftMarginLoss(size_average=False)",
+     lambda: [_array(3, 4), np.sign(_array(3, 4)).astype(np.int64)]),
+    ("nn.MultiMarginLoss(reduce=False)", lambda: [_array(3, 4), np.array([0, 3, 1])]),
+    ("nn.MultiLabelMarginLoss()", lambda: [_array(2, 4), np.array([[1, 2, -1, 0], [3, -1, 0, 0]])]),
+    ("nn.GaussianNLLLoss(full=True)", lambda: [_array(3, 4), _array(3, 4),
+                                                np.abs(_array(3, 4)) + 0.1]),
+    ("nn.TripletMarginWithDistanceLoss(distance_function=nn.PairwiseDistance(p=1.0))",
+     lambda: [_array(3, 4), _array(3, 4), _array(3, 4)]),
+    ("nn.PoissonNLLLoss(log_input=False)", lambda: [np.abs(_array(3, 4)) + 0.1, _array(3, 4) ** 2]),
+]
+
+
+@pytest.mark.parametrize("expression, make", LOSS_CALLS, ids=[c[0] for c in LOSS_CALLS])
+def test_loss_modules(torch, expression, make):
+    arrays = make()
+    results = {}
+    for lib in (torch, ember):
+        inputs = [to_lib(lib, a, requires_grad=a.dtype == np.float32) for a in arrays]
+        with warnings.catch_warnings():   # the legacy flags' deprecation warning
+            warnings.simplefilter("ignore")
+            module = eval(expression, {"nn": lib.nn})
+        out = module(*inputs)
+        out.sum().backward()
+        results[lib] = (out, [x.grad for x in inputs if x.requires_grad], out.grad_fn.name())
+    assert_same(results[ember][0], results[torch][0], atol=1e-5, rtol=1e-5)
+    assert_same(results[ember][1], results[torch][1], atol=1e-5, rtol=1e-5)
+    assert results[ember][2] == results[torch][2]
+
