@@ -22,6 +22,7 @@ MODULES = [
     "nn.PixelShuffle(2)", "nn.PixelUnshuffle(3)", "nn.ChannelShuffle(2)",
     "nn.CosineSimilarity()", "nn.CosineSimilarity(dim=0, eps=1e-6)", "nn.PairwiseDistance()",
     "nn.PairwiseDistance(p=1.0, keepdim=True)",
+    "nn.MaxUnpool1d(2, stride=1, padding=1)", "nn.MaxUnpool2d(2)", "nn.MaxUnpool3d((2, 1, 2))",
     "nn.SoftMarginLoss()", "nn.MultiLabelMarginLoss(reduction='sum')",
     "nn.MultiLabelSoftMarginLoss(weight=lib.ones(3))", "nn.MultiMarginLoss(p=2, margin=0.5)",
     "nn.MultiMarginLoss(weight=lib.ones(3))", "nn.HingeEmbeddingLoss(margin=2.0)",
@@ -154,8 +155,29 @@ ERRORS = {
         lib.ones(4, 6), lib.ones(4, 6), reduction="x"),
     "hinge-reduction": lambda F, lib: F.hinge_embedding_loss(lib.ones(4, 6), lib.ones(4, 6),
                                                              reduction="x"),
+    "unpool-int-indices": lambda F, lib: F.max_unpool2d(*_pooled(lib, lib.int32), 2),
+    "unpool-indices-shape": lambda F, lib: F.max_unpool2d(
+        _pooled(lib)[0], _pooled(lib)[1][:, :1], 2),
+    "unpool-invalid-index": lambda F, lib: F.max_unpool2d(_pooled(lib)[0], _pooled(lib)[1] + 20,
+                                                          2),
+    "unpool-output-size": lambda F, lib: F.max_unpool2d(*_pooled(lib), 2, output_size=(7, 5)),
+    "unpool-output-length": lambda F, lib: F.max_unpool2d(*_pooled(lib), 2,
+                                                          output_size=(1, 2, 5)),
+    "unpool-2d-input": lambda F, lib: F.max_unpool2d(*(t[0, 0] for t in _pooled(lib)), 2),
+    "unpool-long": lambda F, lib: F.max_unpool2d(_pooled(lib)[0].long(), _pooled(lib)[1], 2),
+    "unpool1d-plane": lambda F, lib: F.max_unpool1d(*(t[0] for t in _pooled(lib)), 2),
+    "unpool3d-stride": lambda F, lib: F.max_unpool3d(*(t[None] for t in _pooled(lib)), 2,
+                                                     stride=0),
+    "unpool3d-3d-input": lambda F, lib: F.max_unpool3d(*(t[0] for t in _pooled(lib)), 2),
+    "unpool-negative-size": lambda F, lib: F.max_unpool2d(*_pooled(lib), 1, padding=3),
     "channel-shuffle-zero": lambda F, lib: F.channel_shuffle(lib.ones(1, 4, 2, 2), 0),
 }
+
+
+def _pooled(lib, index_dtype=None):
+    values, indices = lib.nn.functional.max_pool2d(
+        lib.arange(32.0).reshape(1, 2, 4, 4), 2, return_indices=True)
+    return values, indices if index_dtype is None else indices.to(index_dtype)
 
 
 @pytest.mark.parametrize("name", list(ERRORS))
@@ -202,3 +224,21 @@ def test_loss_modules(torch, expression, make):
     assert_same(results[ember][1], results[torch][1], atol=1e-5, rtol=1e-5)
     assert results[ember][2] == results[torch][2]
 
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_max_unpool_inverts_max_pool(torch, n):
+    """MaxUnpoolNd(MaxPoolNd(x)) through modules, with output_size, grads and grad_fn."""
+    x = _array(*(2, 3) + (5, 4, 6)[:n])
+    results = {}
+    for lib in (torch, ember):
+        leaf = to_lib(lib, x, requires_grad=True)
+        pool = getattr(lib.nn, f"MaxPool{n}d")(2, return_indices=True)
+        unpool = getattr(lib.nn, f"MaxUnpool{n}d")(2)
+        values, indices = pool(leaf)
+        out = unpool(values, indices, output_size=leaf.shape)
+        (out * out).sum().backward()
+        results[lib] = (out, leaf.grad, out.grad_fn.name())
+    assert_same(results[ember][0], results[torch][0])
+    assert_same(results[ember][1], results[torch][1])
+    assert results[ember][2] == results[torch][2]

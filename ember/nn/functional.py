@@ -9,3 +9,4 @@ from ..ops.pooling import *  # noqa: F401,F403
 # nn11
 from ..ops.unfold import *  # noqa: F401,F403
 from ..ops.losses_more import *  # noqa: F401,F403
+from ..ops.unpool import *  # noqa: F401,F403

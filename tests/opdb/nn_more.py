@@ -183,3 +183,42 @@ OPS += [
     OpInfo("poisson_nll_loss", _f("poisson_nll_loss"), poisson_samples),
     OpInfo("gaussian_nll_loss", _f("gaussian_nll_loss"), gaussian_samples),
 ]
+
+
+# ---------------------------------------------------------------- max_unpool
+def _pool_indices(rng, lead, pooled, kernel, size):
+    """Flat per-plane indices as max pooling (stride = kernel) would return them."""
+    flat = np.zeros(lead + pooled, dtype=np.int64)
+    for d, (p, k, s) in enumerate(zip(pooled, kernel, size)):
+        shape = (1,) * (len(lead) + d) + (p,) + (1,) * (len(pooled) - d - 1)
+        coordinate = np.arange(p).reshape(shape) * k + rng.integers(0, k, size=lead + pooled)
+        flat = flat * s + coordinate
+    return flat
+
+
+def unpool1d_samples(rng, dtype):
+    yield Sample((random_array(rng, (2, 3, 3), dtype), _pool_indices(rng, (2, 3), (3,), (2,),
+                                                                     (6,)), 2), name="batched")
+    yield Sample((random_array(rng, (3, 3), dtype), _pool_indices(rng, (3,), (3,), (2,), (7,)),
+                  2), {"output_size": (7,)}, name="output-size")
+
+
+def unpool2d_samples(rng, dtype):
+    yield Sample((random_array(rng, (2, 2, 2, 3), dtype),
+                  _pool_indices(rng, (2, 2), (2, 3), (2, 2), (4, 6)), 2), name="batched")
+    yield Sample((random_array(rng, (2, 2, 3), dtype),
+                  _pool_indices(rng, (2,), (2, 3), (2, 2), (5, 7)), 2),
+                 {"output_size": (1, 2, 5, 7)}, name="unbatched-output-size")
+
+
+def unpool3d_samples(rng, dtype):
+    yield Sample((random_array(rng, (1, 2, 2, 1, 2), dtype),
+                  _pool_indices(rng, (1, 2), (2, 1, 2), (2, 2, 1), (4, 2, 2)), (2, 2, 1)),
+                 name="batched")
+
+
+OPS += [
+    OpInfo("max_unpool1d", _f("max_unpool1d"), unpool1d_samples),
+    OpInfo("max_unpool2d", _f("max_unpool2d"), unpool2d_samples),
+    OpInfo("max_unpool3d", _f("max_unpool3d"), unpool3d_samples),
+]

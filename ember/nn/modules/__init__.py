@@ -17,3 +17,4 @@ from .loss import *  # noqa: F401,F403
 # nn11
 from .fold import *  # noqa: F401,F403
 from .loss_more import *  # noqa: F401,F403
+from .pooling_more import *  # noqa: F401,F403
