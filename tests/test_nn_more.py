@@ -23,6 +23,7 @@ MODULES = [
     "nn.CosineSimilarity()", "nn.CosineSimilarity(dim=0, eps=1e-6)", "nn.PairwiseDistance()",
     "nn.PairwiseDistance(p=1.0, keepdim=True)",
     "nn.MaxUnpool1d(2, stride=1, padding=1)", "nn.MaxUnpool2d(2)", "nn.MaxUnpool3d((2, 1, 2))",
+    "nn.RReLU()", "nn.RReLU(0.1, 0.3, inplace=True)",
     "nn.SoftMarginLoss()", "nn.MultiLabelMarginLoss(reduction='sum')",
     "nn.MultiLabelSoftMarginLoss(weight=lib.ones(3))", "nn.MultiMarginLoss(p=2, margin=0.5)",
     "nn.MultiMarginLoss(weight=lib.ones(3))", "nn.HingeEmbeddingLoss(margin=2.0)",
@@ -242,3 +243,26 @@ def test_max_unpool_inverts_max_pool(torch, n):
     assert_same(results[ember][0], results[torch][0])
     assert_same(results[ember][1], results[torch][1])
     assert results[ember][2] == results[torch][2]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_random_ops_draw_torchs_stream(torch, dtype):
+    """gumbel_softmax (soft and hard) and RReLU in training give torch's numbers after
+    manual_seed, with torch's grads and grad_fn names; RReLU in eval uses the mean slope."""
+    x = (_array(3, 5) * 2).astype(dtype)
+    x[0, 0] = 0.0   # rrelu draws for x <= 0
+    results = {}
+    for lib in (torch, ember):
+        lib.manual_seed(7)
+        leaf = to_lib(lib, x, requires_grad=True)
+        F = lib.nn.functional
+        module = lib.nn.RReLU(0.2, 0.6)
+        outs = [F.gumbel_softmax(leaf, tau=0.5), F.gumbel_softmax(leaf, hard=True, dim=0),
+                module(leaf), module.eval()(leaf), F.rrelu(leaf, training=True)]
+        sum(((o * o).sum() for o in outs), leaf.sum()).backward()
+        results[lib] = (outs, leaf.grad, [o.grad_fn.name() for o in outs], lib.rand(2))
+    (outs, grad, names, after), expected = results[ember], results[torch]
+    assert_same(outs, expected[0], atol=1e-6, rtol=1e-6)
+    assert_same(grad, expected[1], atol=1e-6, rtol=1e-6)
+    assert names == expected[2]
+    assert_same(after, expected[3])   # the same number of draws was taken

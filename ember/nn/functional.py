@@ -10,3 +10,4 @@ from ..ops.pooling import *  # noqa: F401,F403
 from ..ops.unfold import *  # noqa: F401,F403
 from ..ops.losses_more import *  # noqa: F401,F403
 from ..ops.unpool import *  # noqa: F401,F403
+from ..ops.nn_random import *  # noqa: F401,F403

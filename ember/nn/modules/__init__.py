@@ -18,3 +18,4 @@ from .loss import *  # noqa: F401,F403
 from .fold import *  # noqa: F401,F403
 from .loss_more import *  # noqa: F401,F403
 from .pooling_more import *  # noqa: F401,F403
+from .activation_more import *  # noqa: F401,F403
