@@ -171,6 +171,35 @@ ERRORS = {
                                                      stride=0),
     "unpool3d-3d-input": lambda F, lib: F.max_unpool3d(*(t[0] for t in _pooled(lib)), 2),
     "unpool-negative-size": lambda F, lib: F.max_unpool2d(*_pooled(lib), 1, padding=3),
+    "grid-dtype": lambda F, lib: F.grid_sample(lib.ones(2, 3, 4, 5), lib.zeros(2, 3, 2, 2).double(),
+                                               align_corners=False),
+    "grid-batch": lambda F, lib: F.grid_sample(lib.ones(2, 3, 4, 5), lib.zeros(1, 3, 2, 2),
+                                               align_corners=False),
+    "grid-last-dim": lambda F, lib: F.grid_sample(lib.ones(2, 3, 4, 5), lib.zeros(2, 3, 2, 1),
+                                                  align_corners=False),
+    "grid-3d-input": lambda F, lib: F.grid_sample(lib.ones(2, 4, 5), lib.zeros(2, 3, 2, 2),
+                                                  align_corners=False),
+    "grid-empty": lambda F, lib: F.grid_sample(lib.ones(2, 3, 0, 5), lib.zeros(2, 3, 2, 2),
+                                               align_corners=False),
+    "grid-long": lambda F, lib: F.grid_sample(lib.ones(2, 3, 4, 5, dtype=lib.long),
+                                              lib.zeros(2, 3, 2, 2, dtype=lib.long),
+                                              align_corners=False),
+    "grid-mode": lambda F, lib: F.grid_sample(lib.ones(2, 3, 4, 5), lib.zeros(2, 3, 2, 2),
+                                              mode="x", align_corners=False),
+    "grid-padding": lambda F, lib: F.grid_sample(lib.ones(2, 3, 4, 5), lib.zeros(2, 3, 2, 2),
+                                                 padding_mode="x", align_corners=False),
+    "affine-long": lambda F, lib: F.affine_grid(lib.ones(2, 2, 3, dtype=lib.long), (2, 3, 4, 5),
+                                                align_corners=False),
+    "affine-shape": lambda F, lib: F.affine_grid(lib.ones(2, 3, 3), (2, 3, 4, 5),
+                                                 align_corners=False),
+    "affine-3d-shape": lambda F, lib: F.affine_grid(lib.ones(2, 2, 3), (2, 3, 4, 5, 6),
+                                                    align_corners=False),
+    "affine-size": lambda F, lib: F.affine_grid(lib.ones(2, 2, 3), (2, 3, 4),
+                                                align_corners=False),
+    "affine-empty": lambda F, lib: F.affine_grid(lib.ones(2, 2, 3), (2, 3, 0, 5),
+                                                 align_corners=False),
+    "affine-batch": lambda F, lib: F.affine_grid(lib.ones(3, 2, 3), (2, 3, 4, 5),
+                                                 align_corners=False),
     "channel-shuffle-zero": lambda F, lib: F.channel_shuffle(lib.ones(1, 4, 2, 2), 0),
 }
 
@@ -266,3 +295,20 @@ def test_random_ops_draw_torchs_stream(torch, dtype):
     assert_same(grad, expected[1], atol=1e-6, rtol=1e-6)
     assert names == expected[2]
     assert_same(after, expected[3])   # the same number of draws was taken
+
+
+def test_grid_warnings_match_torch(torch):
+    """align_corners=None warns (and means False); unit-size grids with True warn too."""
+    def warned(lib, call):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            out = call(lib.nn.functional, lib)
+        return out, [str(w.message) for w in caught]
+    calls = [lambda F, lib: F.affine_grid(lib.eye(2, 3)[None], (1, 1, 2, 3)),
+             lambda F, lib: F.affine_grid(lib.eye(2, 3)[None], (1, 1, 1, 3), align_corners=True),
+             lambda F, lib: F.grid_sample(lib.ones(1, 1, 2, 2), lib.zeros(1, 1, 1, 2))]
+    for call in calls:
+        (got, got_warnings), (expected, expected_warnings) = warned(ember, call), warned(torch,
+                                                                                          call)
+        assert got_warnings == expected_warnings
+        assert_same(got, expected)

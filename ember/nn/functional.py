@@ -11,3 +11,4 @@ from ..ops.unfold import *  # noqa: F401,F403
 from ..ops.losses_more import *  # noqa: F401,F403
 from ..ops.unpool import *  # noqa: F401,F403
 from ..ops.nn_random import *  # noqa: F401,F403
+from ..ops.grid_sample import *  # noqa: F401,F403

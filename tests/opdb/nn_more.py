@@ -222,3 +222,29 @@ OPS += [
     OpInfo("max_unpool2d", _f("max_unpool2d"), unpool2d_samples),
     OpInfo("max_unpool3d", _f("max_unpool3d"), unpool3d_samples),
 ]
+
+
+# ---------------------------------------------------------------- spatial transformers
+def grid_sample_samples(rng, dtype):
+    x = random_array(rng, (2, 2, 3, 4), dtype)
+    grid = rng.uniform(-1.2, 1.2, (2, 2, 3, 2)).astype(dtype)
+    for mode in ("bilinear", "nearest"):
+        for padding_mode in ("zeros", "border", "reflection"):
+            for align_corners in (False, True):
+                yield Sample((x, grid), {"mode": mode, "padding_mode": padding_mode,
+                                         "align_corners": align_corners},
+                             name=f"{mode} {padding_mode} {align_corners}")
+
+
+def affine_grid_samples(rng, dtype):
+    for align_corners in (False, True):
+        yield Sample((random_array(rng, (2, 2, 3), dtype), (2, 3, 4, 5)),
+                     {"align_corners": align_corners}, name=f"2d {align_corners}")
+        yield Sample((random_array(rng, (1, 3, 4), dtype), (1, 2, 2, 3, 4)),
+                     {"align_corners": align_corners}, name=f"3d {align_corners}")
+
+
+OPS += [
+    OpInfo("grid_sample", _f("grid_sample"), grid_sample_samples),
+    OpInfo("affine_grid", _f("affine_grid"), affine_grid_samples),
+]
