@@ -247,7 +247,10 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     if weight is not None:
         loss = loss * weight
     class_dim = input.dim() - 1
-    loss = loss.sum(dim=class_dim) / input.size(class_dim)
+    loss = loss.sum(dim=class_dim)
+    if input.dim() == 0:
+        raise IndexError("Dimension specified as -1 but tensor has no dimensions")
+    loss = loss / input.size(class_dim)
     if reduction == "none":
         return loss
     if reduction == "mean":
@@ -262,7 +265,8 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
     """x where target is 1, max(0, margin - x) where target is -1 (ATen's composition)."""
     reduction = _enum(size_average, reduce, reduction)
     zeros = input.new_zeros(input.shape)
-    margin_clamp = (margin - input).clamp_min(0)
+    # ATen's `margin - self` is empty_like(self).fill_(margin).sub_(self): self's dtype
+    margin_clamp = (input.new_full(input.shape, margin) - input).clamp_min(0)
     output = (margin_clamp.where(target != 1, zeros) + input.where(target != -1, zeros))
     return _reduce(output, reduction)
 
@@ -275,7 +279,8 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
         raise RuntimeError("margin_ranking_loss : All input tensors should have same dimension "
                            f"but got sizes: input1: {input1.size()!r}, input2: "
                            f"{input2.size()!r}, target: {target.size()!r} ")
-    return _reduce((-target * (input1 - input2) + margin).clamp_min(0), reduction)
+    difference = input1 - input2   # evaluated first, as PyTorch's kernel does
+    return _reduce((-target * difference + margin).clamp_min(0), reduction)
 
 
 def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None,

@@ -10,9 +10,10 @@ import warnings
 from .. import _errors, _random
 from ..autograd.graph import Node
 from ._common import attach, grad_state, wrap
+from ._common import inplace as _inplace
 from .creation import empty_like, zeros_like
 
-__all__ = ["gumbel_softmax", "rrelu"]
+__all__ = ["gumbel_softmax", "rrelu", "rrelu_"]
 
 
 def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
@@ -30,8 +31,10 @@ def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     """x where x > 0, else x * a with a ~ U(lower, upper) (training) or (lower + upper) / 2."""
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     if inplace:
-        raise NotImplementedError("rrelu(inplace=True) is not supported by ember yet")
+        return _inplace(input, rrelu, lower, upper, training)
     data = input._data
     if data.dtype.kind != "f":
         raise NotImplementedError(_errors.not_implemented_for("rrelu_with_noise_out_cpu",
@@ -54,6 +57,11 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
         node.noise = wrap(noise, input._device)
         attach(result, node, input)
     return result
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    """In-place rrelu."""
+    return rrelu(input, lower, upper, training, inplace=True)
 
 
 class RreluWithNoiseBackward0(Node):

@@ -17,14 +17,26 @@ __all__ = ["unfold", "fold", "pixel_shuffle", "pixel_unshuffle", "channel_shuffl
 _FOLD_ARGUMENTS = ("kernel_size", "dilation", "padding", "stride")
 
 
-def _pair(value, name):
-    """An (h, w) pair from an int or a 2-sequence, with PyTorch's message for other lengths."""
-    if isinstance(value, int):
-        return (value, value)
-    value = tuple(value)
-    if len(value) != 2:
-        raise RuntimeError(f"It is expected {name} equals to 2, but got size {len(value)}")
-    return value
+def _pair(value, name, function, position):
+    """PyTorch's _pair (an iterable as a tuple, else the value twice), then its argument
+    parser's check that every element is an int, then the kernel's length check."""
+    value = tuple(value) if hasattr(value, "__iter__") else (value, value)
+    for index, element in enumerate(value):
+        if not isinstance(element, int) and type(element).__module__ != "numpy":
+            kind = type(element).__name__
+            if index == 0:
+                raise TypeError(f"{function}(): argument '{name}' (position {position}) must be "
+                                f"tuple of ints, but found element of type {kind} at pos 0")
+            raise TypeError(f"{function}(): argument '{name}' failed to unpack the object at pos "
+                            f'{index} with error "type must be tuple of ints,but got {kind}"')
+    return tuple(int(v) for v in value)
+
+
+def _check_lengths(values, names):
+    """The kernel's check, after the parser has seen every argument."""
+    for value, name in zip(values, names):
+        if len(value) != 2:
+            raise RuntimeError(f"It is expected {name} equals to 2, but got size {len(value)}")
 
 
 def _check_block_arguments(kernel, dilation, padding, stride):
@@ -51,8 +63,10 @@ def _check_dtype(input, kernel_name):
 # ---------------------------------------------------------------- unfold / fold
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     """Every sliding (kh, kw) block of (N, C, H, W) as a column: (N, C*kh*kw, L)."""
-    kernel, dilation, padding, stride = (_pair(v, name) for v, name in zip(
-        (kernel_size, dilation, padding, stride), _FOLD_ARGUMENTS))
+    kernel, dilation, padding, stride = (_pair(v, name, "im2col", position) for v, name, position
+                                         in zip((kernel_size, dilation, padding, stride),
+                                                _FOLD_ARGUMENTS, (2, 3, 4, 5)))
+    _check_lengths((kernel, dilation, padding, stride), _FOLD_ARGUMENTS)
     _check_block_arguments(kernel, dilation, padding, stride)
     if input.dim() < 3:   # PyTorch reads input.size(1) and input.size(2) first
         if input.dim() == 0:
@@ -94,9 +108,12 @@ class Im2ColBackward0(Node):
 
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     """Sum columns (N, C*kh*kw, L) back into (N, C, H, W): the adjoint of `unfold`."""
-    output_size = _pair(output_size, "output_size")
-    kernel, dilation, padding, stride = (_pair(v, name) for v, name in zip(
-        (kernel_size, dilation, padding, stride), _FOLD_ARGUMENTS))
+    output_size = _pair(output_size, "output_size", "col2im", 2)
+    kernel, dilation, padding, stride = (_pair(v, name, "col2im", position) for v, name, position
+                                         in zip((kernel_size, dilation, padding, stride),
+                                                _FOLD_ARGUMENTS, (3, 4, 5, 6)))
+    _check_lengths((output_size, kernel, dilation, padding, stride),
+                   ("output_size",) + _FOLD_ARGUMENTS)
     _check_block_arguments(kernel, dilation, padding, stride)
     shape = input._data.shape
     if input.dim() not in (2, 3) or any(s == 0 for s in shape[-2:]):
