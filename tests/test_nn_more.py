@@ -287,7 +287,8 @@ def test_random_ops_draw_torchs_stream(torch, dtype):
         F = lib.nn.functional
         module = lib.nn.RReLU(0.2, 0.6)
         outs = [F.gumbel_softmax(leaf, tau=0.5), F.gumbel_softmax(leaf, hard=True, dim=0),
-                module(leaf), module.eval()(leaf), F.rrelu(leaf, training=True)]
+                module(leaf), module.eval()(leaf), F.rrelu(leaf, training=True),
+                F.rrelu_(leaf * 1, 0.1, 0.2, training=True)]
         sum(((o * o).sum() for o in outs), leaf.sum()).backward()
         results[lib] = (outs, leaf.grad, [o.grad_fn.name() for o in outs], lib.rand(2))
     (outs, grad, names, after), expected = results[ember], results[torch]
