@@ -34,7 +34,11 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     if lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     if inplace:
-        return _inplace(input, rrelu, lower, upper, training)
+        return _inplace(input, _rrelu, lower, upper, training, RreluWithNoiseBackward1)
+    return _rrelu(input, lower, upper, training, RreluWithNoiseBackward0)
+
+
+def _rrelu(input, lower, upper, training, node_class):
     data = input._data
     if data.dtype.kind != "f":
         raise NotImplementedError(_errors.not_implemented_for("rrelu_with_noise_out_cpu",
@@ -53,7 +57,7 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
         noise = xp.where(negative, data.dtype.type((lower + upper) / 2), data.dtype.type(1))
     result = wrap((data * noise).astype(data.dtype, copy=False), input._device)
     if grad_state.enabled and input._requires_grad:
-        node = RreluWithNoiseBackward0()
+        node = node_class()
         node.noise = wrap(noise, input._device)
         attach(result, node, input)
     return result
@@ -69,3 +73,8 @@ class RreluWithNoiseBackward0(Node):
 
     def backward(self, grad):
         return (grad * self.noise,)
+
+
+class RreluWithNoiseBackward1(RreluWithNoiseBackward0):
+    """The in-place variant's node (PyTorch names it apart)."""
+    __slots__ = ()
