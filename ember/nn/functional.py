@@ -6,6 +6,12 @@ from ..ops.nn_linear import *  # noqa: F401,F403
 from ..ops.nn_resize import *  # noqa: F401,F403
 from ..ops.normalization import *  # noqa: F401,F403
 from ..ops.pooling import *  # noqa: F401,F403
+# nn11
+from ..ops.unfold import *  # noqa: F401,F403
+from ..ops.losses_more import *  # noqa: F401,F403
+from ..ops.unpool import *  # noqa: F401,F403
+from ..ops.nn_random import *  # noqa: F401,F403
+from ..ops.grid_sample import *  # noqa: F401,F403
 
 # The nn.functional names that are C++ functions in PyTorch (F.conv2d is torch.conv2d) get
 # its argument parser's TypeErrors through one wrapper each, applied here.

@@ -14,3 +14,8 @@ from .upsampling import *  # noqa: F401,F403
 from .batchnorm import *  # noqa: F401,F403
 from .normalization import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
+# nn11
+from .fold import *  # noqa: F401,F403
+from .loss_more import *  # noqa: F401,F403
+from .pooling_more import *  # noqa: F401,F403
+from .activation_more import *  # noqa: F401,F403
