@@ -37,3 +37,8 @@ from .serialization import *  # noqa: F401,F403
 from .autograd import functional as _autograd_functional  # needs the ops above
 
 __version__ = "0.1.0"
+# ops11
+from .ops.combinatorics import *  # noqa: F401,F403
+from .ops.searching import *  # noqa: F401,F403
+from .ops.special import digamma, i0, i0_, lgamma, mvlgamma, polygamma, sinc, sinc_  # noqa: F401
+from . import special  # noqa: E402

@@ -1616,6 +1616,64 @@ class Tensor:
         return _random_ops.multinomial(self, num_samples, replacement, generator=generator)
 
 
+    # ---- ops11: counting, searching, combining and special functions
+    def bincount(self, weights=None, minlength=0):
+        return _searching.bincount(self, weights, minlength)
+
+    def histc(self, bins=100, min=0, max=0):
+        return _searching.histc(self, bins, min, max)
+
+    def histogram(self, bins, *, range=None, weight=None, density=False):
+        return _searching.histogram(self, bins, range=range, weight=weight, density=density)
+
+    def repeat_interleave(self, repeats=None, dim=None, *, output_size=None):
+        return _combinatorics.repeat_interleave(self, repeats, dim, output_size=output_size)
+
+    def take_along_dim(self, indices, dim=None):
+        return _combinatorics.take_along_dim(self, indices, dim)
+
+    def kron(self, other):
+        return _combinatorics.kron(self, other)
+
+    def cross(self, other, dim=None):
+        return _combinatorics.cross(self, other, dim)
+
+    def lgamma(self):
+        return _special.lgamma(self)
+
+    def lgamma_(self):
+        return _special.lgamma_(self)
+
+    def digamma(self):
+        return _special.digamma(self)
+
+    def digamma_(self):
+        return _special.digamma_(self)
+
+    def polygamma(self, n):
+        return _special.polygamma(n, self)
+
+    def polygamma_(self, n):
+        return _special.polygamma_(self, n)
+
+    def mvlgamma(self, p):
+        return _special.mvlgamma(self, p)
+
+    def mvlgamma_(self, p):
+        return _special.mvlgamma_(self, p)
+
+    def i0(self):
+        return _special.i0(self)
+
+    def i0_(self):
+        return _special.i0_(self)
+
+    def sinc(self):
+        return _special.sinc(self)
+
+    def sinc_(self):
+        return _special.sinc_(self)
+
 def _canonical_dim(dim, ndim):
     """Wrap a negative dim; IndexError with PyTorch's text when out of range."""
     bound = ndim if ndim > 0 else 1
@@ -1640,6 +1698,9 @@ from .ops import pointwise as _pointwise  # noqa: E402
 from .ops import random as _random_ops  # noqa: E402
 from .ops import reduction as _reduction  # noqa: E402
 from .ops import views as _views  # noqa: E402
+from .ops import combinatorics as _combinatorics  # noqa: E402
+from .ops import searching as _searching  # noqa: E402
+from .ops import special as _special  # noqa: E402
 
 
 # Every other method PyTorch's parser checks gets PyTorch's TypeErrors through one wrapper

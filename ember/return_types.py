@@ -43,3 +43,6 @@ mode = _structseq("mode", _VALUES_INDICES)
 kthvalue = _structseq("kthvalue", _VALUES_INDICES)
 sort = _structseq("sort", _VALUES_INDICES)
 topk = _structseq("topk", _VALUES_INDICES)
+# ops11
+histogram = _structseq("histogram", ("hist", "bin_edges"))
+__all__ += ["histogram"]
