@@ -41,4 +41,7 @@ __version__ = "0.1.0"
 from .ops.combinatorics import *  # noqa: F401,F403
 from .ops.searching import *  # noqa: F401,F403
 from .ops.special import digamma, i0, i0_, lgamma, mvlgamma, polygamma, sinc, sinc_  # noqa: F401
+from .ops.differences import *  # noqa: F401,F403
+from .ops.quantile import *  # noqa: F401,F403
+from .ops.windows import *  # noqa: F401,F403
 from . import special  # noqa: E402

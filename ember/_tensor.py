@@ -1674,6 +1674,34 @@ class Tensor:
     def sinc_(self):
         return _special.sinc_(self)
 
+    def unique_consecutive(self, return_inverse=False, return_counts=False, dim=None):
+        return _searching.unique_consecutive(self, return_inverse, return_counts, dim)
+
+    def diff(self, n=1, dim=-1, prepend=None, append=None):
+        return _differences.diff(self, n, dim, prepend, append)
+
+    def cov(self, *, correction=1, fweights=None, aweights=None):
+        return _differences.cov(self, correction=correction, fweights=fweights,
+                                aweights=aweights)
+
+    def corrcoef(self):
+        return _differences.corrcoef(self)
+
+    def quantile(self, q, dim=None, keepdim=False, *, interpolation="linear"):
+        return _quantile.quantile(self, q, dim, keepdim, interpolation=interpolation)
+
+    def nanquantile(self, q, dim=None, keepdim=False, *, interpolation="linear"):
+        return _quantile.nanquantile(self, q, dim, keepdim, interpolation=interpolation)
+
+    def logcumsumexp(self, dim):
+        return _quantile.logcumsumexp(self, dim)
+
+    def renorm(self, p, dim, maxnorm):
+        return _quantile.renorm(self, p, dim, maxnorm)
+
+    def renorm_(self, p, dim, maxnorm):
+        return _quantile.renorm_(self, p, dim, maxnorm)
+
 def _canonical_dim(dim, ndim):
     """Wrap a negative dim; IndexError with PyTorch's text when out of range."""
     bound = ndim if ndim > 0 else 1
@@ -1701,6 +1729,8 @@ from .ops import views as _views  # noqa: E402
 from .ops import combinatorics as _combinatorics  # noqa: E402
 from .ops import searching as _searching  # noqa: E402
 from .ops import special as _special  # noqa: E402
+from .ops import differences as _differences  # noqa: E402
+from .ops import quantile as _quantile  # noqa: E402
 
 
 # Every other method PyTorch's parser checks gets PyTorch's TypeErrors through one wrapper

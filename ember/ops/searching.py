@@ -1,15 +1,17 @@
 """Counting and searching in sorted data: bincount, histc, histogram, searchsorted,
-bucketize and isin.
+bucketize, isin and unique_consecutive.
 
 None of these is differentiable (their results are counts, indices or booleans, or
 PyTorch records no gradient for them). NumPy's searchsorted, bincount and isin do
 the work; this module gives them PyTorch's argument rules, dtypes and messages.
 """
 from .. import _dtype, return_types
-from ._common import Tensor, scalar_value, wrap
+from ..autograd.graph import Node
+from ._common import Tensor, attach, grad_state, scalar_value, wrap, wrap_dim
 from ._elementwise import unsupported
 
-__all__ = ["bincount", "histc", "histogram", "searchsorted", "bucketize", "isin"]
+__all__ = ["bincount", "histc", "histogram", "searchsorted", "bucketize", "isin",
+           "unique_consecutive"]
 
 _INT64 = _dtype.int64.np_dtype
 _INT32 = _dtype.int32.np_dtype
@@ -180,3 +182,43 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
          else xp.asarray(scalar_value(test_elements)))
     result = xp.isin(a, b, assume_unique=assume_unique, invert=invert)
     return wrap(xp.asarray(result), reference._device)
+
+
+# ---------------------------------------------------------------- runs
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """Collapse each run of equal consecutive values (or slices along dim) to one."""
+    data = input._data
+    xp = input._device.xp
+    if dim is None:
+        flat = data.reshape(-1)
+        starts = xp.ones(flat.shape, bool)
+        starts[1:] = flat[1:] != flat[:-1]
+        values = flat[starts]
+        inverse_shape = data.shape
+    else:
+        d = wrap_dim(dim, data.ndim)
+        moved = xp.moveaxis(data, d, 0).reshape(data.shape[d], -1)
+        starts = xp.ones((data.shape[d],), bool)
+        starts[1:] = (moved[1:] != moved[:-1]).any(-1)
+        values = xp.compress(starts, data, axis=d)
+        inverse_shape = (data.shape[d],)
+    out = wrap(xp.ascontiguousarray(values), input._device)
+    if grad_state.enabled and input._requires_grad:
+        attach(out, UniqueConsecutiveBackward0(), input)
+    results = [out]
+    if return_inverse:
+        inverse = (xp.cumsum(starts) - 1).astype(_INT64).reshape(inverse_shape)
+        results.append(wrap(inverse, input._device))
+    if return_counts:
+        positions = xp.flatnonzero(starts)
+        counts = xp.diff(xp.append(positions, starts.size)).astype(_INT64)
+        results.append(wrap(counts, input._device))
+    return results[0] if len(results) == 1 else tuple(results)
+
+
+class UniqueConsecutiveBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, grad):
+        raise NotImplementedError("the derivative for 'unique_consecutive' is not "
+                                  "implemented.")
