@@ -11,6 +11,7 @@ import warnings
 
 from .. import _dtype
 from ..autograd.graph import Node
+from ._scalar_ops import div_scalar, mul_scalar
 from ._common import any_requires_grad, attach, sum_to_shape, wrap, wrap_dim
 from .joining import cat
 from .pointwise_select import where
@@ -56,12 +57,12 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
             raise RuntimeError("trapezoid: received a bool input for `x` or `y`, but bool is "
                                "not supported")
         spacing = _spacing(y, x, dim)
-        return (spacing * (y.narrow(dim, 0, y.shape[dim] - 1)
-                           + y.narrow(dim, 1, y.shape[dim] - 1))).sum(dim) / 2.0
+        return div_scalar((spacing * (y.narrow(dim, 0, y.shape[dim] - 1)
+                                      + y.narrow(dim, 1, y.shape[dim] - 1))).sum(dim), 2.0)
     dx = 1 if dx is None else dx
     if y.shape[dim] == 0:
         return _zeros_without(y, dim)
-    return (y.sum(dim) - (y.select(dim, 0) + y.select(dim, -1)) * 0.5) * dx
+    return mul_scalar(y.sum(dim) - mul_scalar(y.select(dim, 0) + y.select(dim, -1), 0.5), dx)
 
 
 def trapz(y, x=None, *, dx=None, dim=-1):
@@ -99,9 +100,9 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
                            else _dtype._defaults.float_dtype)
     sums = y.narrow(dim, 0, length) + y.narrow(dim, 1, length)
     if x is not None:
-        return (_spacing(y, x, dim) * sums).cumsum(dim) / 2.0
+        return div_scalar((_spacing(y, x, dim) * sums).cumsum(dim), 2.0)
     dx = 1 if dx is None else dx
-    return (dx / 2.0 * sums).cumsum(dim)
+    return mul_scalar(sums, dx / 2.0).cumsum(dim)
 
 
 # ---------------------------------------------------------------- second moments

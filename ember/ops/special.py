@@ -16,7 +16,8 @@ from .. import _dtype
 from ..autograd.graph import Node
 from ._common import (Tensor, any_requires_grad, attach, float_operand, grad_state, inplace,
                       wrap)
-from ._elementwise import broadcast_error, float_binary, require_tensor
+from ._elementwise import broadcast_error, float_binary, require_tensor, unsupported
+from ._scalar_ops import mul_scalar
 from .pointwise_math import cos, erf, exp, log, sigmoid, sin
 from .pointwise_select import where
 
@@ -24,6 +25,7 @@ __all__ = ["lgamma", "digamma", "polygamma", "mvlgamma", "i0", "sinc", "lgamma_"
            "digamma_", "polygamma_", "mvlgamma_", "i0_", "sinc_"]
 
 _FLOAT64 = _dtype.float64.np_dtype
+_REDUCED = {d.np_dtype for d in (_dtype.float16, _dtype.bfloat16) if d.np_dtype is not None}
 _SQRT_2PI = math.sqrt(2.0 * math.pi)
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 _SQRT1_2 = math.sqrt(0.5)
@@ -38,13 +40,17 @@ def _evaluate(function, *arrays):
     return function(*[a.astype(_FLOAT64) for a in arrays]).astype(dtype)
 
 
-def _unary(input, function, node_class, name):
-    """`function` on the float form of `input`; records `node_class` when needed."""
+def _unary(input, function, node_class, name, half=True):
+    """`function` on the float form of `input`; records `node_class` when needed.
+
+    `half=False`: PyTorch has no float16/bfloat16 kernel for this function."""
     try:
         a = float_operand(input)
     except AttributeError:
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(input).__name__}") from None
+    if not half and a.dtype in _REDUCED:
+        raise unsupported(f"{name[8:] if name.startswith('special_') else name}_cpu", a)
     out = wrap(_evaluate(function, a), input._device)
     if node_class is not None and grad_state.enabled and input._requires_grad:
         node = node_class()
@@ -191,18 +197,18 @@ class SpecialI1EBackward0(_UnaryBackward):
 
 def special_bessel_j0(input):
     """The Bessel function of the first kind, order 0 (PyTorch records no gradient)."""
-    return _unary(input, _sc.j0, None, "special_bessel_j0")
+    return _unary(input, _sc.j0, None, "special_bessel_j0", half=False)
 
 
 def special_bessel_j1(input):
     """The Bessel function of the first kind, order 1 (PyTorch records no gradient)."""
-    return _unary(input, _sc.j1, None, "special_bessel_j1")
+    return _unary(input, _sc.j1, None, "special_bessel_j1", half=False)
 
 
 # ---------------------------------------------------------------- error function relatives
 def special_erfcx(input):
     """The scaled complementary error function exp(x**2) * erfc(x)."""
-    return _unary(input, _sc.erfcx, SpecialErfcxBackward0, "special_erfcx")
+    return _unary(input, _sc.erfcx, SpecialErfcxBackward0, "special_erfcx", half=False)
 
 
 class SpecialErfcxBackward0(_UnaryBackward):
@@ -217,14 +223,14 @@ def special_ndtr(input):
     if not isinstance(input, Tensor):
         raise TypeError(f"special_ndtr(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(input).__name__}")
-    if input.dtype.is_floating_point:
-        return (1 + erf(input * _SQRT1_2)) * 0.5
-    return (1 + erf(input.to(_dtype._defaults.float_dtype) * _SQRT1_2)) * 0.5
+    if not input.dtype.is_floating_point:
+        input = input.to(_dtype._defaults.float_dtype)
+    return mul_scalar(1 + erf(mul_scalar(input, _SQRT1_2)), 0.5)
 
 
 def special_ndtri(input):
     """The inverse of the standard normal CDF."""
-    return _unary(input, _sc.ndtri, SpecialNdtriBackward0, "special_ndtri")
+    return _unary(input, _sc.ndtri, SpecialNdtriBackward0, "special_ndtri", half=False)
 
 
 class SpecialNdtriBackward0(_UnaryBackward):
@@ -236,7 +242,7 @@ class SpecialNdtriBackward0(_UnaryBackward):
 
 def special_log_ndtr(input):
     """log of the standard normal CDF, accurate far into the left tail."""
-    return _unary(input, _sc.log_ndtr, SpecialLogNdtrBackward0, "special_log_ndtr")
+    return _unary(input, _sc.log_ndtr, SpecialLogNdtrBackward0, "special_log_ndtr", half=False)
 
 
 class SpecialLogNdtrBackward0(_UnaryBackward):
@@ -294,15 +300,20 @@ def _binary(input, other, name):
     return a, b, device
 
 
-def _binary_op(input, other, name, function, node_class):
+def _binary_op(input, other, name, function, node_class, half=True, numbers=True):
+    if not numbers:
+        require_tensor(input, name, "input", 1)
+        require_tensor(other, name, "other", 2)
     a, b, device = _binary(input, other, name)
+    if not half and a.dtype in _REDUCED:
+        raise unsupported(f"{name[8:]}_cpu", a)
     try:
         result = _evaluate(function, a, b)
     except ValueError:
         raise broadcast_error(a, b) from None
     out = wrap(result, device)
     if node_class is not None and any_requires_grad(input, other):
-        node = node_class()
+        node = node_class.variants[(isinstance(input, Tensor), isinstance(other, Tensor))]()
         node.save(input if isinstance(input, Tensor) else None,
                   other if isinstance(other, Tensor) else None)
         node.scalars = (input, other)
@@ -311,6 +322,8 @@ def _binary_op(input, other, name, function, node_class):
 
 
 class _BinaryBackward(Node):
+    """A binary special function's node; PyTorch numbers the variants with a number for
+    input (Backward1) or for other (Backward2)."""
     __slots__ = ("scalars",)
 
     def backward(self, grad):
@@ -345,15 +358,17 @@ class SpecialXlog1PyBackward0(_BinaryBackward):
     __slots__ = ()
 
     def derivatives(self, grad, input, other):
-        grad_input = grad * special_xlog1py((input != 0), other) if isinstance(
-            input, Tensor) else None
+        grad_input = None
+        if isinstance(input, Tensor):
+            grad_input = grad * special_xlog1py((input != 0).to(input.dtype), other)
         grad_other = grad * input / (1 + other) if isinstance(other, Tensor) else None
         return grad_input, grad_other
 
 
 def special_zeta(input, other):
     """The Hurwitz zeta function zeta(x, q)."""
-    return _binary_op(input, other, "special_zeta", _sc.zeta, SpecialZetaBackward0)
+    return _binary_op(input, other, "special_zeta", _sc.zeta, SpecialZetaBackward0,
+                      half=False)
 
 
 class SpecialZetaBackward0(_BinaryBackward):
@@ -367,7 +382,8 @@ class SpecialZetaBackward0(_BinaryBackward):
 
 def special_gammainc(input, other):
     """The regularized lower incomplete gamma function P(a, x)."""
-    return _binary_op(input, other, "special_gammainc", _sc.gammainc, IgammaBackward0)
+    return _binary_op(input, other, "special_gammainc", _sc.gammainc, IgammaBackward0,
+                      numbers=False)
 
 
 class IgammaBackward0(_BinaryBackward):
@@ -383,7 +399,8 @@ class IgammaBackward0(_BinaryBackward):
 
 def special_gammaincc(input, other):
     """The regularized upper incomplete gamma function Q(a, x)."""
-    return _binary_op(input, other, "special_gammaincc", _sc.gammaincc, IgammacBackward0)
+    return _binary_op(input, other, "special_gammaincc", _sc.gammaincc, IgammacBackward0,
+                      numbers=False)
 
 
 class IgammacBackward0(IgammaBackward0):
@@ -414,3 +431,16 @@ def i0_(input):
 
 def sinc_(input):
     return inplace(input, sinc)
+
+
+def _variants(node_class):
+    """Backward0 for two tensors, Backward1 for a number input, Backward2 for a number other."""
+    stem = node_class.__name__[:-1]
+    first = type(stem + "1", (node_class,), {"__slots__": ()})
+    second = type(stem + "2", (node_class,), {"__slots__": ()})
+    node_class.variants = {(True, True): node_class, (False, True): first, (True, False): second}
+
+
+for _node_class in (SpecialXlog1PyBackward0, SpecialZetaBackward0, IgammaBackward0,
+                    IgammacBackward0):
+    _variants(_node_class)
