@@ -37,15 +37,15 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     if isinstance(repeats, Tensor):
         if repeats.dim() > 1:
             raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
-        if repeats.numel() != 1:
-            size = input.shape[dim] if input.dim() else 1
-            if repeats.shape[0] != size:
-                raise RuntimeError(f"repeats must have the same size as input along dim, but "
-                                   f"got repeats.size(0) = {repeats.shape[0]} and "
-                                   f"input.size({dim}) = {size}")
-            index = _repeat_indices(repeats, output_size)
-            return input.index_select(dim, index)
-        repeats = int(repeats._data.reshape(-1)[0])
+        size = input.shape[dim] if input.dim() else 1
+        if repeats.numel() == 1:  # one count for every slice, still through index_select
+            repeats = repeats.reshape(1).expand(size)
+        elif repeats.shape[0] != size:
+            raise RuntimeError(f"repeats must have the same size as input along dim, but got "
+                               f"repeats.size(0) = {repeats.shape[0]} and input.size({dim}) = "
+                               f"{size}")
+        index = _repeat_indices(repeats, output_size)
+        return input.index_select(dim, index)
     if repeats < 0:
         raise RuntimeError("Repeats must be non-negative")
     shape = list(input.shape) or [1]
@@ -203,6 +203,8 @@ def vander(x, N=None, increasing=False):
 # ---------------------------------------------------------------- cross product
 def cross(input, other, dim=None):
     """The 3-vector cross product along `dim` (default: the first dim of size 3)."""
+    if input.dim() != other.dim():
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
     shape = _broadcast_shape_any(input, other)
     if dim is None:
         dim = next((i for i, s in enumerate(shape) if s == 3), -1)

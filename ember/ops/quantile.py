@@ -70,11 +70,17 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, name):
     last = ordered.shape[-1] - 1
     q_data = xp.asarray([q] if scalar_q else q._data.reshape(-1), input._data.dtype)
     nan = xp.isnan(ordered._data)
+    # ranks = q * scale + offset: PyTorch's q * last_index (or q * (non-nan count - 1)),
+    # with nan slices pinned; written so a q tensor receives its gradient through lerp.
     if ignore_nan:
-        counts = (~nan).sum(-1, keepdims=True)
-        ranks = xp.maximum(q_data * (counts - 1), 0)
+        scale = ((~nan).sum(-1, keepdims=True) - 1).astype(q_data.dtype)
+        pinned = scale < 0
+        offset = xp.zeros_like(scale)
     else:
-        ranks = xp.where(nan.any(-1, keepdims=True), float(last), q_data * last)
+        pinned = nan.any(-1, keepdims=True)
+        scale = xp.full(pinned.shape, last, q_data.dtype)
+        offset = xp.full(pinned.shape, last, q_data.dtype)
+    ranks = xp.where(pinned, offset, q_data * scale)
     if interpolation == "lower":
         ranks = xp.floor(ranks)
     elif interpolation == "higher":
@@ -85,10 +91,17 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, name):
     below = wrap(ranks.astype(_dtype.int64.np_dtype), input._device)
     result = ordered.gather(-1, below)
     if interpolation in ("linear", "midpoint"):
-        weights = (xp.full_like(ranks, 0.5) if interpolation == "midpoint"
-                   else ranks - xp.floor(ranks))
+        if interpolation == "midpoint":
+            weights = wrap(xp.full_like(ranks, 0.5), input._device)
+        elif scalar_q:
+            weights = wrap(ranks - xp.floor(ranks), input._device)
+        else:
+            device = input._device
+            # where(), not a zero scale: a pinned (nan) slice must pass q no gradient
+            weights = where(wrap(pinned, device), wrap(offset, device),
+                            q.reshape(-1) * wrap(scale, device)) - wrap(xp.floor(ranks), device)
         above = wrap(xp.ceil(ranks).astype(_dtype.int64.np_dtype), input._device)
-        result = result.lerp(ordered.gather(-1, above), wrap(weights, input._device))
+        result = result.lerp(ordered.gather(-1, above), weights)
     # PyTorch ends with in-place squeezes (its grad_fn: SqueezeBackward4); so does ember.
     result = result.reshape(kept_shape + [q_data.size])
     if scalar_q:
