@@ -77,8 +77,8 @@ def _repeat_indices(repeats, output_size):
 def take_along_dim(input, indices, dim=None):
     """gather() with indices broadcast against input: NumPy's take_along_axis."""
     if indices._data.dtype != _INT64:
-        raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
-                           f"{_dtype.FROM_NUMPY[indices._data.dtype].name}")
+        raise RuntimeError(f"ember.take_along_dim(): dtype of indices should be Long but got "
+                           f"{_dtype.FROM_NUMPY[indices._data.dtype].tensor_type[:-6]}")
     if dim is None:
         return input.reshape(-1).gather(0, indices.reshape(-1))
     dim = wrap_dim(dim, input.dim())
@@ -92,7 +92,7 @@ def take_along_dim(input, indices, dim=None):
 
 def _broadcast_shape(a, b):
     if len(a) != len(b):
-        raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same "
+        raise RuntimeError(f"ember.take_along_dim(): input and indices should have the same "
                            f"number of dimensions, but got {len(a)} dimensions for input, "
                            f"and {len(b)} dimensions for indices")
     shape = []
@@ -120,7 +120,7 @@ def block_diag(*tensors):
     """The tensors (at most 2-d) as blocks down the diagonal of a zero matrix."""
     for i, t in enumerate(tensors):
         if t.dim() > 2:
-            raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer "
+            raise RuntimeError(f"ember.block_diag: Input tensors must have 2 or fewer "
                                f"dimensions. Input {i} has {t.dim()} dimensions")
     shapes = [tuple(t.shape) for t in tensors]
     blocks = [(1, 1) if len(s) == 0 else (1, s[0]) if len(s) == 1 else s for s in shapes]
@@ -205,14 +205,17 @@ def cross(input, other, dim=None):
     """The 3-vector cross product along `dim` (default: the first dim of size 3)."""
     if input.dim() != other.dim():
         raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    if dim is not None:
+        dim = wrap_dim(dim, input.dim())
+        if input.shape[dim] != 3 or other.shape[dim] != 3:
+            raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. "
+                               f"Got {input.shape[dim]} and {other.shape[dim]}")
     shape = _broadcast_shape_any(input, other)
-    if dim is None:
+    if dim is None:  # deprecated: the first dim of size 3
         dim = next((i for i, s in enumerate(shape) if s == 3), -1)
-    dim = wrap_dim(dim, len(shape))
-    if input.shape[dim - len(shape) + input.dim()] != 3 or (
-            other.shape[dim - len(shape) + other.dim()] != 3):
-        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
-                           f"{input.shape[dim]} and {other.shape[dim]}")
+        dim = wrap_dim(dim, len(shape))
+        if input.shape[dim] != 3 or other.shape[dim] != 3:
+            raise RuntimeError(f"no dimension of size 3 in input")
     dtype = _dtype._result_type_many([input, other]).np_dtype
     xp = input._device.xp
     a = xp.broadcast_to(input._data.astype(dtype, copy=False), shape)

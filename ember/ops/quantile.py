@@ -27,7 +27,7 @@ def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
 
 def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
     """quantile ignoring nan (a slice of only nan gives nan)."""
-    return _quantile(input, q, dim, keepdim, interpolation, True, "nanquantile")
+    return _quantile(input, q, dim, keepdim, interpolation, True, "quantile")  # its text too
 
 
 def _check_quantile(input, q, interpolation, name):

@@ -49,10 +49,10 @@ def histc(input, bins=100, min=0, max=0):
     """Equal-width histogram over [min, max]; min == max means the data's own range."""
     _float_only(input, "histogram_cpu")
     if bins <= 0:
-        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for "
+        raise RuntimeError(f"ember.histogram(): bins must be > 0, but got {bins} for "
                            f"dimension 0")
     if min > max:
-        raise RuntimeError("torch.histc: max must be larger than min")
+        raise RuntimeError("ember.histc: max must be larger than min")
     a = input._data
     xp = input._device.xp
     low, high = float(min), float(max)
@@ -61,7 +61,7 @@ def histc(input, bins=100, min=0, max=0):
     if low == high:
         low, high = low - 1, high + 1
     if not (xp.isfinite(low) and xp.isfinite(high)):
-        raise RuntimeError(f"torch.histogram(): range of [{low:g}, {high:g}] is not finite")
+        raise RuntimeError(f"ember.histogram(): range of [{low:g}, {high:g}] is not finite")
     counts = _equal_width(xp, a.reshape(-1), None, bins, low, high)
     return wrap(counts.astype(a.dtype), input._device)
 
@@ -87,12 +87,12 @@ def histogram(input, bins, *, range=None, weight=None, density=False):
     if isinstance(bins, Tensor):
         edges = bins._data
         if edges.ndim != 1:
-            raise RuntimeError(f"torch.histogram(): bins tensor should have one dimension, "
+            raise RuntimeError(f"ember.histogram(): bins tensor should have one dimension, "
                                f"but got {edges.ndim} dimensions")
         counts, _ = xp.histogram(values, bins=edges, weights=w)
     else:
         if bins <= 0:
-            raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for "
+            raise RuntimeError(f"ember.histogram(): bins must be > 0, but got {bins} for "
                                f"dimension 0")
         if range is not None:
             low, high = float(range[0]), float(range[1])
@@ -101,7 +101,7 @@ def histogram(input, bins, *, range=None, weight=None, density=False):
         else:
             low = high = 0.0
         if low > high:
-            raise RuntimeError(f"torch.histogram(): min should not exceed max, but got min "
+            raise RuntimeError(f"ember.histogram(): min should not exceed max, but got min "
                                f"{low:g} max {high:g} for dimension 0")
         if low == high:
             low, high = low - 0.5, high + 0.5
@@ -119,10 +119,10 @@ def histogram(input, bins, *, range=None, weight=None, density=False):
 def _side(right, side):
     if side is not None:
         if side not in ("left", "right"):
-            raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but "
+            raise RuntimeError(f"ember.searchsorted(): side can only be 'left' or 'right' but "
                                f"got {side}")
         if right and side == "left":
-            raise RuntimeError("torch.searchsorted(): side and right can't be set to "
+            raise RuntimeError("ember.searchsorted(): side and right can't be set to "
                                "opposites, got side of left while right was True")
         return side
     return "right" if right else "left"
@@ -137,16 +137,16 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     scalar = not isinstance(input, Tensor)
     values = xp.asarray(scalar_value(input)) if scalar else input._data
     if boundaries.ndim == 0:
-        raise RuntimeError("torch.searchsorted(): boundaries tensor should have positive "
+        raise RuntimeError("ember.searchsorted(): boundaries tensor should have positive "
                            "dimension, but got 0 dimension")
     if sorter is not None:
         if sorter._data.shape != boundaries.shape:
-            raise RuntimeError(f"torch.searchsorted(): boundary and sorter must have the same "
+            raise RuntimeError(f"ember.searchsorted(): boundary and sorter must have the same "
                                f"size, but got boundary tensor {list(boundaries.shape)}and "
                                f"got sorter tensor {list(sorter._data.shape)}")
         boundaries = xp.take_along_axis(boundaries, sorter._data, -1)
     if boundaries.ndim > 1 and (scalar or boundaries.shape[:-1] != values.shape[:-1]):
-        raise RuntimeError(f"torch.searchsorted(): boundaries tensor should be 1 dimension or "
+        raise RuntimeError(f"ember.searchsorted(): boundaries tensor should be 1 dimension or "
                            f"the first N-1 dimensions of boundaries tensor and input value "
                            f"tensor must match, but we got boundaries tensor "
                            f"{list(boundaries.shape)} and input value tensor "

@@ -30,6 +30,7 @@ _SQRT_2PI = math.sqrt(2.0 * math.pi)
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 _SQRT1_2 = math.sqrt(0.5)
 _LOG_PI = math.log(math.pi)
+_INF = math.inf
 
 
 def _evaluate(function, *arrays):
@@ -69,9 +70,16 @@ class _UnaryBackward(Node):
 
 
 # ---------------------------------------------------------------- gamma family
+def _lgamma_array(x):
+    # scipy gives -inf at -inf; PyTorch (std::lgamma) +inf
+    result = _sc.gammaln(x)
+    result[x == -_INF] = _INF
+    return result
+
+
 def lgamma(input):
-    """log|Gamma(x)|: +inf at the poles (0, -1, -2, ...)."""
-    return _unary(input, _sc.gammaln, LgammaBackward0, "lgamma")
+    """log|Gamma(x)|: +inf at the poles (0, -1, -2, ...) and at both infinities."""
+    return _unary(input, _lgamma_array, LgammaBackward0, "lgamma")
 
 
 class LgammaBackward0(_UnaryBackward):
@@ -376,7 +384,7 @@ class SpecialZetaBackward0(_BinaryBackward):
 
     def derivatives(self, grad, input, other):
         if self.needs_input_grad(0):
-            raise RuntimeError("the derivative for 'self' is not implemented.")
+            raise NotImplementedError("the derivative for 'zeta' is not implemented.")
         return None, grad * -input * special_zeta(input + 1.0, other)
 
 
