@@ -76,11 +76,11 @@ def _repeat_indices(repeats, output_size):
 # ---------------------------------------------------------------- take_along_dim
 def take_along_dim(input, indices, dim=None):
     """gather() with indices broadcast against input: NumPy's take_along_axis."""
+    if dim is None:  # PyTorch goes straight to gather, with gather's checks
+        return input.reshape(-1).gather(0, indices.reshape(-1))
     if indices._data.dtype != _INT64:
         raise RuntimeError(f"ember.take_along_dim(): dtype of indices should be Long but got "
                            f"{_dtype.FROM_NUMPY[indices._data.dtype].tensor_type[:-6]}")
-    if dim is None:
-        return input.reshape(-1).gather(0, indices.reshape(-1))
     dim = wrap_dim(dim, input.dim())
     input_shape, index_shape = list(input.shape), list(indices.shape)
     input_shape[dim] = index_shape[dim] = 1
@@ -203,19 +203,19 @@ def vander(x, N=None, increasing=False):
 # ---------------------------------------------------------------- cross product
 def cross(input, other, dim=None):
     """The 3-vector cross product along `dim` (default: the first dim of size 3)."""
+    if dim is None:  # deprecated: the first dim of input with size 3
+        dim = next((i for i, size in enumerate(input.shape) if size == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
+    if input.dim() == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     if input.dim() != other.dim():
         raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
-    if dim is not None:
-        dim = wrap_dim(dim, input.dim())
-        if input.shape[dim] != 3 or other.shape[dim] != 3:
-            raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. "
-                               f"Got {input.shape[dim]} and {other.shape[dim]}")
+    given, dim = dim, wrap_dim(dim, input.dim())
+    if input.shape[dim] != 3 or other.shape[dim] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {given} must have length 3. Got "
+                           f"{input.shape[dim]} and {other.shape[dim]}")
     shape = _broadcast_shape_any(input, other)
-    if dim is None:  # deprecated: the first dim of size 3
-        dim = next((i for i, s in enumerate(shape) if s == 3), -1)
-        dim = wrap_dim(dim, len(shape))
-        if input.shape[dim] != 3 or other.shape[dim] != 3:
-            raise RuntimeError(f"no dimension of size 3 in input")
     dtype = _dtype._result_type_many([input, other]).np_dtype
     xp = input._device.xp
     a = xp.broadcast_to(input._data.astype(dtype, copy=False), shape)

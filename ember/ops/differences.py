@@ -47,22 +47,42 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
 # ---------------------------------------------------------------- trapezoid rules
 def trapezoid(y, x=None, *, dx=None, dim=-1):
     """The trapezoid rule along dim: spacing dx (default 1) or sample points x."""
-    dim = wrap_dim(dim, y.dim())
+    dim = _wrap_dim(dim, y)
+    if y.shape[dim] == 0:  # no samples: zeros, as NumPy
+        shape = list(y.shape)
+        del shape[dim]
+        return y.new_zeros(shape)
     if x is not None:
         if dx is not None:
             raise TypeError("trapezoid() received an invalid combination of arguments")
-        if y.shape[dim] == 0:
-            return _zeros_without(y, dim)
-        if y.dtype is _dtype.bool or x.dtype is _dtype.bool:
-            raise RuntimeError("trapezoid: received a bool input for `x` or `y`, but bool is "
-                               "not supported")
-        spacing = _spacing(y, x, dim)
-        return div_scalar((spacing * (y.narrow(dim, 0, y.shape[dim] - 1)
-                                      + y.narrow(dim, 1, y.shape[dim] - 1))).sum(dim), 2.0)
+        _no_bool("trapezoid", y, x)
+        left, right = _halves(y, dim)
+        return div_scalar((_spacing(y, x, dim, "trapezoid") * (left + right)).sum(dim), 2.0)
+    _no_bool("trapezoid", y)
     dx = 1 if dx is None else dx
-    if y.shape[dim] == 0:
-        return _zeros_without(y, dim)
     return mul_scalar(y.sum(dim) - mul_scalar(y.select(dim, 0) + y.select(dim, -1), 0.5), dx)
+
+
+def _wrap_dim(dim, y):
+    if y.dim() == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    return wrap_dim(dim, y.dim())
+
+
+def _no_bool(name, y, x=None):
+    if x is None:
+        if y.dtype is _dtype.bool:
+            raise RuntimeError(f"{name}: received a bool input for `y`, but bool is not "
+                               f"supported")
+    elif y.dtype is _dtype.bool or x.dtype is _dtype.bool:
+        raise RuntimeError(f"{name}: received a bool input for `x` or `y`, but bool is not "
+                           f"supported")
+
+
+def _halves(t, dim):
+    """t.slice(dim, 0, -1) and t.slice(dim, 1), as PyTorch slices (empty stays empty)."""
+    before = (slice(None),) * dim
+    return t[before + (slice(0, -1),)], t[before + (slice(1, None),)]
 
 
 def trapz(y, x=None, *, dx=None, dim=-1):
@@ -70,39 +90,34 @@ def trapz(y, x=None, *, dx=None, dim=-1):
     return trapezoid(y, x, dx=dx, dim=dim)
 
 
-def _spacing(y, x, dim):
+def _spacing(y, x, dim, name):
     """x's differences along dim, x viewed to broadcast against y as PyTorch views it."""
     if x.dim() == 1:
         if x.shape[0] != y.shape[dim]:
-            raise RuntimeError("trapezoid: There must be one `x` value for each sample point")
+            raise RuntimeError(f"{name}: There must be one `x` value for each sample point")
         shape = [1] * y.dim()
         shape[dim] = x.shape[0]
         x = x.view(shape)
     elif x.dim() < y.dim():
         x = x.view([1] * (y.dim() - x.dim()) + list(x.shape))
-    length = x.shape[dim] - 1
-    return x.narrow(dim, 1, length) - x.narrow(dim, 0, length)
-
-
-def _zeros_without(y, dim):
-    shape = list(y.shape)
-    del shape[dim]
-    dtype = y.dtype if y.dtype.is_floating_point else _dtype._defaults.float_dtype
-    return wrap(y._device.xp.zeros(shape, dtype.np_dtype), y._device)
+    left, right = _halves(x, dim)
+    return right - left
 
 
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     """The running trapezoid-rule integral along dim (one fewer element than y)."""
+    if y.dim() == 0:
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
     dim = wrap_dim(dim, y.dim())
-    length = y.shape[dim] - 1
-    if length < 0:
-        return y.new_zeros(y.shape, dtype=y.dtype if y.dtype.is_floating_point
-                           else _dtype._defaults.float_dtype)
-    sums = y.narrow(dim, 0, length) + y.narrow(dim, 1, length)
     if x is not None:
-        return div_scalar((_spacing(y, x, dim) * sums).cumsum(dim), 2.0)
+        _no_bool("cumulative_trapezoid", y, x)
+        spacing = _spacing(y, x, dim, "cumulative_trapezoid")
+        left, right = _halves(y, dim)
+        return div_scalar(spacing * (left + right), 2.0).cumsum(dim)
+    _no_bool("cumulative_trapezoid", y)
     dx = 1 if dx is None else dx
-    return mul_scalar(sums, dx / 2.0).cumsum(dim)
+    left, right = _halves(y, dim)
+    return mul_scalar(left + right, dx / 2.0).cumsum(dim)
 
 
 # ---------------------------------------------------------------- second moments

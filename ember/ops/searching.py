@@ -196,8 +196,17 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
         values = flat[starts]
         inverse_shape = data.shape
     else:
+        if data.ndim == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
         d = wrap_dim(dim, data.ndim)
-        moved = xp.moveaxis(data, d, 0).reshape(data.shape[d], -1)
+        zero_sized = sum(1 for size in data.shape if size == 0)
+        if zero_sized > 1:
+            raise RuntimeError("Number of zero sized dimensions is more than one, so unique "
+                               "cannot be applied ")
+        if zero_sized and data.shape[d]:
+            raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so "
+                               "unique cannot be applied")
+        moved = xp.moveaxis(data, d, 0).reshape(data.shape[d], -1 if data.shape[d] else 0)
         starts = xp.ones((data.shape[d],), bool)
         starts[1:] = (moved[1:] != moved[:-1]).any(-1)
         values = xp.compress(starts, data, axis=d)

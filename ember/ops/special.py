@@ -70,16 +70,11 @@ class _UnaryBackward(Node):
 
 
 # ---------------------------------------------------------------- gamma family
-def _lgamma_array(x):
-    # scipy gives -inf at -inf; PyTorch (std::lgamma) +inf
-    result = _sc.gammaln(x)
-    result[x == -_INF] = _INF
-    return result
-
-
 def lgamma(input):
     """log|Gamma(x)|: +inf at the poles (0, -1, -2, ...) and at both infinities."""
-    return _unary(input, _lgamma_array, LgammaBackward0, "lgamma")
+    xp = input._device.xp  # scipy gives -inf at -inf; PyTorch (std::lgamma) +inf
+    return _unary(input, lambda x: xp.where(x == -_INF, _INF, _sc.gammaln(x)),
+                  LgammaBackward0, "lgamma")
 
 
 class LgammaBackward0(_UnaryBackward):
