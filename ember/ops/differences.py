@@ -113,7 +113,7 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
         _no_bool("cumulative_trapezoid", y, x)
         spacing = _spacing(y, x, dim, "cumulative_trapezoid")
         left, right = _halves(y, dim)
-        return div_scalar(spacing * (left + right), 2.0).cumsum(dim)
+        return div_scalar((spacing * (left + right)).cumsum(dim), 2.0)
     _no_bool("cumulative_trapezoid", y)
     dx = 1 if dx is None else dx
     left, right = _halves(y, dim)
