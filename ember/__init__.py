@@ -47,6 +47,15 @@ from .ops.linalg_solve import (cholesky_inverse, cholesky_solve, det, inverse,  
                                logdet, torch_cholesky as cholesky, torch_slogdet as slogdet,
                                triangular_solve)
 
+# ops11
+from .ops.combinatorics import *  # noqa: F401,F403
+from .ops.searching import *  # noqa: F401,F403
+from .ops.special import digamma, i0, i0_, lgamma, mvlgamma, polygamma, sinc, sinc_  # noqa: F401
+from .ops.differences import *  # noqa: F401,F403
+from .ops.quantile import *  # noqa: F401,F403
+from .ops.windows import *  # noqa: F401,F403
+from . import special  # noqa: E402
+
 # doors: every ember.* function PyTorch's argument parser checks raises its TypeErrors
 # (one wrapper per function, applied here, where the names are exported)
 from . import _arguments, _signatures  # noqa: E402

@@ -1659,6 +1659,89 @@ class Tensor:
         return _linalg_functions.torch_cross(self, other, dim)
 
 
+    # ---- ops11: counting, searching, combining and special functions
+    def bincount(self, weights=None, minlength=0):
+        return _searching.bincount(self, weights, minlength)
+
+    def histc(self, bins=100, min=0, max=0):
+        return _searching.histc(self, bins, min, max)
+
+    def histogram(self, bins, *, range=None, weight=None, density=False):
+        return _searching.histogram(self, bins, range=range, weight=weight, density=density)
+
+    def repeat_interleave(self, repeats=None, dim=None, *, output_size=None):
+        return _combinatorics.repeat_interleave(self, repeats, dim, output_size=output_size)
+
+    def take_along_dim(self, indices, dim=None):
+        return _combinatorics.take_along_dim(self, indices, dim)
+
+    def kron(self, other):
+        return _combinatorics.kron(self, other)
+
+    def lgamma(self):
+        return _special.lgamma(self)
+
+    def lgamma_(self):
+        return _special.lgamma_(self)
+
+    def digamma(self):
+        return _special.digamma(self)
+
+    def digamma_(self):
+        return _special.digamma_(self)
+
+    def polygamma(self, n):
+        return _special.polygamma(n, self)
+
+    def polygamma_(self, n):
+        return _special.polygamma_(self, n)
+
+    def mvlgamma(self, p):
+        return _special.mvlgamma(self, p)
+
+    def mvlgamma_(self, p):
+        return _special.mvlgamma_(self, p)
+
+    def i0(self):
+        return _special.i0(self)
+
+    def i0_(self):
+        return _special.i0_(self)
+
+    def sinc(self):
+        return _special.sinc(self)
+
+    def sinc_(self):
+        return _special.sinc_(self)
+
+    def unique_consecutive(self, return_inverse=False, return_counts=False, dim=None):
+        return _searching.unique_consecutive(self, return_inverse, return_counts, dim)
+
+    def diff(self, n=1, dim=-1, prepend=None, append=None):
+        return _differences.diff(self, n, dim, prepend, append)
+
+    def cov(self, *, correction=1, fweights=None, aweights=None):
+        return _differences.cov(self, correction=correction, fweights=fweights,
+                                aweights=aweights)
+
+    def corrcoef(self):
+        return _differences.corrcoef(self)
+
+    def quantile(self, q, dim=None, keepdim=False, *, interpolation="linear"):
+        return _quantile.quantile(self, q, dim, keepdim, interpolation=interpolation)
+
+    def nanquantile(self, q, dim=None, keepdim=False, *, interpolation="linear"):
+        return _quantile.nanquantile(self, q, dim, keepdim, interpolation=interpolation)
+
+    def logcumsumexp(self, dim):
+        return _quantile.logcumsumexp(self, dim)
+
+    def renorm(self, p, dim, maxnorm):
+        return _quantile.renorm(self, p, dim, maxnorm)
+
+    def renorm_(self, p, dim, maxnorm):
+        return _quantile.renorm_(self, p, dim, maxnorm)
+
 def _canonical_dim(dim, ndim):
     """Wrap a negative dim; IndexError with PyTorch's text when out of range."""
     bound = ndim if ndim > 0 else 1
@@ -1687,6 +1770,11 @@ from .ops import pointwise as _pointwise  # noqa: E402
 from .ops import random as _random_ops  # noqa: E402
 from .ops import reduction as _reduction  # noqa: E402
 from .ops import views as _views  # noqa: E402
+from .ops import combinatorics as _combinatorics  # noqa: E402
+from .ops import searching as _searching  # noqa: E402
+from .ops import special as _special  # noqa: E402
+from .ops import differences as _differences  # noqa: E402
+from .ops import quantile as _quantile  # noqa: E402
 
 
 # Every other method PyTorch's parser checks gets PyTorch's TypeErrors through one wrapper
