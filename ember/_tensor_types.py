@@ -11,6 +11,7 @@ refuse construction without a GPU, as in PyTorch's CPU build.
 from . import _dtype
 from ._size import Size
 from ._tensor import Tensor
+from ._typename import typename  # noqa: F401 - ember.typename
 from .ops.creation import empty, tensor
 
 __all__ = ["tensortype", "typename", "FloatTensor", "DoubleTensor", "HalfTensor",
@@ -120,17 +121,3 @@ FloatTensor, DoubleTensor, HalfTensor, BFloat16Tensor, ByteTensor, CharTensor, S
     IntTensor, LongTensor, BoolTensor = (_make(n, d, "cpu") for n, d in _LEGACY.items())
 CUDA_TYPES = {n: _make(n, d, "cuda") for n, d in _LEGACY.items()}
 
-
-def typename(obj):
-    """The type's name as PyTorch writes it: 'ember.FloatTensor' for a tensor, 'list', ..."""
-    if isinstance(obj, Tensor):
-        return obj.type()
-    module = getattr(obj, "__module__", "") or ""
-    if hasattr(obj, "__qualname__"):
-        qualname = obj.__qualname__
-    elif hasattr(obj, "__name__"):
-        qualname = obj.__name__
-    else:
-        module = obj.__class__.__module__ or ""
-        qualname = obj.__class__.__qualname__
-    return qualname if module in ("", "builtins") else f"{module}.{qualname}"

@@ -43,6 +43,24 @@ def _resolve(size_average, reduce, reduction):
     return _reduction_enum(reduction)
 
 
+def _reduce(loss, reduction):
+    """apply_loss_reduction with ember ops (MeanBackward0 / SumBackward0, as PyTorch)."""
+    if reduction == MEAN:
+        return loss.mean()
+    if reduction == SUM:
+        return loss.sum()
+    return loss
+
+
+def _reduce_array(xp, loss, reduction):
+    """apply_loss_reduction on arrays (the mean of nothing is nan, as in PyTorch)."""
+    if reduction == MEAN:
+        return loss.mean() if loss.size else xp.asarray(float("nan"), loss.dtype)
+    if reduction == SUM:
+        return loss.sum()
+    return loss
+
+
 def _compute(array):
     return array.astype(_FLOAT32) if array.dtype in _REDUCED else array
 

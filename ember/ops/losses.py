@@ -14,7 +14,7 @@ from ..autograd.graph import Node
 from . import losses_nll, views
 from ._common import attach, grad_state, make_tensor
 from ._loss_common import (MEAN, SUM, _compute, _legacy_reduction,  # noqa: F401 - nn.modules.loss
-                           _not_differentiable, _reduction_enum, _resolve)
+                           _not_differentiable, _reduce, _reduce_array, _reduction_enum, _resolve)
 from .losses_nll import *  # noqa: F401,F403 - re-exported: nn.functional reaches every loss here
 
 __all__ = ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
@@ -22,21 +22,6 @@ __all__ = ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_
 
 
 # ---------------------------------------------------------------- reductions
-def _reduce(loss, reduction):
-    """apply_loss_reduction with ember ops (MeanBackward0 / SumBackward0, as PyTorch)."""
-    if reduction == MEAN:
-        return loss.mean()
-    if reduction == SUM:
-        return loss.sum()
-    return loss
-
-
-def _reduce_array(xp, loss, reduction):
-    if reduction == MEAN:
-        return loss.mean() if loss.size else xp.asarray(float("nan"), loss.dtype)
-    if reduction == SUM:
-        return loss.sum()
-    return loss
 
 
 def _scaled_grad(grad, reduction, count):

@@ -13,8 +13,8 @@ from .. import _dtype, _errors
 from ..autograd.grad_mode import no_grad
 from ..autograd.graph import Node
 from ._common import attach, grad_state, wrap
-from ._loss_common import (MEAN, SUM, _compute, _legacy_reduction, _not_differentiable,
-                           _reduction_enum, _resolve)
+from ._loss_common import (MEAN, _compute, _legacy_reduction, _not_differentiable,
+                           _reduce, _reduce_array, _reduction_enum, _resolve)
 from .nn_activation import logsigmoid
 from .nn_linear import pairwise_distance
 
@@ -26,28 +26,7 @@ __all__ = ["soft_margin_loss", "multi_margin_loss", "multilabel_margin_loss",
 _EPSILON = 1e-12   # ATen's EPSILON in cosine_embedding_loss
 
 
-def _reduce(loss, reduction):
-    """apply_loss_reduction with ember ops (MeanBackward0 / SumBackward0, as PyTorch)."""
-    if reduction == MEAN:
-        return loss.mean()
-    if reduction == SUM:
-        return loss.sum()
-    return loss
 
-
-def _enum(size_average, reduce, reduction):
-    """The reduction enum, from the legacy flags when given (as F.*_loss's Python prologue)."""
-    if size_average is not None or reduce is not None:
-        return _reduction_enum(_legacy_reduction(size_average, reduce))
-    return _reduction_enum(reduction)
-
-
-def _reduce_array(xp, loss, reduction):
-    if reduction == MEAN:
-        return loss.mean() if loss.size else xp.asarray(float("nan"), loss.dtype)
-    if reduction == SUM:
-        return loss.sum()
-    return loss
 
 
 def _grad_scale(grad, reduction, count):
@@ -103,7 +82,7 @@ def _check_class_input(input, target, what):
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None,
                       reduce=None, reduction="mean"):
     """sum over i != y of max(0, margin - x[y] + x[i]) ** p * weight[y], divided by C."""
-    reduction = _enum(size_average, reduce, reduction)
+    reduction = _resolve(size_average, reduce, reduction)
     if p != 1 and p != 2:
         raise ValueError("only p == 1 and p == 2 supported")
     if weight is not None and weight.dim() != 1:
@@ -179,7 +158,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     """sum over targets j and non-targets i of max(0, 1 - (x[j] - x[i])), divided by C.
 
     Each row of `target` lists class indices, ended by the first -1."""
-    reduction = _enum(size_average, reduce, reduction)
+    reduction = _resolve(size_average, reduce, reduction)
     _check_class_input(input, target, "multilabel_margin_loss")
     if tuple(target.shape) != tuple(input.shape):
         raise RuntimeError(f"inconsistent target size: {_errors.shape_list(target.shape)} for "
@@ -263,7 +242,7 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
                          reduction="mean"):
     """x where target is 1, max(0, margin - x) where target is -1 (ATen's composition)."""
-    reduction = _enum(size_average, reduce, reduction)
+    reduction = _resolve(size_average, reduce, reduction)
     zeros = input.new_zeros(input.shape)
     # ATen's `margin - self` is empty_like(self).fill_(margin).sub_(self): self's dtype
     margin_clamp = (input.new_full(input.shape, margin) - input).clamp_min(0)
@@ -274,7 +253,7 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
 def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
                         reduction="mean"):
     """max(0, -target * (input1 - input2) + margin)."""
-    reduction = _enum(size_average, reduce, reduction)
+    reduction = _resolve(size_average, reduce, reduction)
     if input1.dim() != input2.dim() or input1.dim() != target.dim():
         raise RuntimeError("margin_ranking_loss : All input tensors should have same dimension "
                            f"but got sizes: input1: {input1.size()!r}, input2: "
@@ -286,7 +265,7 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
 def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
                           reduction="mean"):
     """1 - cos(x1, x2) where target is 1, max(0, cos(x1, x2) - margin) where it is -1."""
-    reduction = _enum(size_average, reduce, reduction)
+    reduction = _resolve(size_average, reduce, reduction)
     dim = target.dim()
     if dim not in (0, 1):
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
@@ -307,7 +286,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
                         size_average=None, reduce=None, reduction="mean"):
     """max(0, margin + d(anchor, positive) - d(anchor, negative)), d the p-norm distance."""
-    reduction = _enum(size_average, reduce, reduction)
+    reduction = _resolve(size_average, reduce, reduction)
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")
     _check_triplet_dims(anchor, positive, negative)
