@@ -31,7 +31,16 @@ from ._settings import *  # noqa: F401,F403
 from .amp import autocast
 from .amp.autocast_mode import (get_autocast_dtype, is_autocast_cache_enabled,  # noqa: F401
                                 is_autocast_enabled, set_autocast_cache_enabled,
-                                set_autocast_dtype, set_autocast_enabled)
+                                set_autocast_dtype, set_autocast_enabled,
+                                autocast_increment_nesting, autocast_decrement_nesting,
+                                clear_autocast_cache, is_autocast_cpu_enabled,
+                                set_autocast_cpu_enabled, get_autocast_cpu_dtype,
+                                set_autocast_cpu_dtype, get_autocast_gpu_dtype,
+                                set_autocast_gpu_dtype, is_autocast_ipu_enabled,
+                                set_autocast_ipu_enabled, get_autocast_ipu_dtype,
+                                set_autocast_ipu_dtype, is_autocast_xla_enabled,
+                                set_autocast_xla_enabled, get_autocast_xla_dtype,
+                                set_autocast_xla_dtype)
 from . import nn, optim, utils
 from .serialization import *  # noqa: F401,F403
 from .autograd import functional as _autograd_functional  # needs the ops above

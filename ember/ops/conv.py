@@ -9,6 +9,7 @@ any order come out of the same code. The array work is in `_im2col`.
 """
 import warnings
 
+from . import _autocast
 from .. import _errors
 from ..autograd.graph import Node
 from ._common import attach, grad_state, wrap
@@ -139,6 +140,9 @@ def _check_dtypes(input, weight, bias, transposed, n):
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding,
                 groups):
     """torch.convolution: the one op behind every conv*d and conv_transpose*d."""
+    if _autocast.on:
+        return _autocast.lower_precision(convolution, input, weight, bias, stride, padding,
+                                         dilation, transposed, output_padding, groups)
     n = weight._data.ndim - 2
     stride = _expand(stride, n, "stride")
     padding = _expand(padding, n, "padding")

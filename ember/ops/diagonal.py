@@ -6,6 +6,7 @@ and the gradient of taking one) is its adjoint there, `_embed`.
 """
 import functools
 
+from . import _autocast
 from .. import _dtype, _errors
 from ..autograd.graph import Node
 from ._common import attach, grad_state, inplace_overlapping, make_tensor, wrap, wrap_dim
@@ -25,6 +26,8 @@ def _type_name(array):
 # ---------------------------------------------------------------- trace
 def trace(input):
     """Sum of the main diagonal of a matrix; integers sum as int64, as `sum` does."""
+    if _autocast.on:
+        return _autocast.float32(trace, input)
     data = input._data
     if data.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {data.ndim}")

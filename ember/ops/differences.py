@@ -9,6 +9,7 @@ dtypes and rounding follow from the ops. cdist has its own node, CdistBackward0.
 import math
 import warnings
 
+from . import _autocast
 from .. import _dtype
 from ..autograd.graph import Node
 from ._scalar_ops import div_scalar, mul_scalar
@@ -198,6 +199,8 @@ def corrcoef(input):
 # ---------------------------------------------------------------- pairwise distances
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     """The p-norm distance between each row of x1 and each row of x2 (batched)."""
+    if _autocast.on:
+        return _autocast.float32(cdist, x1, x2, p, compute_mode)
     if x1.dim() < 2:
         raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.dim()}D")
     if x2.dim() < 2:

@@ -12,6 +12,7 @@ names vary by equation; ember records one `EinsumBackward0` node instead.
 """
 import string
 
+from . import _autocast
 from .. import _dtype, _errors
 from ..autograd.graph import Node
 from ._common import Tensor, attach, grad_state, make_tensor, sum_to_shape
@@ -27,6 +28,8 @@ _FLOAT32 = _dtype.float32.np_dtype
 
 def einsum(*args):
     """einsum(equation, *operands), einsum(equation, [operands]) or the sublist form."""
+    if _autocast.on:
+        return _autocast.lower_precision(einsum, *args)
     equation, operands = _parse_args(args)
     inputs, output = _explicit_subscripts(equation, operands)
     arrays = [t._data for t in operands]

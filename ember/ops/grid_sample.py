@@ -10,6 +10,7 @@ gather / scatter_add over flattened planes.
 """
 import warnings
 
+from . import _autocast
 from .. import _errors
 from ..autograd.graph import Node
 from ._common import attach, grad_state, wrap
@@ -25,6 +26,8 @@ _ALIGN_WARNING = ("Default grid_sample and affine_grid behavior has changed to "
 # ---------------------------------------------------------------- affine_grid
 def affine_grid(theta, size, align_corners=None):
     """The sampling grid (N, *spatial, 2 or 3) of the affine maps `theta` over `size`."""
+    if _autocast.on:
+        return _autocast.lower_precision(affine_grid, theta, size, align_corners)
     if align_corners is None:
         warnings.warn(_ALIGN_WARNING, stacklevel=2)
         align_corners = False
@@ -56,6 +59,7 @@ def affine_grid(theta, size, align_corners=None):
     xp = theta._device.xp
     base = _base_grid(xp, theta._data.dtype, spatial, align_corners)
     grid = base.reshape(1, -1, base.shape[-1]) @ theta._data.swapaxes(1, 2)
+    grid = grid.astype(theta._data.dtype, copy=False)  # bfloat16 products come back wider
     result = wrap(grid.reshape((size[0],) + tuple(spatial) + (len(spatial),)), theta._device)
     if grad_state.enabled and theta._requires_grad:
         node = AffineGridGeneratorBackward0()
@@ -129,6 +133,8 @@ def _check_grid_sample(input, grid):
 
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
     """Sample `input` (N, C, H, W) at the normalised (x, y) points of `grid` (N, Ho, Wo, 2)."""
+    if _autocast.on:
+        return _autocast.float32(grid_sample, input, grid, mode, padding_mode, align_corners)
     if mode not in ("bilinear", "nearest", "bicubic"):
         raise ValueError("nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' "
                          f"or 'bicubic', but got: '{mode}'")

@@ -3,6 +3,7 @@
 All inputs are promoted to one dtype as PyTorch does; the gradient of each input is
 its piece of the output gradient, cast back to the input's dtype.
 """
+from . import _autocast
 from .. import _dtype
 from .._errors import shape_list
 from ..autograd.graph import Node
@@ -53,6 +54,8 @@ def _write_out(result, out):
 
 def cat(tensors, dim=0, *, out=None):
     """Join tensors along an existing dim; PyTorch's legacy rule skips 1-D empty tensors."""
+    if _autocast.on and out is None:
+        return _autocast.promote(cat, tensors, dim, out=out)
     tensors = _tensor_list(tensors, "cat")
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
@@ -134,6 +137,8 @@ def concatenate(tensors, axis=0, *, dim=None, out=None):
 
 def stack(tensors, dim=0, *, out=None):
     """Join equally shaped tensors along a new dim."""
+    if _autocast.on and out is None:
+        return _autocast.promote(stack, tensors, dim, out=out)
     tensors = _tensor_list(tensors, "stack")
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")

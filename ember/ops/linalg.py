@@ -9,6 +9,7 @@ with PyTorch's text. `matmul` decomposes into the primitives exactly as ATen's
 ...) live in ops/diagonal.py, einsum in ops/einsum.py, norms in ops/norms.py;
 all are re-exported here, the family's front door.
 """
+from . import _autocast
 from .. import _dtype, _errors
 from ..autograd.graph import Node
 from ._common import Tensor, attach, grad_state, make_tensor, sum_to_shape, wrap, wrap_dim
@@ -72,6 +73,8 @@ def _scaled(grad, factor):
 # ---------------------------------------------------------------- mm / mv / dot / bmm
 def mm(input, mat2):
     """Matrix product of two 2-D tensors."""
+    if _autocast.on:
+        return _autocast.lower_precision(mm, input, mat2)
     a, b = _arrays("mm", input, mat2, "mat2")
     if a.ndim != 2:
         raise RuntimeError("self must be a matrix")
@@ -232,6 +235,8 @@ def _scalar_name(array):
 
 def bmm(input, mat2):
     """Batched matrix product of two 3-D tensors with the same batch size."""
+    if _autocast.on:
+        return _autocast.lower_precision(bmm, input, mat2)
     a, b = _arrays("bmm", input, mat2, "mat2")
     _check_bmm(a, b)
     device = input._device
@@ -256,6 +261,8 @@ class BmmBackward0(Node):
 # ---------------------------------------------------------------- matmul
 def matmul(input, other):
     """The `@` operator: dot, mv, mm or a broadcast batched product, by the operands' ranks."""
+    if _autocast.on:
+        return _autocast.lower_precision(matmul, input, other)
     a, b = _arrays("matmul", input, other, "other")
     dim1, dim2 = a.ndim, b.ndim
     if dim1 == 2 and dim2 == 2:
@@ -413,6 +420,8 @@ def _record_add_product(out, node_type, beta, alpha, input, first, second):
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """beta * input + alpha * (mat1 @ mat2): what nn.Linear computes."""
+    if _autocast.on:
+        return _autocast.lower_precision(addmm, input, mat1, mat2, beta=beta, alpha=alpha)
     a, b = _arrays("addmm", mat1, mat2, "mat2")
     if not isinstance(input, Tensor):
         raise TypeError(f"addmm(): argument 'input' (position 1) must be Tensor, not "
@@ -469,6 +478,8 @@ class AddmvBackward0(Node):
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """beta * input + alpha * (batch1 @ batch2), batch by batch."""
+    if _autocast.on:
+        return _autocast.lower_precision(baddbmm, input, batch1, batch2, beta=beta, alpha=alpha)
     a, b = _arrays("baddbmm", batch1, batch2, "batch2")
     if not isinstance(input, Tensor):
         raise TypeError(f"baddbmm(): argument 'input' (position 1) must be Tensor, not "
@@ -521,6 +532,8 @@ ger = outer
 
 def inner(input, other):
     """Sum of products over the last dimension; a 0-dim operand multiplies instead."""
+    if _autocast.on:
+        return _autocast.lower_precision(inner, input, other)
     a, b = _arrays("inner", input, other, "other")
     if a.ndim == 0 or b.ndim == 0:
         return input * other
@@ -533,6 +546,8 @@ def inner(input, other):
 
 def tensordot(a, b, dims=2, out=None):
     """Contract `dims` of `a` with `dims` of `b`: permute both, fold to matrices, mm, unfold."""
+    if _autocast.on:  # not on PyTorch's lists: its inner mm keeps the operands' dtype
+        return _autocast.unlisted(tensordot, a, b, dims, out)
     if out is not None:
         raise NotImplementedError("tensordot(): out= is not supported")
     x, y = _arrays("tensordot", a, b, "other")

@@ -8,6 +8,7 @@ multi_dot a chain of mm in the cheapest order, cond a ratio of singular values).
 """
 import numpy.linalg as _np_linalg
 
+from . import _autocast
 from .. import _errors, return_types as _rt
 from ..autograd.graph import Node
 from ._common import Tensor, attach, grad_state, sum_to_shape
@@ -31,6 +32,8 @@ def _needs(node, index):
 # ---------------------------------------------------------------- qr
 def qr(A, mode="reduced"):
     """A = QR with orthonormal Q and upper-triangular R (Householder, LAPACK's signs)."""
+    if _autocast.on:
+        return _autocast.float32(qr, A, mode)
     if mode not in _QR_MODES:
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
                            "'reduced' (default), 'r', or 'complete'")
@@ -189,11 +192,16 @@ def _pinv_backward(grad, pinvA, A):
 
 def pinverse(input, rcond=1e-15):
     """torch.pinverse: linalg.pinv with a relative tolerance `rcond`."""
+    if _autocast.on:
+        return _autocast.float32(pinverse, input, rcond)
     return pinv(input, rtol=rcond)
 
 
 def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None):
     """The number of singular values (|eigenvalues| when hermitian) above the tolerance."""
+    if _autocast.on:
+        return _autocast.float32(matrix_rank, A, atol=atol, rtol=rtol, hermitian=hermitian,
+                                 tol=tol)
     if not A.dtype.is_floating_point:
         raise RuntimeError("This function doesn't handle types other than float and double")
     check_matrix("linalg.matrix_rank", A, square=hermitian, reduced_kernel="linalg_svd_cpu")
@@ -208,6 +216,8 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None):
 # ---------------------------------------------------------------- lstsq
 def lstsq(A, B, rcond=None, *, driver=None):
     """The least-squares solution of AX = B, with residuals/rank/singular values by driver."""
+    if _autocast.on:
+        return _autocast.float32(lstsq, A, B, rcond, driver=driver)
     if not (A.dtype.is_floating_point and B.dtype.is_floating_point):
         raise RuntimeError("This function doesn't handle types other than float and double")
     if driver is not None and driver not in _LSTSQ_DRIVERS:

@@ -6,6 +6,7 @@ a norm times the norm of the inverse), cross and diagonal.
 import math
 import warnings as _warnings
 
+from . import _autocast
 from .._backend import scipy_linalg as _scipy_linalg
 
 from .. import _dtype, _errors
@@ -27,6 +28,8 @@ _REDUCED = (_dtype.float16, _dtype.bfloat16)
 # ---------------------------------------------------------------- matrix_power
 def matrix_power(A, n):
     """A^n by binary powering with matmul (negative n: of the inverse), as ATen does."""
+    if _autocast.on:
+        return _autocast.lower_precision(matrix_power, A, n)
     if not isinstance(n, int) or isinstance(n, bool):
         raise TypeError(f"matrix_power(): argument 'n' (position 2) must be int, not "
                         f"{type(n).__name__}")
@@ -99,6 +102,8 @@ class LinalgMatrixExpBackward0(Node):
 # ---------------------------------------------------------------- multi_dot
 def multi_dot(tensors):
     """The product of a chain of matrices (1-D ends as row/column vectors), cheapest order."""
+    if _autocast.on:
+        return _autocast.lower_precision(multi_dot, tensors)
     count = len(tensors)
     if count < 2:
         raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {count}")
@@ -171,6 +176,8 @@ def _chain_product(matrices, split, i, j):
 # ---------------------------------------------------------------- cond
 def cond(A, p=None):
     """The condition number in the `p` norm: sigma_max / sigma_min for p in (None, 2, -2)."""
+    if _autocast.on:
+        return _autocast.float32(cond, A, p)
     if p is None or p in (2, -2):
         check_matrix("linalg.svd", A, square=False, reduced_kernel="linalg_svd_cpu")
         S = svdvals(A)

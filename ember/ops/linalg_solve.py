@@ -7,6 +7,7 @@ work; each op keeps PyTorch's node name and its derivatives.yaml formula, writte
 ember ops (these very functions), so double backward works.
 """
 import numpy.linalg as _np_linalg
+from . import _autocast
 from .._backend import scipy_linalg as _scipy_linalg
 
 from .. import return_types as _rt
@@ -82,6 +83,8 @@ class LinalgInvExBackward0(Node):
 
 def inv(A):
     """linalg.inv: raises LinAlgError, naming the zero pivot, for a singular matrix."""
+    if _autocast.on:
+        return _autocast.float32(inv, A)
     return inv_ex(A, check_errors=True)[0]
 
 
@@ -213,6 +216,8 @@ class LinalgSolveExBackward0(Node):
 
 def solve(A, B, *, left=True):
     """linalg.solve: raises LinAlgError for a singular A."""
+    if _autocast.on:
+        return _autocast.float32(solve, A, B, left=left)
     return solve_ex(A, B, left=left, check_errors=True)[0]
 
 
@@ -294,6 +299,8 @@ class LinalgSolveTriangularBackward0(Node):
 
 def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False):
     """ember.triangular_solve: (solution of op(A) X = input, a copy of A)."""
+    if _autocast.on:
+        return _autocast.float32(triangular_solve, input, A, upper, transpose, unitriangular)
     for name, value in (("b", input), ("A", A)):
         if value._data.ndim < 2:
             raise RuntimeError(f"ember.triangular_solve: The input tensor {name} must have at "
@@ -395,6 +402,8 @@ class CholeskyBackward0(LinalgCholeskyExBackward0):
 
 def cholesky(A, upper=False):
     """linalg.cholesky (keyword `upper`); raises LinAlgError naming the failing minor."""
+    if _autocast.on:
+        return _autocast.float32(cholesky, A, upper)
     return cholesky_ex(A, upper=upper, check_errors=True)[0]
 
 
@@ -413,6 +422,8 @@ def torch_cholesky(input, upper=False):
 
 def cholesky_solve(input, input2, upper=False):
     """X with (L L^T) X = input, given the Cholesky factor `input2` of the matrix."""
+    if _autocast.on:
+        return _autocast.float32(cholesky_solve, input, input2, upper)
     for name, value in (("b", input), ("u", input2)):
         if value._data.ndim < 2:
             raise RuntimeError(f"{name} should have at least 2 dimensions, but has "
@@ -452,6 +463,8 @@ class CholeskySolveBackward0(Node):
 
 def cholesky_inverse(input, upper=False):
     """(L L^T)^-1 from the Cholesky factor L (U^T U when upper)."""
+    if _autocast.on:
+        return _autocast.float32(cholesky_inverse, input, upper)
     check_matrix("cholesky_inverse", input, reduced_kernel="cholesky_inverse_out_cpu")
     data, xp = input._data, input._device.xp
     eye = xp.broadcast_to(xp.eye(data.shape[-1], dtype=data.dtype), data.shape)

@@ -7,6 +7,7 @@ gauge-invariant functions of them have meaningful gradients, as in PyTorch.
 """
 import numpy.linalg as _np_linalg
 
+from . import _autocast
 from .. import _errors, return_types as _rt
 from ..autograd.graph import Node
 from ._common import Tensor, grad_state
@@ -50,6 +51,8 @@ def _check_svd(A):
 
 def svd(A, full_matrices=True, *, driver=None):
     """A = U diag(S) Vh, singular values in descending order."""
+    if _autocast.on:
+        return _autocast.float32(svd, A, full_matrices, driver=driver)
     _check_svd(A)
     u, s, vh = _svd_arrays(A, full_matrices, True)
     outputs = (new(u, A), new(s, A), new(vh, A))
@@ -65,6 +68,8 @@ def svd(A, full_matrices=True, *, driver=None):
 
 def svdvals(A, *, driver=None):
     """The singular values alone (the vectors are computed only when a gradient needs them)."""
+    if _autocast.on:
+        return _autocast.float32(svdvals, A, driver=driver)
     _check_svd(A)
     if grad_state.enabled and A._requires_grad:  # the gradient needs the vectors too
         return svd(A, full_matrices=False)[1]
@@ -148,6 +153,8 @@ def _check_eigh_floating(name, A):
 
 def eigh(A, UPLO="L"):
     """Eigenvalues (ascending) and orthonormal eigenvectors of symmetric matrices."""
+    if _autocast.on:
+        return _autocast.float32(eigh, A, UPLO)
     _check_eigh_floating("linalg.eigh", A)
     _check_eigh(A, UPLO)
     values, vectors = _eigh_arrays(A, UPLO)
@@ -162,6 +169,8 @@ def eigh(A, UPLO="L"):
 
 def eigvalsh(A, UPLO="L"):
     """The eigenvalues of symmetric matrices, ascending."""
+    if _autocast.on:
+        return _autocast.float32(eigvalsh, A, UPLO)
     _check_eigh_floating("linalg.eigvalsh", A)
     _check_eigh(A, UPLO)
     if grad_state.enabled and A._requires_grad:  # the gradient needs the vectors too

@@ -9,6 +9,7 @@ in `losses_nll.py` and are re-exported here.
 """
 import warnings
 
+from . import _autocast
 from .. import _arguments, _dtype, _errors
 from ..autograd.graph import Node
 from . import losses_nll, views
@@ -78,6 +79,8 @@ def _weighted(loss, weight, reduction, mean_by_weight):
 # ---------------------------------------------------------------- regression losses
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """Mean squared error: (input - target) ** 2, reduced."""
+    if _autocast.on:
+        return _autocast.float32(mse_loss, input, target, size_average, reduce, reduction, weight)
     _warn_size(input, target)
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)
@@ -123,6 +126,8 @@ class MseLossBackward0(Node):
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """Mean absolute error, composed as PyTorch does: abs(input - target), reduced."""
+    if _autocast.on:
+        return _autocast.float32(l1_loss, input, target, size_average, reduce, reduction, weight)
     _warn_size(input, target)
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)
@@ -134,6 +139,9 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     """0.5 * d**2 / beta where |d| < beta, else |d| - 0.5 * beta (d = input - target)."""
+    if _autocast.on:
+        return _autocast.float32(smooth_l1_loss, input, target, size_average, reduce, reduction,
+                                 beta)
     _warn_size(input, target)
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)
@@ -162,6 +170,8 @@ class SmoothL1LossBackward0(Node):
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """0.5 * d**2 where |d| < delta, else delta * (|d| - 0.5 * delta) (d = input - target)."""
+    if _autocast.on:
+        return _autocast.float32(huber_loss, input, target, reduction, delta, weight)
     _warn_size(input, target)
     input, target = _broadcast(input, target)
     if weight is not None:
@@ -197,6 +207,9 @@ class HuberLossBackward0(Node):
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
                          reduction="mean"):
     """-weight * (target * log(input) + (1 - target) * log(1 - input)), logs clamped at -100."""
+    if _autocast.on:
+        return _autocast.float32(binary_cross_entropy, input, target, weight, size_average, reduce,
+                                 reduction)
     reduction = _resolve(size_average, reduce, reduction)
     if target.size() != input.size():
         raise ValueError(f"Using a target size ({target.size()!r}) that is different to the "
@@ -266,6 +279,10 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     loss = (1 - target) * input - (1 + (pos_weight - 1) * target) * log_sigmoid(input),
     where log_sigmoid(x) = min(x, 0) - log1p(exp(-|x|)) never overflows.
     """
+    if _autocast.on:
+        return _autocast.float32(binary_cross_entropy_with_logits, input, target, weight,
+                                 size_average, reduce, reduction,
+                                 pos_weight)
     reduction = _resolve(size_average, reduce, reduction)
     if target.size() != input.size():
         raise ValueError(f"Target size ({target.size()!r}) must be the same as input size "
@@ -348,6 +365,9 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 
     Composed from ember ops as PyTorch composes it; 'batchmean' divides the sum by the batch size.
     """
+    if _autocast.on:
+        return _autocast.float32(kl_div, input, target, size_average, reduce, reduction,
+                                 log_target)
     if size_average is not None or reduce is not None:
         enum = _reduction_enum(_legacy_reduction(size_average, reduce))
     else:

@@ -9,6 +9,7 @@ runs in NumPy and their backward is written with ember ops.
 """
 import math
 
+from . import _autocast
 from .. import _dtype, _errors
 from ..autograd.grad_mode import no_grad
 from ..autograd.graph import Node
@@ -36,6 +37,8 @@ def _grad_scale(grad, reduction, count):
 # ---------------------------------------------------------------- soft margin (native)
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """log(1 + exp(-target * input)), reduced."""
+    if _autocast.on:
+        return _autocast.float32(soft_margin_loss, input, target, size_average, reduce, reduction)
     reduction = _resolve(size_average, reduce, reduction)
     if _errors.broadcast_mismatch(tuple(input.shape), tuple(target.shape)):
         raise RuntimeError(_errors.broadcast_mismatch(tuple(input.shape), tuple(target.shape)))
@@ -82,6 +85,9 @@ def _check_class_input(input, target, what):
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None,
                       reduce=None, reduction="mean"):
     """sum over i != y of max(0, margin - x[y] + x[i]) ** p * weight[y], divided by C."""
+    if _autocast.on:
+        return _autocast.float32(multi_margin_loss, input, target, p, margin, weight, size_average,
+                                 reduce, reduction)
     reduction = _resolve(size_average, reduce, reduction)
     if p != 1 and p != 2:
         raise ValueError("only p == 1 and p == 2 supported")
@@ -158,6 +164,9 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     """sum over targets j and non-targets i of max(0, 1 - (x[j] - x[i])), divided by C.
 
     Each row of `target` lists class indices, ended by the first -1."""
+    if _autocast.on:
+        return _autocast.float32(multilabel_margin_loss, input, target, size_average, reduce,
+                                 reduction)
     reduction = _resolve(size_average, reduce, reduction)
     _check_class_input(input, target, "multilabel_margin_loss")
     if tuple(target.shape) != tuple(input.shape):
@@ -242,6 +251,9 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
                          reduction="mean"):
     """x where target is 1, max(0, margin - x) where target is -1 (ATen's composition)."""
+    if _autocast.on:
+        return _autocast.float32(hinge_embedding_loss, input, target, margin, size_average, reduce,
+                                 reduction)
     reduction = _resolve(size_average, reduce, reduction)
     zeros = input.new_zeros(input.shape)
     # ATen's `margin - self` is empty_like(self).fill_(margin).sub_(self): self's dtype
@@ -253,6 +265,9 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
 def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
                         reduction="mean"):
     """max(0, -target * (input1 - input2) + margin)."""
+    if _autocast.on:
+        return _autocast.float32(margin_ranking_loss, input1, input2, target, margin, size_average,
+                                 reduce, reduction)
     reduction = _resolve(size_average, reduce, reduction)
     if input1.dim() != input2.dim() or input1.dim() != target.dim():
         raise RuntimeError("margin_ranking_loss : All input tensors should have same dimension "
@@ -265,6 +280,9 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
 def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
                           reduction="mean"):
     """1 - cos(x1, x2) where target is 1, max(0, cos(x1, x2) - margin) where it is -1."""
+    if _autocast.on:
+        return _autocast.float32(cosine_embedding_loss, input1, input2, target, margin,
+                                 size_average, reduce, reduction)
     reduction = _resolve(size_average, reduce, reduction)
     dim = target.dim()
     if dim not in (0, 1):
@@ -286,6 +304,9 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
                         size_average=None, reduce=None, reduction="mean"):
     """max(0, margin + d(anchor, positive) - d(anchor, negative)), d the p-norm distance."""
+    if _autocast.on:
+        return _autocast.float32(triplet_margin_loss, anchor, positive, negative, margin, p, eps,
+                                 swap, size_average, reduce, reduction)
     reduction = _resolve(size_average, reduce, reduction)
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")
@@ -331,6 +352,9 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,
                      reduce=None, reduction="mean"):
     """exp(input) - target * input (log_input), else input - target * log(input + eps)."""
+    if _autocast.on:
+        return _autocast.float32(poisson_nll_loss, input, target, log_input, full, size_average,
+                                 eps, reduce, reduction)
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)
     if reduction != "none" and reduction != "mean" and reduction != "sum":

@@ -7,6 +7,7 @@ weight for 'mean'), so double backward through it is exact. cross_entropy is com
 PyTorch composes it: log_softmax then nll_loss; label smoothing and probability targets add
 a few ember ops on top, which is also where their `grad_fn` names come from.
 """
+from . import _autocast
 from .. import _arguments, _dtype, _errors
 from ..autograd.graph import Node
 from . import nn_ops
@@ -26,6 +27,9 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 
     'mean' divides by the summed weight of the targets that are not `ignore_index`.
     """
+    if _autocast.on:
+        return _autocast.float32(nll_loss, input, target, weight, size_average, ignore_index,
+                                 reduce, reduction)
     reduction = _resolve(size_average, reduce, reduction)
     try:
         return _nll_loss_nd(input, target, weight, reduction, ignore_index)
@@ -182,6 +186,9 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     A `target` shaped like `input` holds class probabilities instead of class indices.
     `label_smoothing` mixes the target with the uniform distribution over classes.
     """
+    if _autocast.on:
+        return _autocast.float32(cross_entropy, input, target, weight, size_average, ignore_index,
+                                 reduce, reduction, label_smoothing)
     reduction = _resolve(size_average, reduce, reduction)
     try:
         return _cross_entropy(input, target, weight, reduction, ignore_index, label_smoothing)

@@ -12,6 +12,7 @@ values the input had before it was overwritten.
 import math
 import warnings
 
+from . import _autocast
 from .. import _arguments, _dtype
 from ..autograd.graph import Node
 from . import _erf, nn_ops
@@ -396,6 +397,8 @@ class LogSigmoidBackward0(_SavedInput):
 # ---------------------------------------------------------------- prelu
 def prelu(input, weight):
     """leaky relu whose slope is learned: one weight, or one per channel (dim 1)."""
+    if _autocast.on:
+        return _autocast.lower_precision(prelu, input, weight)
     count = weight.numel()
     if weight.dim() > 1:
         raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: "

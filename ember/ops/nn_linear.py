@@ -8,6 +8,7 @@ grad_fn names and error texts are PyTorch's. Dropout draws its mask with
 import math
 import warnings
 
+from . import _autocast
 from .. import _arguments, _dtype, _errors
 from ..autograd.grad_mode import no_grad
 from ..autograd.graph import Node
@@ -31,6 +32,8 @@ _SELU_ALPHA_PRIME = 1.7580993408473766   # -selu's scale * alpha: alpha dropout'
 # ---------------------------------------------------------------- linear
 def linear(input, weight, bias=None):
     """input @ weight.T + bias, recorded as PyTorch records it (AddmmBackward0, ...)."""
+    if _autocast.on:
+        return _autocast.lower_precision(linear, input, weight, bias)
     try:
         return _linear(input, weight, bias)
     except (AttributeError, TypeError):

@@ -11,6 +11,7 @@ rules (float32 scales, align_corners, recompute_scale_factor) are matched exactl
 import math
 import warnings
 
+from . import _autocast
 from .. import _errors
 from ..autograd.graph import Node
 from ._common import attach, grad_state, wrap
@@ -219,6 +220,8 @@ def pad(input, pad, mode="constant", value=None):
 
 def _pad_indexed(input, pad, mode, n):
     """Reflect or replicate: each padded dim reads the input at a computed index list."""
+    if _autocast.on and (mode == "replicate" or n < 3):  # PyTorch's float32 list
+        return _autocast.float32(_pad_indexed, input, pad, mode, n)
     data = input._data
     xp = input._device.xp
     shape = data.shape

@@ -9,6 +9,7 @@ PyTorch does (so their grad_fn is AmaxBackward0 / AminBackward0 / SumBackward1).
 """
 import math
 
+from . import _autocast
 from .. import _dtype, _errors
 from ..autograd.graph import Node
 from ._common import attach, grad_state, wrap, wrap_dims
@@ -216,6 +217,8 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
 
 def vecdot(x, y, *, dim=-1):
     """Dot products along `dim`, broadcasting the other dimensions."""
+    if _autocast.on:
+        return _autocast.lower_precision(vecdot, x, y, dim=dim)
     if x.dtype is not y.dtype:
         raise RuntimeError("linalg.vecdot: Expected x and y to have the same dtype, but found x "
                            f"of type {_type_name(x.dtype)} and y of type {_type_name(y.dtype)} "

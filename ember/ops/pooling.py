@@ -9,6 +9,7 @@ Adaptive pooling lives in pooling_adaptive.py and is re-exported here.
 """
 import math
 
+from . import _autocast
 from .. import _errors
 from ..autograd.graph import Node
 from ._common import attach, grad_state, wrap, wrap_dim
@@ -225,6 +226,9 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     """Max over sliding windows of (N, C, D, H, W) or (C, D, H, W) input."""
+    if _autocast.on:
+        return _autocast.float32(max_pool3d, input, kernel_size, stride, padding, dilation,
+                                 ceil_mode, return_indices)
     return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, 3)
 
 
@@ -363,6 +367,9 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
     """Mean over sliding windows of (N, C, D, H, W) or (C, D, H, W) input."""
+    if _autocast.on:
+        return _autocast.float32(avg_pool3d, input, kernel_size, stride, padding, ceil_mode,
+                                 count_include_pad, divisor_override)
     return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
                      divisor_override, 3)
 

@@ -7,6 +7,7 @@ last element) and shares max pooling's index-routed gradient.
 """
 import math
 
+from . import _autocast
 from .. import _errors
 from ._common import grad_state, wrap
 from ._linear_map import _LinearMapBackward, linear_map
@@ -120,6 +121,8 @@ def adaptive_avg_pool2d(input, output_size):
 
 def adaptive_avg_pool3d(input, output_size):
     """Average pooling to a fixed (D, H, W) output size."""
+    if _autocast.on:
+        return _autocast.float32(adaptive_avg_pool3d, input, output_size)
     return _adaptive_avg_pool_nd(input, output_size, 3)
 
 
@@ -194,4 +197,6 @@ def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
 
 def adaptive_max_pool3d(input, output_size, return_indices=False):
     """Max pooling to a fixed (D, H, W) output size."""
+    if _autocast.on:
+        return _autocast.float32(adaptive_max_pool3d, input, output_size, return_indices)
     return _adaptive_max_pool(input, output_size, return_indices, 3)

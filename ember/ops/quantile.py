@@ -7,6 +7,7 @@ logcumsumexp and renorm have their own nodes with PyTorch's backward formulas.
 """
 import math
 
+from . import _autocast
 from .. import _dtype
 from ..autograd.graph import Node
 from ._common import Tensor, attach, grad_state, inplace, wrap, wrap_dim
@@ -22,11 +23,15 @@ _MODES = ("linear", "lower", "higher", "midpoint", "nearest")
 # ---------------------------------------------------------------- quantile
 def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
     """The q-th quantiles along dim (of all elements when dim is None); nan propagates."""
+    if _autocast.on:
+        return _autocast.float32(quantile, input, q, dim, keepdim, interpolation=interpolation)
     return _quantile(input, q, dim, keepdim, interpolation, False, "quantile")
 
 
 def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
     """quantile ignoring nan (a slice of only nan gives nan)."""
+    if _autocast.on:
+        return _autocast.float32(nanquantile, input, q, dim, keepdim, interpolation=interpolation)
     return _quantile(input, q, dim, keepdim, interpolation, True, "quantile")  # its text too
 
 

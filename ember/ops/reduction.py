@@ -17,6 +17,7 @@ import builtins
 import math
 import warnings
 
+from . import _autocast
 from .. import _dtype
 from ..autograd.graph import Node
 from . import pointwise
@@ -243,6 +244,8 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, **aliases):
 # ---------------------------------------------------------------- prod
 def prod(input, dim=None, keepdim=False, *, dtype=None, **aliases):
     """Product over one dim (or all); integers and bools multiply as int64."""
+    if _autocast.on and dtype is None:
+        return _autocast.float32(prod, input, dim, keepdim, dtype=dtype, **aliases)
     if aliases:  # NumPy-style axis=/keepdims=, which PyTorch accepts too
         dim, keepdim = dim_aliases(dim, keepdim, aliases)
     data = input._data

@@ -7,6 +7,7 @@ unsqueezed input, as PyTorch's Python does (hence its `SqueezeBackward1` grad_fn
 """
 import math
 
+from . import _autocast
 from .. import _dtype, _errors
 from ..autograd.graph import Node
 from ._common import attach, grad_state, wrap
@@ -102,6 +103,9 @@ class MaxUnpool3DBackward0(_UnpoolBackward):
 
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """Inverse of max_pool1d: values back at their indices, zeros elsewhere."""
+    if _autocast.on:
+        return _autocast.float32(max_unpool1d, input, indices, kernel_size, stride, padding,
+                                 output_size)
     kernel = _tuple(kernel_size, 1)
     stride = _tuple(stride, 1) if stride is not None else kernel
     size = _unpool_output_size(input, kernel, stride, _tuple(padding, 1), output_size)
@@ -111,6 +115,9 @@ def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_siz
 
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """Inverse of max_pool2d: values back at their indices, zeros elsewhere."""
+    if _autocast.on:
+        return _autocast.float32(max_unpool2d, input, indices, kernel_size, stride, padding,
+                                 output_size)
     kernel = _tuple(kernel_size, 2)
     stride = _tuple(stride, 2) if stride is not None else kernel
     size = _unpool_output_size(input, kernel, stride, _tuple(padding, 2), output_size)
@@ -119,6 +126,9 @@ def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_siz
 
 def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """Inverse of max_pool3d: values back at their indices, zeros elsewhere."""
+    if _autocast.on:
+        return _autocast.float32(max_unpool3d, input, indices, kernel_size, stride, padding,
+                                 output_size)
     kernel = _tuple(kernel_size, 3)
     stride = _tuple(stride, 3) if stride is not None else kernel
     size = _unpool_output_size(input, kernel, stride, _tuple(padding, 3), output_size)
