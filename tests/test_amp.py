@@ -296,6 +296,20 @@ def test_deprecated_spellings_warn_and_act(torch):
             fast = lib.get_autocast_dtype("cpu")
             lib.set_autocast_cpu_dtype(lib.bfloat16)
             depth = [lib.autocast_increment_nesting(), lib.autocast_decrement_nesting()]
+            for on_, off, kind in ((lib.set_autocast_ipu_enabled, lib.is_autocast_ipu_enabled,
+                                    "ipu"),
+                                   (lib.set_autocast_xla_enabled, lib.is_autocast_xla_enabled,
+                                    "xla")):
+                on_(True)
+                depth.append((off(), lib.is_autocast_enabled(kind)))
+                on_(False)
+            for setter, kind in ((lib.set_autocast_gpu_dtype, "cuda"),
+                                 (lib.set_autocast_ipu_dtype, "ipu"),
+                                 (lib.set_autocast_xla_dtype, "xla")):
+                before = lib.get_autocast_dtype(kind)
+                setter(lib.float64)
+                depth.append(lib.get_autocast_dtype(kind))
+                setter(before)
         messages = [str(w.message).split(" (Triggered")[0] for w in caught]
         return str((on, fast, depth, [w.category.__name__ for w in caught], messages))
     assert run(ember) == run(torch).replace("torch.", "ember.")
