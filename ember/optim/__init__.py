@@ -11,6 +11,7 @@ from .sgd import *  # noqa: F401,F403
 from .adafactor import *  # noqa: F401,F403
 from .adamax import *  # noqa: F401,F403
 from .asgd import *  # noqa: F401,F403
+from .lbfgs import *  # noqa: F401,F403
 from .nadam import *  # noqa: F401,F403
 from .radam import *  # noqa: F401,F403
 from .rprop import *  # noqa: F401,F403
