@@ -8,6 +8,7 @@ from .optimizer import *  # noqa: F401,F403
 from .rmsprop import *  # noqa: F401,F403
 from .sgd import *  # noqa: F401,F403
 # optim12
+from . import swa_utils
 from .adafactor import *  # noqa: F401,F403
 from .adamax import *  # noqa: F401,F403
 from .asgd import *  # noqa: F401,F403
