@@ -572,3 +572,59 @@ def test_swalr_errors_like_torch(torch, kwargs):
         opt = lib.optim.SGD([lib.nn.Parameter(lib.ones(2))], lr=0.1)
         lib.optim.swa_utils.SWALR(opt, swa_lr=0.01, **kwargs)
     assert_raises_alike(lambda: build(torch), lambda: build(ember))
+
+
+# ---------------------------------------------------------------- tensor lr, half precision
+@pytest.mark.parametrize("name", NAMES)
+def test_tensor_lr_matches_torch(torch, name):
+    """A 1-element tensor lr: ASGD's eta schedule and Adafactor's step size then round
+    through the tensor's float32, as in PyTorch."""
+    results = []
+    for lib in (ember, torch):
+        params = base._params(lib, np.float64)
+        opt = getattr(lib.optim, name)(params, lr=lib.tensor(0.01))
+        base._run(opt, lib, params, 10)
+        results.append(base._numpy(params))
+    base._assert_params_close(*results, np.float64)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_float16_parameters_match_torch(torch, name):
+    results = []
+    for lib in (ember, torch):
+        params = base._params(lib, np.float16)
+        opt = getattr(lib.optim, name)(params)
+        base._run(opt, lib, params, 10)
+        results.append([p.detach().float().numpy() for p in params])
+    for a, b in zip(*results):
+        # one float16 ulp near the parameters' magnitude: the half kernels round
+        # intermediate results in different places
+        np.testing.assert_allclose(a, b, rtol=0, atol=2e-3)
+
+
+@pytest.mark.parametrize("line_search_fn", [None, "strong_wolfe"])
+def test_lbfgs_several_parameters_float32_like_torch(torch, line_search_fn):
+    """Parameters are flattened into one vector in order; one without a gradient counts
+    as zeros. Losses, counters and the type of the stored step length agree."""
+    runs = []
+    for lib in (ember, torch):
+        rng = np.random.RandomState(0)
+        x = lib.tensor(rng.randn(20, 3).astype(np.float32))
+        y = lib.tensor(rng.randn(20, 1).astype(np.float32))
+        w1 = lib.tensor((rng.randn(3, 5) * 0.5).astype(np.float32), requires_grad=True)
+        w2 = lib.tensor((rng.randn(5, 1) * 0.5).astype(np.float32), requires_grad=True)
+        unused = lib.tensor(np.ones(2, np.float32), requires_grad=True)
+        opt = lib.optim.LBFGS([w1, unused, w2], line_search_fn=line_search_fn, max_iter=5,
+                              history_size=3)
+
+        def closure():
+            opt.zero_grad()
+            loss = ((lib.tanh(x @ w1) @ w2 - y) ** 2).mean()
+            loss.backward()
+            return loss
+        losses = [opt.step(closure).item() for _ in range(3)]
+        state = opt.state[w1]
+        runs.append((losses, state["func_evals"], state["n_iter"], type(state["t"]).__name__,
+                     unused.detach().numpy().tolist()))
+    np.testing.assert_allclose(runs[0][0], runs[1][0], rtol=1e-5)
+    assert runs[0][1:] == runs[1][1:]

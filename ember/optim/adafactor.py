@@ -80,7 +80,7 @@ class Adafactor(Optimizer):
         try:
             for group in self.param_groups:
                 eps1, eps2 = group["eps"]
-                lr = _get_value(_to_scalar(group["lr"]))
+                lr = _to_scalar(group["lr"])  # a tensor lr makes the step size a tensor
                 for param, grad, state in self._init_group(group):
                     _adafactor_one(param, grad, state, lr, group["beta2_decay"], eps1, eps2,
                                    group["d"], group["weight_decay"], group["maximize"])
@@ -114,4 +114,4 @@ def _adafactor_one(param, grad, state, lr, beta2_decay, eps1, eps2, d, weight_de
     update = estimate.clamp_(min=eps1 * eps1).rsqrt_()
     update.mul_(grad)
     clip = max(1.0, update.norm(2).item() / (update.numel() ** 0.5 * d))
-    param.add_(update, alpha=-alpha / clip)
+    param.add_(update, alpha=_get_value(-alpha / clip))

@@ -65,7 +65,7 @@ class Adamax(Optimizer):
                 _checks.capturable_refused([r[0] for r in rows], "params and state_steps",
                                            [r[2]["step"] for r in rows])
             beta1, beta2 = group["betas"]
-            lr = _get_value(_to_scalar(group["lr"]))
+            lr = _to_scalar(group["lr"])  # a tensor lr rounds the step factors to its dtype
             for param, grad, state in rows:
                 _adamax_one(param, grad, state, lr, beta1, beta2, group["eps"],
                             group["weight_decay"], group["maximize"], group["differentiable"])
@@ -90,4 +90,4 @@ def _adamax_one(param, grad, state, lr, beta1, beta2, eps, weight_decay, maximiz
         exp_inf.copy_(cat([decayed.unsqueeze(0), fresh.unsqueeze_(0)], 0).amax(0))
     else:
         exp_inf.copy_(decayed.maximum(fresh))
-    param.addcdiv_(exp_avg, exp_inf, value=-lr / (1 - beta1 ** step))
+    param.addcdiv_(exp_avg, exp_inf, value=-_get_value(lr / (1 - beta1 ** step)))

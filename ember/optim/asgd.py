@@ -6,6 +6,7 @@ iterates, which starts at step `t0` (mu_t = 1 / max(1, t - t0)); before that `ax
 just copies the parameter. `eta` and `mu` live in the state as 0-dim tensors of the
 scalar dtype, so the step uses eta rounded as PyTorch's does.
 """
+from .._tensor import Tensor
 from ..ops.creation import ones, tensor, zeros_like
 from . import _checks
 from .optimizer import (Optimizer, _get_scalar_dtype, _get_value, _to_scalar,
@@ -73,7 +74,7 @@ class ASGD(Optimizer):
                     [r[0] for r in rows], "params, mus, etas, and state_steps",
                     [r[2]["mu"] for r in rows], [r[2]["eta"] for r in rows],
                     [r[2]["step"] for r in rows])
-            lr = _get_value(_to_scalar(group["lr"]))
+            lr = _to_scalar(group["lr"])  # a tensor lr keeps eta's schedule in its dtype
             for param, grad, state in rows:
                 _asgd_one(param, grad, state, lr, group["lambd"], group["alpha"], group["t0"],
                           group["weight_decay"], group["maximize"])
@@ -96,5 +97,6 @@ def _asgd_one(param, grad, state, lr, lambd, alpha, t0, weight_decay, maximize):
         ax.add_(param.sub(ax).mul_(mu))
     else:
         ax.copy_(param)
-    eta.copy_(tensor(lr / ((1 + lambd * lr * step) ** alpha)))
+    new_eta = lr / ((1 + lambd * lr * step) ** alpha)
+    eta.copy_(new_eta if isinstance(new_eta, Tensor) else tensor(new_eta))
     mu.copy_(tensor(1 / max(1, step - t0)))

@@ -77,7 +77,7 @@ class NAdam(Optimizer):
                     [r[0] for r in rows], "params, mu_products and state_steps",
                     [r[2]["step"] for r in rows], [r[2]["mu_product"] for r in rows])
             beta1, beta2 = group["betas"]
-            lr = _get_value(_to_scalar(group["lr"]))
+            lr = _to_scalar(group["lr"])  # a tensor lr rounds the step factors to its dtype
             for param, grad, state in rows:
                 _nadam_one(param, grad, state, lr, beta1, beta2, group["eps"],
                            group["weight_decay"], group["momentum_decay"],
@@ -114,5 +114,6 @@ def _nadam_one(param, grad, state, lr, beta1, beta2, eps, weight_decay, momentum
         param.addcdiv_(exp_avg * (-lr * mu_next / (1.0 - product_next)), rms)
         return
     product = _get_value(mu_product)
-    param.addcdiv_(grad, rms, value=-lr * (1.0 - mu) / (1.0 - product))
-    param.addcdiv_(exp_avg, rms, value=-lr * mu_next / (1.0 - product * mu_next))
+    param.addcdiv_(grad, rms, value=_get_value(-lr * (1.0 - mu) / (1.0 - product)))
+    param.addcdiv_(exp_avg, rms,
+                   value=_get_value(-lr * mu_next / (1.0 - product * mu_next)))
