@@ -628,3 +628,37 @@ def test_lbfgs_several_parameters_float32_like_torch(torch, line_search_fn):
                      unused.detach().numpy().tolist()))
     np.testing.assert_allclose(runs[0][0], runs[1][0], rtol=1e-5)
     assert runs[0][1:] == runs[1][1:]
+
+
+def test_torch_loads_ember_lbfgs_state_and_continues(torch):
+    """The other direction of the LBFGS checkpoint: torch resumes from ember's state."""
+    _, w, opt = _lbfgs_fit(ember, 2, max_iter=3, line_search_fn="strong_wolfe")
+    saved = base._to_torch(torch, opt.state_dict())
+    results = []
+    for lib in (ember, torch):
+        x, y = lib.tensor(_X), lib.tensor(_Y)
+        w_new = lib.tensor(w.detach().numpy().copy(), requires_grad=True)
+        resumed = lib.optim.LBFGS([w_new], max_iter=3, line_search_fn="strong_wolfe")
+        resumed.load_state_dict(opt.state_dict() if lib is ember else saved)
+
+        def closure():
+            resumed.zero_grad()
+            loss = ((w_new[0] * lib.sin(w_new[1] * x) + w_new[2] * x - y) ** 2).mean()
+            loss.backward()
+            return loss
+        results.append([resumed.step(closure).item() for _ in range(3)])
+    np.testing.assert_allclose(results[0], results[1], rtol=1e-9)
+
+
+def test_averaged_model_state_dict_loads_in_torch(torch):
+    averaged = _average_while_training(ember, lambda lib, model:
+                                       lib.optim.swa_utils.AveragedModel(model))
+    rng = np.random.RandomState(3)
+    theirs = torch.optim.swa_utils.AveragedModel(_bn_model(torch, _bn_weights(rng)))
+    theirs.load_state_dict(base._to_torch(torch, averaged.state_dict()))
+    assert theirs.n_averaged.item() == averaged.n_averaged.item() == 6
+    x = np.random.RandomState(4).randn(5, 6).astype(np.float32)
+    averaged.eval()
+    theirs.eval()
+    np.testing.assert_allclose(averaged(ember.tensor(x)).detach().numpy(),
+                               theirs(torch.tensor(x)).detach().numpy(), rtol=1e-6, atol=1e-6)
