@@ -56,6 +56,10 @@ from .ops.quantile import *  # noqa: F401,F403
 from .ops.windows import *  # noqa: F401,F403
 from . import special  # noqa: E402
 
+# func12
+from . import func, functional  # noqa: E402
+from .func import vmap  # noqa: E402,F401
+
 # doors: every ember.* function PyTorch's argument parser checks raises its TypeErrors
 # (one wrapper per function, applied here, where the names are exported)
 from . import _arguments, _signatures  # noqa: E402
