@@ -59,6 +59,7 @@ from . import special  # noqa: E402
 # func12
 from . import func, functional  # noqa: E402
 from .func import vmap  # noqa: E402,F401
+from .autograd import forward_ad as _forward_ad  # noqa: E402,F401
 
 # doors: every ember.* function PyTorch's argument parser checks raises its TypeErrors
 # (one wrapper per function, applied here, where the names are exported)
