@@ -17,23 +17,15 @@ __all__ = ["profile", "schedule", "supported_activities", "tensorboard_trace_han
            "ProfilerAction", "ProfilerActivity", "record_function"]
 
 
-class ProfilerActivity(enum.Enum):
-    """What a profile may time; ember times CPU ops only."""
-    CPU = 0
-    XPU = 1
-    CUDA = 2
-    HPU = 3
-    MTIA = 4
-    PrivateUse1 = 5
-
-
-class ProfilerAction(enum.Enum):
-    """What the profiler does at a step, as a `schedule` says."""
-    NONE = 0
-    WARMUP = 1
-    RECORD = 2
-    RECORD_AND_SAVE = 3
-    DEVICE_STOPPED = 4
+# What a profile may time (ember times CPU ops only), numbered as PyTorch numbers them.
+ProfilerActivity = enum.Enum("ProfilerActivity", [
+    (name, number) for number, name in enumerate(("CPU", "XPU", "CUDA", "HPU", "MTIA",
+                                                  "PrivateUse1"))])
+# What the profiler does at a step, as a `schedule` says.
+ProfilerAction = enum.Enum("ProfilerAction", [
+    (name, number) for number, name in enumerate(("NONE", "WARMUP", "RECORD",
+                                                  "RECORD_AND_SAVE", "DEVICE_STOPPED"))])
+ProfilerActivity.__module__ = ProfilerAction.__module__ = __name__
 
 
 _RECORDING = (ProfilerAction.RECORD, ProfilerAction.RECORD_AND_SAVE)
@@ -51,12 +43,10 @@ def schedule(*, wait, warmup, active, repeat=0, skip_first=0, skip_first_wait=0)
     cycle = wait + warmup + active
 
     def action(step):
-        if step < skip_first:
+        counted = step - skip_first
+        if counted < 0 or repeat > 0 and counted // cycle >= repeat:
             return ProfilerAction.NONE
-        step -= skip_first
-        if repeat > 0 and step // cycle >= repeat:
-            return ProfilerAction.NONE
-        position = step % cycle
+        position = counted % cycle
         if position < wait:
             return ProfilerAction.NONE
         if position < wait + warmup:
@@ -94,7 +84,7 @@ class profile:
 
     def __enter__(self):
         self.start()
-        return self
+        return self  # the profile itself: `as prof`
 
     def __exit__(self, *exc):
         self.stop()
