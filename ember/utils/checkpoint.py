@@ -28,7 +28,7 @@ __all__ = ["checkpoint", "checkpoint_sequential", "CheckpointError", "Checkpoint
            "detach_variable"]
 
 _REENTRANT_GRAD = (
-    "When use_reentrant=True, torch.utils.checkpoint is incompatible with .grad() or passing "
+    "When use_reentrant=True, ember.utils.checkpoint is incompatible with .grad() or passing "
     "an `inputs` parameter to .backward(). To resolve this error, you can either set "
     "use_reentrant=False, or call .backward() without passing the `inputs` argument.")
 _EXPLICIT = ("the use_reentrant parameter should be passed explicitly. {}use_reentrant=False "
@@ -132,7 +132,7 @@ class _Recomputation:
             self.function(*inputs, **self.kwargs)
         if len(collected) != self.count:
             raise CheckpointError(
-                "torch.utils.checkpoint: A different number of tensors was saved during the "
+                "ember.utils.checkpoint: A different number of tensors was saved during the "
                 f"original forward and recomputation.\nNumber of tensors saved during forward: "
                 f"{self.count}\nNumber of tensors saved during recomputation: "
                 f"{len(collected)}.\n")
@@ -159,7 +159,7 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=None, determinism
     """function(*args, **kwargs), keeping only the inputs for backward and recomputing the
     rest there."""
     if use_reentrant is None:
-        warnings.warn("torch.utils.checkpoint: " + _EXPLICIT.format(
+        warnings.warn("ember.utils.checkpoint: " + _EXPLICIT.format(
             "Starting in PyTorch 2.9, calling checkpoint without use_reentrant will raise an "
             "exception. "), stacklevel=2)
         use_reentrant = True
@@ -177,7 +177,7 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=None, determinism
 def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwargs):
     """Run `functions` in order, checkpointing all but the last of `segments` equal chunks."""
     if use_reentrant is None:
-        warnings.warn("torch.utils.checkpoint.checkpoint_sequential: " + _EXPLICIT.format(
+        warnings.warn("ember.utils.checkpoint.checkpoint_sequential: " + _EXPLICIT.format(
             "In version 2.9 we will raise an exception if use_reentrant is not passed. "),
             stacklevel=2)
         use_reentrant = True
