@@ -25,15 +25,16 @@ _RANDOMNESS = ("error", "different", "same")
 
 def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     """`func` mapped over dimension `in_dims` of its inputs, results stacked at `out_dims`."""
+    if randomness not in _RANDOMNESS:
+        raise RuntimeError("Only allowed values for randomness are 'error', 'different', "
+                           f"or 'same'. Got {randomness}")
     if chunk_size is not None and not chunk_size > 0:
         raise ValueError(f"vmap: chunk_size should be None or greater than 0. (got {chunk_size})")
 
     @functools.wraps(func)
-    def wrapper(*args, **kwargs):
-        if randomness not in _RANDOMNESS:
-            raise RuntimeError("Only allowed values for randomness are 'error', 'different', "
-                               f"or 'same'. Got {randomness}")
+    def wrapped(*args, **kwargs):
         name = getattr(func, "__name__", repr(func))
+        _check_out_dims(name, out_dims)
         leaves, spec, dims, size = _mapped_inputs(name, args, in_dims)
         start = _random.default_generator.get_state() if randomness != "different" else None
         results = []
@@ -49,7 +50,17 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
                     "either use the 'same' or 'different' randomness flags on vmap or perform "
                     "the randomness operation out of vmap")
         return _stack_outputs(name, results, out_dims)
-    return wrapper
+    return wrapped
+
+
+def _check_out_dims(name, out_dims):
+    if isinstance(out_dims, int):
+        return
+    for dim in _tree.flatten(out_dims)[0]:
+        if dim is not None and not isinstance(dim, int):
+            raise ValueError(f"vmap({name}, ..., out_dims={out_dims}): `out_dims` must be an "
+                             "int, None or a python collection of ints representing where in "
+                             "the outputs the vmapped dimension should appear.")
 
 
 def _drew(start):
@@ -64,7 +75,7 @@ def _mapped_inputs(name, args, in_dims):
                          "inputs, or you are trying to vmap over a function with no inputs. "
                          "The latter is unsupported.")
     where = f"vmap({name}, in_dims={in_dims}, ...)(<inputs>)"
-    if not isinstance(in_dims, (int, tuple)) or isinstance(in_dims, bool):
+    if not isinstance(in_dims, (int, tuple)):
         raise ValueError(f"{where}: expected `in_dims` to be int or a (potentially nested) "
                          f"tuple matching the structure of inputs, got: {type(in_dims)}.")
     leaves, spec = _tree.flatten(args)
@@ -76,7 +87,7 @@ def _mapped_inputs(name, args, in_dims):
             f"{_tree.describe(spec)}.")
     sizes, wrapped = [], []
     for x, d in zip(leaves, dims):
-        if d is not None and (not isinstance(d, int) or isinstance(d, bool)):
+        if d is not None and not isinstance(d, int):
             raise ValueError(f"{where}: Got in_dim={d} for an input but in_dim must be either "
                              "an integer dimension or None.")
         if d is not None and not isinstance(x, Tensor):
