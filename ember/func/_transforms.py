@@ -27,7 +27,7 @@ def _lift(x, nested):
     return x.detach().requires_grad_()
 
 
-def _lift_tree(tree, nested, what):
+def _lift_tree(tree, nested):
     leaves, spec = _tree.flatten(tree)
     for leaf in leaves:
         if not isinstance(leaf, Tensor):
@@ -109,7 +109,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
         args = list(args)
         lifted = []
         for i in positions:
-            leaves, args[i], spec = _lift_tree(args[i], nested, "grad")
+            leaves, args[i], spec = _lift_tree(args[i], nested)
             lifted.append((leaves, spec))
         with enable_grad(), _Running():
             output, aux = _split_aux(func(*args, **kwargs), has_aux, "grad_and_value(f)(*args)")
@@ -149,7 +149,7 @@ def grad(func, argnums=0, has_aux=False):
 def vjp(func, *primals, has_aux=False):
     """(func(*primals), vjp_fn[, aux]): vjp_fn(cotangents) gives one gradient per primal."""
     nested = _nested(_tree.flatten(primals)[0])
-    leaves, lifted, spec = _lift_tree(primals, nested, "vjp")
+    leaves, lifted, spec = _lift_tree(primals, nested)
     with enable_grad(), _Running():
         output, aux = _split_aux(func(*lifted), has_aux, "vjp(f, *primals)")
     out_leaves, out_spec = _tree.flatten(output)
@@ -214,7 +214,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
                 "original Tensor, this is not supported. Tensor is of size "
                 f"{list(p.shape)} while the given forward gradient is of size {list(t.shape)}.")
     nested = _nested(primal_leaves + tangent_leaves)
-    leaves, lifted, _ = _lift_tree(primals, nested, "jvp")
+    leaves, lifted, _ = _lift_tree(primals, nested)
     with enable_grad(), _Running():
         output, aux = _split_aux(func(*lifted), has_aux, api)
         out_leaves, out_spec = _tree.flatten(output)
