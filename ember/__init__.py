@@ -65,6 +65,12 @@ from .ops.quantile import *  # noqa: F401,F403
 from .ops.windows import *  # noqa: F401,F403
 from . import special  # noqa: E402
 
+# func12
+from . import func, functional  # noqa: E402
+from .func import vmap  # noqa: E402,F401
+from .autograd import forward_ad as _forward_ad  # noqa: E402,F401
+from . import profiler  # noqa: E402,F401  (and ember.autograd.profiler)
+
 # doors: every ember.* function PyTorch's argument parser checks raises its TypeErrors
 # (one wrapper per function, applied here, where the names are exported)
 from . import _arguments, _signatures  # noqa: E402

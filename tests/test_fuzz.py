@@ -26,6 +26,8 @@ LOG = os.environ.get("EMBER_FUZZ_LOG")
 # skips a mismatch whose entry and kind match; the fix belongs to the helper named.
 # Broad causes come first: whole groups other helpers are fixing in parallel.
 KNOWN = [
+    ("vmap", "result", "returns a new function, whose repr holds its address in both "
+     "libraries (vmap's values and errors are compared in tests/test_func.py)"),
     ("*", "argument checking", "bad argument types/counts: PyTorch's argument-parser text "
      "(argcheck and scalars helpers)"),
     ("*", "dtype support", "which dtypes an op refuses, and with which message, before or "

@@ -12,7 +12,16 @@ import warnings
 from .. import _errors
 from .grad_mode import anomaly, state as _grad_state
 
-__all__ = ["run_backward"]
+__all__ = ["run_backward", "is_checkpoint_valid"]
+
+# One entry per running pass: whether it computes gradients for given inputs only
+# (autograd.grad, backward(inputs=...)), which a reentrant checkpoint cannot serve.
+_for_inputs = []
+
+
+def is_checkpoint_valid():
+    """False inside a pass that only computes gradients for given inputs."""
+    return not (_for_inputs and _for_inputs[-1])
 
 
 def _dependencies(roots):
@@ -90,6 +99,7 @@ def run_backward(roots, grads, retain_graph, create_graph, capture=None):
             heapq.heappush(ready, (-node._sequence_nr, id(node), node))
     previous_mode = _grad_state.enabled
     _grad_state.enabled = create_graph
+    _for_inputs.append(capture is not None)
     try:
         while ready:
             node = heapq.heappop(ready)[2]
@@ -129,6 +139,7 @@ def run_backward(roots, grads, retain_graph, create_graph, capture=None):
                     heapq.heappush(ready, (-child._sequence_nr, id(child), child))
     finally:
         _grad_state.enabled = previous_mode
+        _for_inputs.pop()
     return captured
 
 

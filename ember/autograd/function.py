@@ -9,6 +9,7 @@ passed to `forward`/`backward` *is* that node (as in PyTorch), named
 import functools
 
 from .. import _tensor
+from . import graph as _graph
 from .graph import Node, grad_accumulator
 from .grad_mode import no_grad, state as _grad_state
 
@@ -201,7 +202,10 @@ def _save(ctx, outputs):
             entries.append(None)
             continue
         output_nr = next((i for i, o in enumerate(outputs) if o is t), None)
-        if output_nr is not None and t.grad_fn is ctx:
+        if _graph._hook_stack:
+            entries.append(_graph.pack(t, output_nr if output_nr is not None
+                                       and t.grad_fn is ctx else False))
+        elif output_nr is not None and t.grad_fn is ctx:
             alias = t._alias()
             entries.append((alias, alias._storage.version, output_nr))
         else:

@@ -13,10 +13,15 @@ import weakref
 from .. import _errors
 from .grad_mode import state as _grad_state
 
-__all__ = ["Node", "AccumulateGrad"]
+__all__ = ["Node", "AccumulateGrad", "saved_tensors_hooks", "save_on_cpu",
+           "disable_saved_tensors_hooks"]
 
 _sequence = itertools.count()
 _FREED = object()
+# (pack, unpack) pairs of the saved_tensors_hooks contexts now open, innermost last; the
+# one `disable_saved_tensors_hooks` message in force (None: hooks may be registered).
+_hook_stack = []
+_hooks_disabled = [None]
 
 
 class Node:
@@ -58,6 +63,9 @@ class Node:
         for t in tensors:
             if t is not None and t._extras is not None:
                 _check_not_inference(t)
+        if _hook_stack:
+            self._saved = tuple(None if t is None else pack(t, False) for t in tensors)
+            return
         self._saved = tuple(
             None if t is None else (t, t._storage.version, False) for t in tensors)
 
@@ -69,8 +77,12 @@ class Node:
         """
         if tensor._extras is not None:
             _check_not_inference(tensor)
-        alias = tensor._alias()
-        self._saved = (self._saved or ()) + ((alias, alias._storage.version, output_nr),)
+        if _hook_stack:
+            entry = pack(tensor, output_nr)
+        else:
+            alias = tensor._alias()
+            entry = (alias, alias._storage.version, output_nr)
+        self._saved = (self._saved or ()) + (entry,)
 
     @property
     def saved_tensors(self):
@@ -84,6 +96,9 @@ class Node:
         for entry in saved:
             if entry is None:
                 out.append(None)
+                continue
+            if entry.__class__ is _Packed:
+                out.append(entry.unpack(self))
                 continue
             tensor, version, output_nr = entry
             if tensor._storage.version != version:
@@ -197,3 +212,104 @@ def record_forward_trace(node):
 def _check_not_inference(tensor):
     if tensor._extras.get("inference") and not _grad_state.inference:
         raise RuntimeError(_errors.INFERENCE_SAVED)
+
+
+# ------------------------------------------------------------------ saved-tensor hooks
+class _Packed:
+    """A saved tensor handed to a pack hook: what it returned and how to get a tensor back.
+
+    PyTorch checks no version here: once packed, the saved value is whatever the hooks
+    keep, so an in-place change to the original afterwards is not an error.
+    """
+
+    __slots__ = ("packed", "unpack_hook", "output_nr")
+
+    def __init__(self, packed, unpack_hook, output_nr):
+        self.packed = packed
+        self.unpack_hook = unpack_hook
+        self.output_nr = output_nr
+
+    def unpack(self, node):
+        tensor = self.unpack_hook(self.packed)
+        if not hasattr(tensor, "_storage"):
+            raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but "
+                            f"got result of type {type(tensor).__name__}")
+        if self.output_nr is not False:
+            # as an unhooked saved output: linked back to its node for double backward
+            tensor = tensor._alias()
+            tensor.grad_fn = node
+            tensor._requires_grad = True
+            tensor._output_nr = self.output_nr
+        return tensor
+
+
+def pack(tensor, output_nr):
+    """Run the innermost pack hook on `tensor` (with hooks off, so it cannot recurse)."""
+    pack_hook, unpack_hook = _hook_stack[-1]
+    version = tensor._storage.version
+    saved_stack = _hook_stack[:]
+    _hook_stack.clear()
+    try:
+        packed = pack_hook(tensor)
+    finally:
+        _hook_stack[:] = saved_stack
+    if tensor._storage.version != version:
+        raise RuntimeError(_PACK_HOOK_INPLACE)
+    return _Packed(packed, unpack_hook, output_nr)
+
+
+_PACK_HOOK_INPLACE = (
+    "A saved tensor pack hook is modifying its input in place. Tensors provided as input to "
+    "pack hook cannot be modified by in-place operations as this can lead to unexpected "
+    "side-effects. Please open an issue if you need to perform in-place operations on the "
+    "input to a pack hook.")
+
+
+class saved_tensors_hooks:
+    """Context in which every tensor a node saves goes through `pack_hook` when saved and
+    `unpack_hook` each time backward reads it (to offload, compress or log activations)."""
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self):
+        if _hooks_disabled[0] is not None:
+            raise RuntimeError(_hooks_disabled[0])
+        _hook_stack.append((self.pack_hook, self.unpack_hook))
+        return self
+
+    def __exit__(self, *exc):
+        _hook_stack.pop()
+
+
+class save_on_cpu(saved_tensors_hooks):
+    """Saved tensors kept on the CPU and moved back to their device when backward reads them."""
+
+    def __init__(self, pin_memory=False, device_type="cuda"):
+        def pack_to_cpu(tensor):
+            host = tensor.cpu()
+            return tensor.device, (host.pin_memory() if pin_memory else host)
+
+        def unpack_from_cpu(packed):
+            device, tensor = packed
+            return tensor.to(device, non_blocking=pin_memory)
+        super().__init__(pack_to_cpu, unpack_from_cpu)
+
+
+class disable_saved_tensors_hooks:
+    """Context in which registering saved-tensor hooks raises `error_message` (for code
+    whose saved tensors must not be intercepted); entering it with hooks open raises too."""
+
+    def __init__(self, error_message):
+        self.error_message = error_message
+
+    def __enter__(self):
+        if _hook_stack:
+            raise RuntimeError(self.error_message)
+        self._previous = _hooks_disabled[0]
+        _hooks_disabled[0] = self.error_message
+        return self
+
+    def __exit__(self, *exc):
+        _hooks_disabled[0] = self._previous
