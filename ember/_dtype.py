@@ -111,6 +111,14 @@ def is_bfloat16(np_dtype):
     return BFLOAT16_NP is not None and np_dtype == BFLOAT16_NP
 
 
+def is_floating(np_dtype):
+    """Whether an array dtype holds a PyTorch floating type. NumPy's own floats have kind
+    'f'; ml_dtypes' bfloat16 has kind 'V' and must be asked for by name, so ops test
+    floating-ness here rather than through `dtype.kind`."""
+    kind = np_dtype.kind
+    return kind == "f" or kind == "V" and is_bfloat16(np_dtype)
+
+
 def from_numpy_dtype(np_dtype):
     """The ember dtype for a NumPy dtype; TypeError for one PyTorch lacks."""
     found = FROM_NUMPY.get(np_dtype)

@@ -138,18 +138,11 @@ def _run(lib, case, dtype_name, seed=0):
     return out
 
 
-# bfloat16 pooling fails outside autocast too (the kernels test `dtype.kind == "f"`,
-# which ml_dtypes' bfloat16 is not): a bug of its own, tracked here until fixed.
-_BFLOAT16_POOLING = {"adaptive_avg_pool2d", "avg_pool2d", "max_unpool1d", "max_unpool2d"}
-
-
 @pytest.mark.filterwarnings("ignore:torch.triangular_solve is deprecated")
 @pytest.mark.filterwarnings("ignore:ember.triangular_solve is deprecated")
 @pytest.mark.parametrize("dtype_name", ["float32", "bfloat16", "float64"])
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_op_under_autocast_matches_torch(torch, case, dtype_name, request):
-    if case in _BFLOAT16_POOLING and dtype_name == "bfloat16":
-        request.applymarker(pytest.mark.xfail(strict=True, reason="bfloat16 pooling kernels"))
+def test_op_under_autocast_matches_torch(torch, case, dtype_name):
     if case in ("matrix_rank", "eigh", "eigvalsh") and dtype_name == "float64":
         pytest.skip("nothing to cast")
     try:
@@ -274,6 +267,8 @@ SETTERS = [
     "lib.get_autocast_dtype('meta')", "lib.set_autocast_dtype('cpu', 3)",
     "lib.is_autocast_enabled('foo')", "lib.set_autocast_enabled('cpu')",
     "lib.clear_autocast_cache()", "lib.is_autocast_enabled('cuda:0')",
+    "lib.set_autocast_cpu_dtype(None)", "lib.set_autocast_gpu_dtype(3)",
+    "lib.set_autocast_xla_enabled(None)",
 ]
 
 

@@ -142,6 +142,8 @@ def _dtype_getter(kind, label):
 
 def _dtype_setter(kind, label):
     def setter(dtype):
+        if not isinstance(dtype, _dtype.dtype):
+            raise TypeError(f"dtype must be a ember.dtype (got {type(dtype).__name__})")
         _deprecated_spelling(f"set_autocast_{label}_dtype(dtype)",
                              f"set_autocast_dtype('{kind}', dtype)")
         _settings.fast_dtype[kind] = dtype

@@ -9,6 +9,7 @@
 import heapq
 import warnings
 
+from .._dtype import is_floating as _is_floating
 from .. import _errors
 from .grad_mode import anomaly, state as _grad_state
 
@@ -167,7 +168,7 @@ def _backward_with_anomaly_checks(node, grads_in):
         grads_out = _call_backward(node, grads_in)
         if anomaly.check_nan:
             for i, grad in enumerate(grads_out):
-                if grad is not None and grad._data.dtype.kind == "f" and \
+                if grad is not None and _is_floating(grad._data.dtype) and \
                         grad._device.xp.isnan(grad._data).any():
                     raise RuntimeError(f"Function '{node.name()}' returned nan values in its "
                                        f"{i}th output.")

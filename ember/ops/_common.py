@@ -8,6 +8,7 @@ in-place op give them a fresh history, as PyTorch does.
 """
 from weakref import ref as _weak_ref
 
+from .._dtype import is_floating as _is_floating
 from .. import _dtype, _errors
 from .._backend import generic as _np_generic, ndarray as _np_ndarray, numpy as _numpy
 from .._tensor import Tensor, make_tensor, make_view, _address, _canonical_dim
@@ -502,7 +503,7 @@ def inplace_overlapping(self, op, *args, **kwargs):
             # Elements share memory (an expand): PyTorch writes only the positions the op
             # touches, so an untouched alias must not copy the old value back over them.
             changed = out != data
-            if out.dtype.kind in "fc":
+            if _is_floating(out.dtype):
                 changed &= ~(xp.isnan(out) & xp.isnan(data))
             xp.copyto(data, out, casting="unsafe", where=changed)
         else:

@@ -9,6 +9,7 @@ the array. Shared by creation.py (tensor, new_tensor) and interop.py (as_tensor)
 import builtins
 import warnings
 
+from .._dtype import is_floating as _is_floating
 from .. import _dtype, _errors
 from .._backend import generic as _np_generic, ndarray as _np_ndarray, numpy as _np
 from .._device import CPU as _CPU
@@ -85,7 +86,7 @@ def _infer_array(data, dtype):
         if dtype is None:
             return _np.array(data, dtype=inferred.np_dtype)
         if dtype.category != _FLOATING:
-            if data.dtype.kind == "f" and data.dtype != _FLOAT64 or \
+            if _is_floating(data.dtype) and data.dtype != _FLOAT64 or \
                     data.dtype.kind == "b" and dtype is not _dtype.bool:
                 raise TypeError(_not_an_index(data))
             if dtype.category == _dtype.INTEGRAL:  # checked, as a Python number would be
@@ -131,7 +132,7 @@ def _checked_cast(wide, dtype):
     """Cast to an integer dtype, refusing values out of its range as PyTorch does."""
     if wide.size:
         lowest, largest = LIMITS[dtype]
-        if wide.dtype.kind == "f":
+        if _is_floating(wide.dtype):
             bad = _np.isnan(wide).any() or wide.min() < lowest or wide.max() > largest
         else:
             low = -largest if lowest == 0 else lowest
@@ -261,7 +262,7 @@ class _Scan:
         elif isinstance(item, _np_generic) or isinstance(item, _np_ndarray) and not item.ndim:
             self.promote(numpy_dtype(item.dtype))
             if isinstance(item, _np_generic):
-                if self.not_index is None and item.dtype.kind == "f" and item.dtype != _FLOAT64:
+                if self.not_index is None and _is_floating(item.dtype) and item.dtype != _FLOAT64:
                     self.not_index = _not_an_index(item)
                 elif self.numpy_bool is None and item.dtype.kind == "b":
                     self.numpy_bool = _not_an_index(item)

@@ -9,6 +9,7 @@ The differentiable ops built on these live in conv.py and pooling.py.
 import itertools
 import math
 
+from .._dtype import is_floating as _is_floating
 from .. import _backend
 
 __all__ = []
@@ -154,7 +155,7 @@ def window_argmax(win, n, xp):
     slices = _offsets(win, n)
     best = next(slices).copy()
     arg = xp.zeros(best.shape, xp.int64)
-    floating = best.dtype.kind == "f"
+    floating = _is_floating(best.dtype)
     for k, part in enumerate(slices, 1):
         take = part > best
         if floating:

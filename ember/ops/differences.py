@@ -10,7 +10,7 @@ import math
 import warnings
 
 from . import _autocast
-from .. import _dtype
+from .. import _dtype, _errors
 from ..autograd.graph import Node
 from ._scalar_ops import div_scalar, mul_scalar
 from ._common import any_requires_grad, attach, sum_to_shape, wrap, wrap_dim
@@ -222,6 +222,8 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     if a.dtype != b.dtype:
         raise RuntimeError(f"expected scalar type {_dtype_name(x1)} but found "
                            f"{_dtype_name(x2)}")
+    if a.dtype in _dtype.COMPUTED_IN_FLOAT32 and a.size and b.size:
+        raise NotImplementedError(_errors.not_implemented_for("cdist", x1.dtype))
     difference = xp.abs(a[..., :, None, :] - b[..., None, :, :])
     if p == 0:
         result = (difference != 0).sum(-1).astype(a.dtype)

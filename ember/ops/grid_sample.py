@@ -11,6 +11,7 @@ gather / scatter_add over flattened planes.
 import warnings
 
 from . import _autocast
+from .._dtype import is_floating as _is_floating
 from .. import _errors
 from ..autograd.graph import Node
 from ._common import attach, grad_state, wrap
@@ -123,7 +124,7 @@ def _check_grid_sample(input, grid):
         raise RuntimeError("grid_sampler(): expected 4D or 5D input and grid with same number of "
                            f"dimensions, but got input with sizes {_errors.shape_list(input.shape)}"
                            f" and grid with sizes {_errors.shape_list(grid.shape)}")
-    if input._data.dtype.kind != "f":
+    if not _is_floating(input._data.dtype):
         raise NotImplementedError(_errors.not_implemented_for("grid_sampler_2d_cpu_kernel_impl",
                                                               input.dtype))
     if grid.dtype is not input.dtype:

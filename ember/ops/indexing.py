@@ -12,6 +12,7 @@ build on the parsing and key primitives here and are re-exported from here.
 """
 import warnings
 
+from .._dtype import is_floating as _is_floating
 from .. import _dtype, _errors
 from .._dtype import FROM_NUMPY as _FROM_NUMPY
 from .._backend import generic as _np_generic, ndarray as _np_ndarray, numpy as _numpy
@@ -101,7 +102,7 @@ def _index_object(input, item, scalars=True):
         array = item._data
     elif isinstance(item, (list, tuple, range, _np_ndarray)):  # range: d2l's y[range(n), y]
         array = input._device.xp.asarray(item)
-        if array.size == 0 and array.dtype.kind == "f":
+        if array.size == 0 and _is_floating(array.dtype):
             array = array.astype(_INT64)
     elif isinstance(item, _numpy.bool_):
         return _BOOL, bool(item)

@@ -9,7 +9,7 @@ multi_dot a chain of mm in the cheapest order, cond a ratio of singular values).
 import numpy.linalg as _np_linalg
 
 from . import _autocast
-from .. import _errors, return_types as _rt
+from .. import _dtype, _errors, return_types as _rt
 from ..autograd.graph import Node
 from ._common import Tensor, attach, grad_state, sum_to_shape
 from ._linalg_common import attach_outputs, check_matrix, check_floating, new
@@ -149,7 +149,8 @@ def _pinv_array(A, atol, rtol, hermitian):
 
 def pinv(A, *, atol=None, rtol=None, hermitian=False, rcond=None):
     """The Moore-Penrose pseudo-inverse through the SVD (eigh when hermitian)."""
-    if not isinstance(A, Tensor) or A._data.ndim < 2 or not A.dtype.is_floating_point:
+    if (not isinstance(A, Tensor) or A._data.ndim < 2 or not A.dtype.is_floating_point
+            or A._data.dtype in _dtype.COMPUTED_IN_FLOAT32):
         shape = list(A._data.shape) if isinstance(A, Tensor) else []
         name = _errors.scalar_type_name(A.dtype) if isinstance(A, Tensor) else "?"
         raise RuntimeError(f"linalg.pinv({name}{{{shape}}}): expected a tensor with 2 or more "
@@ -202,9 +203,12 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None):
     if _autocast.on:
         return _autocast.float32(matrix_rank, A, atol=atol, rtol=rtol, hermitian=hermitian,
                                  tol=tol)
-    if not A.dtype.is_floating_point:
+    # PyTorch's overloads: with a float rtol (or tol) half types reach the SVD's kernel check
+    reduced = A._data.dtype in _dtype.COMPUTED_IN_FLOAT32
+    if not A.dtype.is_floating_point or reduced and tol is None and rtol is None:
         raise RuntimeError("This function doesn't handle types other than float and double")
-    check_matrix("linalg.matrix_rank", A, square=hermitian, reduced_kernel="linalg_svd_cpu")
+    check_matrix("linalg.matrix_rank", A, square=hermitian,
+                 reduced_kernel="linalg_eigh_cpu" if hermitian else "linalg_svd_cpu")
     if tol is not None:
         atol, rtol = tol, 0.0
     xp = A._device.xp

@@ -193,8 +193,9 @@ def cond(A, p=None):
     if shape[-1] != shape[-2]:
         raise RuntimeError(f"linalg.cond(ord={p}): A must be batches of square matrices, but "
                            f"they are {shape[-2]} by {shape[-1]} matrices")
+    norm = matrix_norm(A, p)  # first, as PyTorch: 'nuc' meets the SVD's dtype check here
     inverse, info = inv_ex(A)
-    result = matrix_norm(A, p) * matrix_norm(inverse, p)
+    result = norm * matrix_norm(inverse, p)
     singular = new(info._data > 0, A)
     return where(singular, math.inf, result).nan_to_num(math.inf, math.inf, -math.inf) \
         if bool(singular._data.any()) else result.nan_to_num(math.inf, math.inf, -math.inf)

@@ -95,7 +95,11 @@ inverse = inv
 def det(A):
     """The determinant of each square matrix (LU-based, as LAPACK computes it)."""
     check_matrix("linalg.det", A, reduced_kernel="lu_cpu")
-    out = new(_np_linalg.det(A._data), A)
+    data = A._data
+    if data.size == 0:  # the empty product: 1 per matrix, in any floating dtype
+        out = new(A._device.xp.ones(data.shape[:-2], data.dtype), A)
+    else:
+        out = new(_np_linalg.det(data), A)
     if grad_state.enabled and A._requires_grad:
         node = LinalgDetBackward0()
         node.save(A)
@@ -155,7 +159,7 @@ def logdet(input):
 # ---------------------------------------------------------------- solve
 def solve_ex(A, B, *, left=True, check_errors=False):
     """X with AX = B (XA = B when left=False), broadcasting batches, and LAPACK's info."""
-    check_matrix("linalg.solve", A)
+    check_matrix("linalg.solve", A, reduced_kernel="lu_cpu")
     check_same_dtype("linalg.solve", A, B)
     a, b, xp = A._data, B._data, A._device.xp
     vector = b.ndim == 1 or (b.ndim == a.ndim - 1 and b.shape == a.shape[:-1])

@@ -10,6 +10,7 @@ runs in NumPy and their backward is written with ember ops.
 import math
 
 from . import _autocast
+from .._dtype import is_floating as _is_floating
 from .. import _dtype, _errors
 from ..autograd.grad_mode import no_grad
 from ..autograd.graph import Node
@@ -104,7 +105,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     if weight is not None and (weight.numel() != classes):
         raise RuntimeError(f"inconsistent weight size, expected {classes} but got "
                            f"{_errors.shape_list(weight.shape)}")
-    if input._data.dtype.kind != "f":
+    if not _is_floating(input._data.dtype) or input._data.dtype in _dtype.COMPUTED_IN_FLOAT32:
         raise NotImplementedError(_errors.not_implemented_for("multi_margin_loss_cpu_kernel",
                                                               input.dtype))
     if weight is not None and weight.dtype is not input.dtype:
@@ -172,6 +173,9 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     if tuple(target.shape) != tuple(input.shape):
         raise RuntimeError(f"inconsistent target size: {_errors.shape_list(target.shape)} for "
                            f"input of size: {_errors.shape_list(input.shape)}")
+    if input._data.dtype in _dtype.COMPUTED_IN_FLOAT32:
+        raise NotImplementedError(_errors.not_implemented_for(
+            "multilabel_margin_loss_forward_out_frame", input.dtype))
     xp = input._device.xp
     classes = input.shape[-1] if input.dim() else 1
     t = target._data.reshape(-1, classes)

@@ -13,6 +13,7 @@ import math
 import warnings
 
 from . import _autocast
+from .._dtype import is_floating as _is_floating
 from .. import _arguments, _dtype
 from ..autograd.graph import Node
 from . import _erf, nn_ops
@@ -50,7 +51,7 @@ def _floating(input, kernel):
     except AttributeError:
         raise TypeError(f"{kernel.split('_cpu')[0]}(): argument 'input' (position 1) must be "
                         f"Tensor, not {type(input).__name__}") from None
-    if a.dtype.kind != "f" and a.dtype not in _REDUCED:
+    if not _is_floating(a.dtype) and a.dtype not in _REDUCED:
         raise unsupported(kernel, a)
     return a
 

@@ -21,6 +21,9 @@ from .pointwise_select import where
 from .reduction import LinalgVectorNormBackward0, vector_norm
 from .views import broadcast_shapes
 
+_REDUCED = _dtype.COMPUTED_IN_FLOAT32  # float16, and bfloat16 once loaded
+_FLOAT32 = _dtype.float32.np_dtype
+
 __all__ = ["linear", "bilinear", "dropout", "dropout1d", "dropout2d", "dropout3d",
            "alpha_dropout", "feature_alpha_dropout", "embedding", "one_hot", "normalize",
            "cosine_similarity", "pairwise_distance"]
@@ -94,8 +97,10 @@ def bilinear(input1, input2, weight, bias=None):
 def _trilinear(input1, weight, input2):
     """out[n, o] = sum_ij input1[n, i] weight[o, i, j] input2[n, j]."""
     xp = input1._device.xp
-    result = xp.einsum("ni,oij,nj->no", input1._data, weight._data, input2._data,
-                       optimize=True)
+    arrays = (input1._data, weight._data, input2._data)
+    if arrays[0].dtype in _REDUCED:  # half types accumulate in float32 (einsum lacks bfloat16)
+        arrays = tuple(a.astype(_FLOAT32) for a in arrays)
+    result = xp.einsum("ni,oij,nj->no", *arrays, optimize=True)
     out = wrap(result.astype(input1._data.dtype, copy=False), input1._device)
     if grad_state.enabled and (input1._requires_grad or weight._requires_grad
                                or input2._requires_grad):

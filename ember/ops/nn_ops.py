@@ -4,6 +4,7 @@ Both subtract the maximum along `dim` before exponentiating, so large inputs do
 not overflow; float16/bfloat16 are computed in float32 and rounded once. Their
 backward formulas are written in ember ops, so double backward works.
 """
+from .._dtype import is_floating as _is_floating
 from .. import _dtype, _errors
 from ..autograd.graph import Node
 from ._common import attach, grad_state, make_tensor, wrap_dim
@@ -23,7 +24,7 @@ def _prepare(input, dim, dtype, name):
     data = input._data
     ndim = data.ndim
     axis = wrap_dim(dim, ndim)
-    if data.dtype.kind not in "f" and data.dtype not in _REDUCED:
+    if not _is_floating(data.dtype) and data.dtype not in _REDUCED:
         kernel = "_lastdim_kernel_impl" if ndim == 0 or axis == ndim - 1 else "_kernel_impl"
         raise NotImplementedError(f'"{name}{kernel}" not implemented for '
                                   f"'{_errors.scalar_type_name(_dtype.FROM_NUMPY[data.dtype])}'")

@@ -7,6 +7,7 @@ uniform per non-positive element, in memory order, as PyTorch's rrelu_with_noise
 """
 import warnings
 
+from .._dtype import is_floating as _is_floating
 from .. import _errors, _random
 from ..autograd.graph import Node
 from ._common import attach, grad_state, wrap
@@ -40,7 +41,7 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
 
 def _rrelu(input, lower, upper, training, node_class):
     data = input._data
-    if data.dtype.kind != "f":
+    if not _is_floating(data.dtype):
         raise NotImplementedError(_errors.not_implemented_for("rrelu_with_noise_out_cpu",
                                                               input.dtype))
     xp = input._device.xp

@@ -9,6 +9,7 @@ the saved input: when the backward itself is being recorded (`create_graph=True`
 statistics are recomputed from the input with ember ops, so double backward is exact; otherwise
 the statistics saved by the forward are used as constants.
 """
+from .._dtype import is_floating as _is_floating
 from .. import _dtype, _errors
 from ..autograd.graph import Node
 from .. import _size
@@ -25,7 +26,7 @@ _REDUCED = _dtype.COMPUTED_IN_FLOAT32  # float16, and bfloat16 once loaded
 def _compute_array(input, kernel):
     """The input's array in compute precision; NotImplementedError for non-float dtypes."""
     data = input._data
-    if data.dtype.kind != "f" and data.dtype not in _REDUCED:
+    if not _is_floating(data.dtype) and data.dtype not in _REDUCED:
         raise NotImplementedError(_errors.not_implemented_for(kernel, input.dtype))
     return data.astype(_FLOAT32) if data.dtype in _REDUCED else data
 
@@ -403,6 +404,9 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
                          f"(got {ndim} dimensions)")
     if input.numel() == 0:
         return input
+    if ndim > 3 and input._data.dtype in _REDUCED:  # PyTorch pools 4-D and up with avg_pool3d
+        raise NotImplementedError(_errors.not_implemented_for("avg_pool3d_out_frame",
+                                                              input.dtype))
     squares = input.mul(input)
     shape = tuple(input.shape)
     before, after = size // 2, (size - 1) // 2

@@ -10,6 +10,7 @@ The other elementwise families live beside this module (pointwise_math,
 pointwise_select, pointwise_logic) and are re-exported from here, so that
 `ember.ops.pointwise` is the one door Tensor methods and `ember.xxx` go through.
 """
+from .._dtype import is_floating as _is_floating
 from .. import _backend, _dtype
 from ..autograd.graph import Node
 from ._common import (Tensor, any_requires_grad, attach, binary, float_operand, grad_state,
@@ -393,7 +394,7 @@ def _floor_divide(xp, a, b):
 
 
 def _trunc_divide(xp, a, b):
-    if a.dtype.kind == "f" or getattr(b, "dtype", None) is not None and b.dtype.kind == "f":
+    if _is_floating(a.dtype) or getattr(b, "dtype", None) is not None and _is_floating(b.dtype):
         return xp.trunc(a / b)
     quotient = xp.floor_divide(a, b)
     inexact = (a - quotient * b) != 0
@@ -481,7 +482,7 @@ def _remainder(xp, a, b):
     differ), so an exact multiple keeps fmod's zero, the dividend's sign (`-4. % 2` is
     -0.0); NumPy's is the same but for that zero, which takes the divisor's sign."""
     out = xp.remainder(a, b)
-    if a.dtype.kind == "f":
+    if _is_floating(a.dtype):
         nonzero = xp.count_nonzero(out)
         if not nonzero and out.shape == xp.shape(a):
             xp.copysign(out, a, out=out)

@@ -4,6 +4,7 @@ three-operand ops (addcmul, addcdiv, lerp), with their gradients.
 Integer operands promote to the default float dtype where PyTorch promotes them
 and are refused (with PyTorch's NotImplementedError) where it refuses them.
 """
+from .._dtype import is_floating as _is_floating
 from .. import _dtype, _errors
 from ..autograd.graph import Node
 from ._common import Tensor, any_requires_grad, attach, binary, inplace, sum_to_shape, wrap
@@ -351,7 +352,7 @@ def lerp(input, end, weight):
     if a.dtype != b.dtype:
         raise RuntimeError(_lerp_dtype_message(input, end))
     weight_is_tensor = isinstance(weight, Tensor)
-    if a.dtype.kind != "f":
+    if not _is_floating(a.dtype):
         raise unsupported("lerp_kernel_tensor" if weight_is_tensor else "lerp_kernel_scalar", a)
     xp = input._device.xp
     w = weight._data.astype(a.dtype, copy=False) if weight_is_tensor else weight

@@ -4,6 +4,7 @@ None of these is differentiable: their outputs are bool or integer, so they neve
 record a node. Comparisons promote both sides to PyTorch's common dtype first
 (`uint8_tensor == -1` compares against 255, as PyTorch does).
 """
+from .._dtype import is_floating as _is_floating
 from .. import _dtype, _errors
 from ._common import binary, inplace, wrap
 from ._elementwise import broadcast_error, dtype_of, require_tensor, unsupported
@@ -85,8 +86,7 @@ def logical_not(input):
 # ---------------------------------------------------------------- bitwise
 def _bitwise(input, other, kernel, function, allow_bool=True):
     a, b, device = binary(input, other, kernel)
-    kind = a.dtype.kind
-    if kind == "f" or kind == "b" and not allow_bool:
+    if _is_floating(a.dtype) or a.dtype.kind == "b" and not allow_bool:
         raise unsupported(kernel, a)
     return _apply(function, a, b, device)
 
@@ -107,14 +107,14 @@ def bitwise_xor(input, other):
 def bitwise_not(input):
     """NOT of the bits (logical NOT for bool)."""
     a = input._data
-    if a.dtype.kind == "f":
+    if _is_floating(a.dtype):
         raise unsupported("bitwise_not_cpu", a)
     return wrap(input._device.xp.invert(a), input._device)
 
 
 def _invert(input):
     """The `~` operator: PyTorch refuses floats with a TypeError here."""
-    if input._data.dtype.kind == "f":
+    if _is_floating(input._data.dtype):
         raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type "
                         "tensors")
     return bitwise_not(input)
@@ -148,7 +148,7 @@ def _swapped(function):
 def _float_test(input, function, default):
     a = input._data
     xp = input._device.xp
-    if a.dtype.kind == "f":
+    if _is_floating(a.dtype):
         return wrap(function(a), input._device)
     return wrap(xp.full(a.shape, default, bool), input._device)
 
@@ -192,7 +192,7 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         close = a == b
     except ValueError:
         raise broadcast_error(a, b) from None
-    if a.dtype.kind != "f":
+    if not _is_floating(a.dtype):
         if rtol == 0 and atol == 0:
             return wrap(close, input._device)
         a = a.astype(_dtype._defaults.float_dtype.np_dtype)

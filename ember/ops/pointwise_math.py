@@ -399,8 +399,8 @@ def logit(input, eps=None):
     xp = input._device.xp
 
     def forward(x):
-        if eps is not None:
-            x = xp.clip(x, eps, 1 - eps)
+        if eps is not None:  # in x's type (NumPy's clip widens bfloat16 to float32)
+            x = xp.minimum(xp.maximum(x, x.dtype.type(eps)), x.dtype.type(1 - eps))
         return xp.log(x / (1 - x))
     # PyTorch evaluates logit in the input's own precision, even for float16.
     out = _unary(input, forward, LogitBackward0, _INPUT)

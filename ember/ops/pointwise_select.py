@@ -4,6 +4,7 @@ relu and clamp, maximum/minimum, where, nan_to_num, and fill_/zero_.
 Most of these have piecewise-constant parts, so their gradients are masks of the
 incoming gradient (or zero), exactly as PyTorch's formulas write them.
 """
+from .._dtype import is_floating as _is_floating
 from .. import _dtype, _errors
 from .._backend import numpy as _numpy
 from ..autograd.graph import Node
@@ -29,7 +30,7 @@ def _unary_same(input, kernel, function, node_class, allow_int=True):
     kind = a.dtype.kind
     if kind == "b" or kind in "iu" and not allow_int:
         raise unsupported(kernel, a)
-    out = wrap(function(a) if kind == "f" else a.copy(), input._device)
+    out = wrap(function(a) if _is_floating(a.dtype) else a.copy(), input._device)
     if grad_state.enabled and input._requires_grad:
         node = node_class()
         node.save(input)
@@ -103,7 +104,7 @@ def signbit(input):
     """True where the sign bit is set (-0.0 included)."""
     a = input._data
     xp = input._device.xp
-    if a.dtype.kind == "f":
+    if _is_floating(a.dtype):
         return wrap(xp.signbit(a), input._device)
     return wrap(a < 0 if a.dtype.kind == "i" else xp.zeros(a.shape, bool), input._device)
 
@@ -212,7 +213,7 @@ def _bound(value, dtype, xp):
 def _clamp_arrays(input, min, max):
     """Input and bounds cast to PyTorch's result dtype for clamp."""
     a = input._data
-    if a.dtype.kind == "f" and min.__class__ in _PLAIN and max.__class__ in _PLAIN:
+    if _is_floating(a.dtype) and min.__class__ in _PLAIN and max.__class__ in _PLAIN:
         # the common case, kept lean: a float tensor keeps its dtype against numbers;
         # float32/float64 take finite floats within float32's range and small ints as
         # they are (NumPy rounds them as C++ does)
@@ -611,7 +612,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     """nan, +inf and -inf replaced (by default with 0 and the dtype's extremes)."""
     a = input._data
     xp = input._device.xp
-    if a.dtype.kind != "f":
+    if not _is_floating(a.dtype):
         out = wrap(a.copy(), input._device)
     else:
         info = _dtype.finfo(dtype_of(a))
@@ -713,19 +714,19 @@ absolute_, fix_ = abs_, trunc_
 def clamp_(input, min=None, max=None):
     """In-place clamp; a float number bound on an integer tensor is refused before any
     bound is converted, with the C++ type name PyTorch's kernel prints."""
-    if input._data.dtype.kind != "f":
+    if not _is_floating(input._data.dtype):
         _check_number_bounds_cast(input, min, max)
     return inplace(input, clamp, min, max)
 
 
 def clamp_min_(input, min):
-    if input._data.dtype.kind != "f":
+    if not _is_floating(input._data.dtype):
         _check_number_bounds_cast(input, min, None)
     return inplace(input, clamp_min, min)
 
 
 def clamp_max_(input, max):
-    if input._data.dtype.kind != "f":
+    if not _is_floating(input._data.dtype):
         _check_number_bounds_cast(input, None, max)
     return inplace(input, clamp_max, max)
 

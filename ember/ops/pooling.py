@@ -10,7 +10,8 @@ Adaptive pooling lives in pooling_adaptive.py and is re-exported here.
 import math
 
 from . import _autocast
-from .. import _errors
+from .._dtype import is_floating as _is_floating
+from .. import _dtype, _errors
 from ..autograd.graph import Node
 from ._common import attach, grad_state, wrap, wrap_dim
 from . import _im2col
@@ -18,6 +19,8 @@ from . import pooling_adaptive
 from ._pool_indexed import _IndexedBackward, _batched, _record_indexed
 # Re-exported: ember.nn.functional reaches every pooling op through this module.
 from .pooling_adaptive import *  # noqa: F401,F403
+
+_REDUCED = _dtype.COMPUTED_IN_FLOAT32  # float16, and bfloat16 once loaded
 
 __all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices",
            "max_pool2d_with_indices", "max_pool3d_with_indices", "avg_pool1d", "avg_pool2d",
@@ -108,8 +111,7 @@ def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_i
     data = input._data
     xp = input._device.xp
     x = _batched(data, n)
-    kind = x.dtype.kind
-    fill = -math.inf if kind == "f" else xp.iinfo(x.dtype).min
+    fill = -math.inf if _is_floating(x.dtype) else xp.iinfo(x.dtype).min
     win = _padded_windows(x, kernel, stride, padding, dilation, out, fill, xp)
     record = grad_state.enabled and input._requires_grad
     values, arg = _im2col.window_argmax(win, n, xp)
@@ -170,7 +172,7 @@ def _max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, return
     dilation = _param(dilation, 1, "dilation", "max_pool1d")
     if not (return_indices or grad_state.enabled and input._requires_grad):
         _check_pool1d(input, kernel[0], stride[0], padding[0], dilation[0], ceil_mode)
-        if input._data.dtype.kind != "f":
+        if not _is_floating(input._data.dtype):
             raise NotImplementedError(_errors.not_implemented_for("max_pool1d_impl",
                                                                   input.dtype))
     if input._data.ndim not in (2, 3):
@@ -239,9 +241,11 @@ def _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
     kernel = _param(kernel_size, n, "kernel_size", what)
     stride = _param(stride, n, "stride", what, default=kernel)
     padding = _param(padding, n, "padding", what)
-    kind = input._data.dtype.kind
-    if kind != "f" and input._data.dtype.name != "int64":
+    if not _is_floating(input._data.dtype) and input._data.dtype.name != "int64":
         raise NotImplementedError(_errors.not_implemented_for(what, input.dtype))
+    if n == 3 and input._data.dtype in _REDUCED:  # PyTorch's 3-D kernel lacks half types
+        raise NotImplementedError(_errors.not_implemented_for("avg_pool3d_out_frame",
+                                                              input.dtype))
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     out = _check_pool(input, kernel, stride, padding, (1,) * n, ceil_mode, n)
@@ -275,7 +279,7 @@ def _avg_pool_apply(input, params, n):
     x = _batched(data, n)
     win = _padded_windows(x, kernel, stride, padding, (1,) * n, out, 0, xp)
     divisor = _avg_divisor(x.shape[2:], params, xp)
-    if data.dtype.kind == "f":
+    if _is_floating(data.dtype):
         work = "float32" if data.dtype.itemsize == 2 else data.dtype
         result = (_im2col.window_sum(win, n, work) / divisor).astype(data.dtype)
     else:
@@ -316,7 +320,7 @@ def _avg_pool_backward(grad, params, input_shape, forward_class):
     xp = grad._device.xp
     size = input_shape[-n:]
     g = _batched(grad._data, n)
-    g = g / _avg_divisor(size, params, xp) if g.dtype.kind == "f" else g
+    g = g / _avg_divisor(size, params, xp) if _is_floating(g.dtype) else g
     g = g.astype(grad._data.dtype)
     cols = xp.broadcast_to(g.reshape(g.shape[:2] + (1,) * n + out), g.shape[:2] + kernel + out)
     padded = g.shape[:2] + tuple(max(s + 2 * p, (o - 1) * st + k) for s, p, o, st, k in

@@ -8,6 +8,7 @@ last element) and shares max pooling's index-routed gradient.
 import math
 
 from . import _autocast
+from .._dtype import is_floating as _is_floating
 from .. import _errors
 from ._common import grad_state, wrap
 from ._linear_map import _LinearMapBackward, linear_map
@@ -53,7 +54,7 @@ def _adaptive_sizes(input, output_size, n, what):
     if any(s < 0 for s in output_size):
         raise RuntimeError(f"{what}: elements of output_size must be greater than or equal to 0 "
                            f"but received {{{', '.join(str(s) for s in output_size)}}}")
-    if input._data.dtype.kind != "f":
+    if not _is_floating(input._data.dtype):
         raise NotImplementedError(_errors.not_implemented_for(what, input.dtype))
     return output_size
 

@@ -8,6 +8,7 @@ logcumsumexp and renorm have their own nodes with PyTorch's backward formulas.
 import math
 
 from . import _autocast
+from .._dtype import is_floating as _is_floating
 from .. import _dtype
 from ..autograd.graph import Node
 from ._common import Tensor, attach, grad_state, inplace, wrap, wrap_dim
@@ -118,7 +119,7 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, name):
 def logcumsumexp(input, dim):
     """log(cumsum(exp(input))) along dim, without overflow."""
     data = input._data
-    if data.dtype.kind != "f":
+    if not _is_floating(data.dtype):
         raise unsupported("logcumsumexp_out_cpu", data)
     axis = wrap_dim(dim, data.ndim)
     xp = input._device.xp
@@ -164,7 +165,7 @@ def renorm(input, p, dim, maxnorm):
     if data.ndim <= 1:
         raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {data.ndim} "
                            f"dimensions")
-    if data.dtype.kind != "f":
+    if not _is_floating(data.dtype):
         raise unsupported("renorm_out", data)
     dim = wrap_dim(dim, data.ndim)
     xp = input._device.xp

@@ -18,6 +18,7 @@ import math
 import warnings
 
 from . import _autocast
+from .._dtype import is_floating as _is_floating
 from .. import _dtype
 from ..autograd.graph import Node
 from . import pointwise
@@ -95,6 +96,9 @@ def _summed(input, axes, keepdim, out_dtype, reducer):
     if data.dtype != out_dtype and data.dtype.kind not in "iub":
         data = data.astype(out_dtype)
     accumulate = _ACCUMULATE.get(out_dtype, out_dtype)
+    if accumulate is not out_dtype:
+        # widen first: NumPy's nan-reducers treat bfloat16 (not np.inexact) as NaN-free
+        data = data.astype(accumulate)
     result = reducer(data, axis=axes, keepdims=keepdim, dtype=accumulate)
     if accumulate is not out_dtype:
         result = result.astype(out_dtype)
@@ -123,12 +127,12 @@ def sum(input, dim=_ALL_DIMS, keepdim=False, *, dtype=None, **aliases):
         dim = None
     data = input._data
     axes = _reduce_axes(input, dim)
-    if dtype is None and data.dtype.kind == "f" and data.dtype not in _ACCUMULATE:
+    if dtype is None and _is_floating(data.dtype) and data.dtype not in _ACCUMULATE:
         result = data.sum(axis=axes, keepdims=keepdim)   # the fast path
     else:
         result = _summed(input, axes, keepdim, _integral_result(data, dtype), "sum")
     out = wrap(result, input._device)
-    if grad_state.enabled and input._requires_grad and out._data.dtype.kind == "f":
+    if grad_state.enabled and input._requires_grad and _is_floating(out._data.dtype):
         node = SumBackward0() if whole else SumBackward1()
         node.shape = data.shape
         node.axes = axes
@@ -158,7 +162,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, **aliases):
     axes = _reduce_axes(input, dim)
     result = _summed(input, axes, keepdim, _integral_result(data, dtype), "nansum")
     out = wrap(result, input._device)
-    if grad_state.enabled and input._requires_grad and out._data.dtype.kind == "f":
+    if grad_state.enabled and input._requires_grad and _is_floating(out._data.dtype):
         node = NansumBackward0()
         node.axes = axes
         node.keepdim = keepdim
@@ -231,7 +235,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, **aliases):
     if aliases:  # NumPy-style axis=/keepdims=, which PyTorch accepts too
         dim, keepdim = dim_aliases(dim, keepdim, aliases)
     data = input._data
-    if data.dtype.kind != "f":
+    if not _is_floating(data.dtype):
         raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
                            f"but got {_type_name(data)}")
     axes = _reduce_axes(input, dim)
@@ -259,7 +263,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None, **aliases):
         axes = None
     result = _summed(input, axes, keepdim, _integral_result(data, dtype), "prod")
     out = wrap(result, input._device)
-    if grad_state.enabled and input._requires_grad and out._data.dtype.kind == "f":
+    if grad_state.enabled and input._requires_grad and _is_floating(out._data.dtype):
         node = ProdBackward0() if dim is None else ProdBackward1()
         node.axes = axes
         node.keepdim = keepdim
@@ -330,7 +334,7 @@ def _correction(name, dim, unbiased, correction):
 def _variance(input, dim, keepdim, correction, name):
     """(var array, axes, dof): the shared forward of std, var, std_mean and var_mean."""
     data = input._data
-    if data.dtype.kind != "f":
+    if not _is_floating(data.dtype):
         raise RuntimeError("std and var only support floating point and complex dtypes")
     axes = _reduce_axes(input, dim)
     n = _count(data.shape, axes)
@@ -522,7 +526,7 @@ def logsumexp(input, dim, keepdim=False, **aliases):
         dim, keepdim = dim_aliases(dim, keepdim, aliases)
     data = input._data
     xp = input._device.xp
-    if data.dtype.kind != "f":
+    if not _is_floating(data.dtype):
         data = data.astype(_dtype.get_default_dtype().np_dtype)
     axes = _reduce_axes(input, dim)
     work = data.astype(_ACCUMULATE.get(data.dtype, data.dtype), copy=False)

@@ -5,6 +5,7 @@ None of these is differentiable (their results are counts, indices or booleans, 
 PyTorch records no gradient for them). NumPy's searchsorted, bincount and isin do
 the work; this module gives them PyTorch's argument rules, dtypes and messages.
 """
+from .._dtype import is_floating as _is_floating
 from .. import _dtype, return_types
 from ..autograd.graph import Node
 from ._common import Tensor, attach, grad_state, scalar_value, wrap, wrap_dim
@@ -41,7 +42,7 @@ def bincount(input, weights=None, minlength=0):
 
 
 def _float_only(input, kernel):
-    if input._data.dtype.kind not in "f":
+    if not _is_floating(input._data.dtype):
         raise unsupported(kernel, input._data)
 
 

@@ -13,6 +13,7 @@ input order too and puts NaN first (NaN counts as the largest value).
 """
 import builtins
 
+from .._dtype import is_floating as _is_floating
 from .. import return_types as _rt
 from ..autograd.graph import Node
 from . import pointwise
@@ -67,7 +68,7 @@ class _EvenlyBackward(Node):
         input, result = self.saved_tensors
         data, value = input._data, result._data
         xp = input._device.xp
-        hit = xp.isnan(data) if data.dtype.kind == "f" and xp.isnan(value) else data == value
+        hit = xp.isnan(data) if _is_floating(data.dtype) and xp.isnan(value) else data == value
         weight = (hit / hit.sum()).astype(data.dtype)
         return (grad * _constant(weight, input._device),)
 
@@ -402,9 +403,9 @@ def median(input, dim=None, keepdim=False, **aliases):
     if dim is None:
         flat = data.reshape(-1)
         if flat.size == 0:   # PyTorch's fill value for an empty median
-            fill = {"f": xp.nan, "b": True}.get(data.dtype.kind)
+            fill = xp.nan if _is_floating(data.dtype) else {"b": True}.get(data.dtype.kind)
             value = xp.asarray(xp.iinfo(data.dtype).min if fill is None else fill, data.dtype)
-        elif _not_for_bool(data, "median_cpu") or data.dtype.kind == "f" and xp.isnan(flat).any():
+        elif _not_for_bool(data, "median_cpu") or _is_floating(data.dtype) and xp.isnan(flat).any():
             value = xp.asarray(xp.nan, dtype=data.dtype)
         else:
             value = xp.sort(flat)[(flat.size - 1) // 2]
@@ -421,7 +422,7 @@ def median(input, dim=None, keepdim=False, **aliases):
     if data.ndim:
         size = data.shape[d]
         position = (size - 1) // 2
-        if data.dtype.kind == "f":
+        if _is_floating(data.dtype):
             nans = xp.isnan(data).sum(axis=d, keepdims=True)
             position = xp.where(nans > 0, size - nans, position).astype(xp.int64)
     values, indices = _kth_along(input, d, position, keepdim)

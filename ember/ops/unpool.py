@@ -8,6 +8,7 @@ unsqueezed input, as PyTorch's Python does (hence its `SqueezeBackward1` grad_fn
 import math
 
 from . import _autocast
+from .._dtype import is_floating as _is_floating
 from .. import _dtype, _errors
 from ..autograd.graph import Node
 from ._common import attach, grad_state, wrap
@@ -60,7 +61,7 @@ def _unpool(input, indices, output_size, n, node_class):
     if input.dim() not in (n + 1, n + 2):
         raise RuntimeError(f"Input to max_unpooling{n}d should be a {n + 1}d or {n + 2}d Tensor, "
                            f"but got a tensor with {input.dim()} dimensions.")
-    if input._data.dtype.kind not in "fc":
+    if not _is_floating(input._data.dtype):
         raise NotImplementedError(_errors.not_implemented_for(f"max_unpool{n}d", input.dtype))
     xp = input._device.xp
     plane = math.prod(output_size)
