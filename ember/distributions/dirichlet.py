@@ -1,7 +1,6 @@
 """Dirichlet(concentration) and Beta(concentration1, concentration0), its two-class case."""
 from numbers import Real
 
-from .._size import Size
 from ..autograd.function import Function
 from ..ops.creation import tensor
 from ..ops.joining import stack

@@ -1,6 +1,4 @@
 """Geometric(probs | logits): failures before the first success."""
-from numbers import Number
-
 from .._dtype import finfo
 from .._size import Size
 from ..autograd.grad_mode import no_grad
