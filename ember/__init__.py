@@ -58,6 +58,8 @@ from . import special  # noqa: E402
 
 # distA
 from . import distributions  # noqa: E402
+from .ops.random_samplers import (_dirichlet_grad, _sample_dirichlet,  # noqa: E402,F401
+                                  _standard_gamma, _standard_gamma_grad, binomial, poisson)
 
 # doors: every ember.* function PyTorch's argument parser checks raises its TypeErrors
 # (one wrapper per function, applied here, where the names are exported)
