@@ -646,3 +646,111 @@ def test_gamma_and_dirichlet_pathwise_gradients(torch):
     got = ember._standard_gamma_grad(ember.tensor([100.0], dtype=ember.float64),
                                      ember.tensor([90.0], dtype=ember.float64)).item()
     assert abs(got - exact) < 1e-9 * exact
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_support_and_enumerate_support(torch, case):
+    def support(dist, lib):
+        shown = repr(dist.support)
+        try:
+            full, short = dist.enumerate_support(), dist.enumerate_support(expand=False)
+        except NotImplementedError as error:
+            return shown, str(error)
+        return shown, full, short
+
+    got, expected = _both(torch, case, support)
+    if expected is not None:
+        assert got[0] == expected[0].replace("torch.", "ember.")
+        if isinstance(expected[1], str):
+            assert got[1] == expected[1]
+        else:
+            assert_same(list(got[1:]), list(expected[1:]))
+
+
+# (distribution, constructor arguments) that validation refuses, and (distribution,
+# valid arguments, a value outside the support).
+BAD_PARAMETERS = [
+    ("Bernoulli", (np.array([0.5, 1.5]),)), ("Binomial", (np.array([2.5]), np.array([0.5]))),
+    ("Binomial", (np.array([-1.0]), np.array([0.5]))),
+    ("Categorical", (np.array([0.5, -0.5, 1.0]),)), ("Categorical", (np.array(0.5),)),
+    ("OneHotCategorical", (np.array([[0.5, -0.5, 1.0]]),)),
+    ("Poisson", (np.array([-1.0, 2.0]),)), ("Geometric", (np.array([0.0, 0.5]),)),
+    ("Geometric", (np.array([1.5]),)), ("Uniform", (np.array([1.0, 0.0]), np.array([0.5, 1.0]))),
+    ("Exponential", (np.array([0.0]),)), ("Laplace", (np.array([0.0]), np.array([-1.0]))),
+    ("Cauchy", (np.array([np.nan]), np.array([1.0]))), ("Gamma", (np.array([-1.0]), 1.0)),
+    ("Chi2", (np.array([0.0]),)), ("Beta", (np.array([1.0]), np.array([-2.0]))),
+    ("Dirichlet", (np.array([[1.0, -1.0]]),)), ("Dirichlet", (np.array(1.0),)),
+    ("StudentT", (np.array([-1.0]),)), ("Normal", (np.array([0.0]), np.array([0.0]))),
+]
+BAD_VALUES = [
+    ("Bernoulli", (np.array([0.5]),), np.array([0.5])),
+    ("Binomial", (np.array([3.0]), np.array([0.5])), np.array([4.0])),
+    ("Categorical", (np.array([0.5, 0.5]),), np.array(2)),
+    ("OneHotCategorical", (np.array([0.5, 0.5]),), np.array([1.0, 1.0])),
+    ("Multinomial", (2, np.array([0.5, 0.5])), np.array([2.0, 1.0])),
+    ("Poisson", (np.array([1.0]),), np.array([1.5])),
+    ("Geometric", (np.array([0.5]),), np.array([-1.0])),
+    ("Uniform", (np.array([0.0]), np.array([1.0])), np.array([1.5])),
+    ("Exponential", (np.array([1.0]),), np.array([-1.0])),
+    ("Gamma", (np.array([1.0]), np.array([1.0])), np.array([-1.0])),
+    ("Beta", (np.array([1.0]), np.array([1.0])), np.array([1.5])),
+    ("Dirichlet", (np.array([1.0, 1.0]),), np.array([0.5, 0.6])),
+    ("Normal", (np.array([0.0]), np.array([1.0])), np.array([np.nan])),
+]
+
+
+@pytest.mark.parametrize("name, args", BAD_PARAMETERS, ids=[b[0] for b in BAD_PARAMETERS])
+def test_invalid_parameters(torch, name, args):
+    assert_same_error(lambda lib: getattr(lib.distributions, name)(*to_lib(lib, args)))
+
+
+@pytest.mark.parametrize("name, args, value", BAD_VALUES, ids=[b[0] for b in BAD_VALUES])
+def test_values_outside_the_support(torch, name, args, value):
+    assert_same_error(lambda lib: getattr(lib.distributions, name)(*to_lib(lib, args))
+                      .log_prob(lib.tensor(value)))
+
+
+def test_parameter_conventions(torch):
+    for call in [lambda lib: lib.distributions.Bernoulli(),
+                 lambda lib: lib.distributions.Bernoulli(0.5, 0.0),
+                 lambda lib: lib.distributions.Categorical(),
+                 lambda lib: lib.distributions.Multinomial(lib.tensor(3), lib.tensor([0.5, 0.5])),
+                 lambda lib: lib.distributions.Binomial(lib.tensor([2.0, 3.0]), 0.5).entropy(),
+                 lambda lib: lib.distributions.Binomial(lib.tensor([2.0, 3.0]), 0.5)
+                 .enumerate_support(),
+                 lambda lib: lib.distributions.Uniform(0.0, 1.0).rsample().backward()]:
+        assert_same_error(call)
+
+
+@pytest.mark.parametrize("name, args, value", [
+    ("Normal", (np.array([0.3, -1.0]), np.array([0.7, 2.0])), np.array([0.1, 0.4])),
+    ("Laplace", (np.array([0.3, -1.0]), np.array([0.7, 2.0])), np.array([0.1, 0.4])),
+    ("Cauchy", (np.array([0.3, -1.0]), np.array([0.7, 2.0])), np.array([0.1, 0.4])),
+    ("Gamma", (np.array([0.5, 3.0]), np.array([0.7, 2.0])), np.array([0.1, 0.4])),
+    ("Beta", (np.array([0.5, 3.0]), np.array([0.7, 2.0])), np.array([0.1, 0.4])),
+    ("StudentT", (np.array([1.5, 4.0]), np.array([0.3, -1.0]), np.array([0.7, 2.0])),
+     np.array([0.1, 0.4])),
+    ("Exponential", (np.array([0.5, 3.0]),), np.array([0.1, 0.4])),
+])
+def test_gradcheck_log_prob_and_entropy(name, args, value):
+    """float64 gradcheck of log_prob (in parameters and value) and entropy."""
+    leaves = [ember.tensor(a, requires_grad=True) for a in args + (value,)]
+    dist = getattr(edist, name)
+
+    def score(*tensors):
+        d = dist(*tensors[:-1])
+        return d.log_prob(tensors[-1]) + d.entropy()
+
+    assert ember.autograd.gradcheck(score, leaves)
+
+
+def test_moments_of_the_gamma_family_samplers(torch):
+    """Draws are torch's, and torch's are right: their moments match the formulas."""
+    ember.manual_seed(0)
+    gamma = edist.Gamma(ember.tensor([0.5, 4.0], dtype=ember.float64), 2.0)
+    draws = gamma.sample((20000,))
+    np.testing.assert_allclose(draws.mean(0).numpy(), gamma.mean.numpy(), rtol=0.03)
+    np.testing.assert_allclose(draws.var(0).numpy(), gamma.variance.numpy(), rtol=0.06)
+    dirichlet = edist.Dirichlet(ember.tensor([0.5, 1.0, 3.0], dtype=ember.float64))
+    draws = dirichlet.sample((20000,))
+    np.testing.assert_allclose(draws.mean(0).numpy(), dirichlet.mean.numpy(), rtol=0.03)

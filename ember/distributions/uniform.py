@@ -1,7 +1,7 @@
 """Uniform(low, high): constant density on [low, high)."""
 from .._size import Size
 from ..ops.random import rand
-from .constraints import dependent, dependent_property, interval
+from .constraints import dependent_property, greater_than, interval, less_than
 from .distribution import Distribution
 
 __all__ = ["Uniform"]
@@ -10,16 +10,16 @@ __all__ = ["Uniform"]
 class Uniform(Distribution):
     """Uniform on the half-open interval [low, high), reparameterised as low + u (high - low)."""
 
-    # The bounds constrain each other (low < high), checked in __init__.
-    arg_constraints = {"low": dependent(is_discrete=False, event_dim=0),
-                       "high": dependent(is_discrete=False, event_dim=0)}
+    @property
+    def arg_constraints(self):
+        # The bounds constrain each other, so the constraints are built per instance.
+        return {"low": less_than(self.high), "high": greater_than(self.low)}
+
     has_rsample = True
     _expanded = ("low", "high")
 
     def __init__(self, low, high, validate_args=None):
         self._init_params(validate_args, low=low, high=high)
-        if self._validate_args and not (self.low < self.high).all():
-            raise ValueError("Uniform is not defined when low>= high")
 
     @dependent_property(is_discrete=False, event_dim=0)
     def support(self):
