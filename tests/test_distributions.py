@@ -754,3 +754,33 @@ def test_moments_of_the_gamma_family_samplers(torch):
     dirichlet = edist.Dirichlet(ember.tensor([0.5, 1.0, 3.0], dtype=ember.float64))
     draws = dirichlet.sample((20000,))
     np.testing.assert_allclose(draws.mean(0).numpy(), dirichlet.mean.numpy(), rtol=0.03)
+
+
+def _node_names(lib):
+    D = lib.distributions
+
+    def p(*values):
+        return lib.tensor(list(values), requires_grad=True)
+
+    names = []
+    for dist in [D.Normal(p(0., 1.), p(1., 2.)), D.Gamma(p(1., 2.), p(1., 3.)),
+                 D.Beta(p(1., 2.), p(1., 3.)), D.Dirichlet(p(1., 2.)), D.StudentT(p(3., 4.)),
+                 D.Exponential(p(1., 2.)), D.Laplace(p(0., 1.), p(1., 2.)),
+                 D.Cauchy(p(0., 1.), p(1., 2.)), D.Uniform(p(0., 1.), p(2., 3.)),
+                 D.Chi2(p(1., 2.)), D.OneHotCategoricalStraightThrough(p(0.3, 0.7))]:
+        lib.manual_seed(0)
+        draw = dist.rsample()
+        names.append((draw.grad_fn.name(), dist.log_prob(draw.detach()).grad_fn.name(),
+                      dist.entropy().grad_fn.name(), dist.sample().requires_grad))
+    for dist in [D.Bernoulli(p(0.3, 0.7)), D.Binomial(3, p(0.3, 0.7)),
+                 D.Categorical(p(0.3, 0.7)), D.Poisson(p(0.3, 0.7)), D.Geometric(p(0.3, 0.7)),
+                 D.Multinomial(3, p(0.3, 0.7)), D.OneHotCategorical(logits=p(0.3, 0.7))]:
+        lib.manual_seed(0)
+        draw = dist.sample()
+        names.append((dist.log_prob(draw).grad_fn.name(), draw.requires_grad))
+    return names
+
+
+def test_graph_node_names(torch):
+    """rsample, log_prob and entropy end in the nodes PyTorch's do; samples carry none."""
+    assert _node_names(ember) == _node_names(torch)
