@@ -71,6 +71,11 @@ from .func import vmap  # noqa: E402,F401
 from .autograd import forward_ad as _forward_ad  # noqa: E402,F401
 from . import profiler  # noqa: E402,F401  (and ember.autograd.profiler)
 
+# distA
+from . import distributions  # noqa: E402
+from .ops.random_samplers import (_dirichlet_grad, _sample_dirichlet,  # noqa: E402,F401
+                                  _standard_gamma, _standard_gamma_grad, binomial, poisson)
+
 # doors: every ember.* function PyTorch's argument parser checks raises its TypeErrors
 # (one wrapper per function, applied here, where the names are exported)
 from . import _arguments, _signatures  # noqa: E402

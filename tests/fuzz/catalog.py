@@ -46,6 +46,7 @@ RANDOM = {
     "random_", "uniform_", "dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
     "feature_alpha_dropout", "rrelu", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d",
     "AlphaDropout", "FeatureAlphaDropout", "RReLU", "gumbel_softmax",
+    "poisson", "binomial",  # distA: unseeded here; seeded draws match in test_distributions
 }
 
 # Parameter lists for names torch's override table lacks or describes unhelpfully.
