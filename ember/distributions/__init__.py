@@ -13,3 +13,4 @@ from .normal import Normal
 from . import _kl_pairs  # noqa: F401  (registers the closed-form KL pairs)
 
 __all__ = ["Distribution", "ExponentialFamily", "Normal", "kl_divergence", "register_kl"]
+from ._more import *  # noqa: F401,F403,E402  (distB: transforms and the composite distributions)
