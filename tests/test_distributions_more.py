@@ -297,6 +297,10 @@ _MVN_LOC, _COV, _TRIL = _arr(2, 3), _spd(3, (2,)), _lower(3)
 _W, _DIAG = _arr(2, 3, 2), _arr(2, 3, low=0.5, high=1.5)
 _LOGITS = _arr(2, 4)
 _K1, _K0 = _arr(2, 3, low=0.5, high=3.0), _arr(2, 3, low=0.5, high=3.0)
+# every array a builder uses is drawn once here, so both libraries get the same values
+_MIX_LOC, _MIX_SCALE = _arr(2, 4), _arr(2, 4, low=0.5, high=2.0)
+_MIX_MVN_LOC, _MIX_MVN_TRIL = _arr(4, 3), _lower(3, (4,))
+_P_BINARY, _P_SIMPLEX = _simplex(2, 3)[..., 0] + 0.1, _simplex(2, 4)
 
 DISTRIBUTIONS = {
     "transformed": lambda lib: _D(lib).TransformedDistribution(
@@ -327,16 +331,16 @@ DISTRIBUTIONS = {
         _t(lib, _MVN_LOC), _t(lib, _W), _t(lib, _DIAG)),
     "mixture": lambda lib: _D(lib).MixtureSameFamily(
         _D(lib).Categorical(logits=_t(lib, _LOGITS)),
-        _D(lib).Normal(_t(lib, _arr(2, 4)), _t(lib, _arr(2, 4, low=0.5, high=2)))),
+        _D(lib).Normal(_t(lib, _MIX_LOC), _t(lib, _MIX_SCALE))),
     "mixture_mvn": lambda lib: _D(lib).MixtureSameFamily(
         _D(lib).Categorical(logits=_t(lib, _LOGITS[0])),
-        _D(lib).MultivariateNormal(_t(lib, _arr(4, 3)), scale_tril=_t(lib, _lower(3, (4,))))),
+        _D(lib).MultivariateNormal(_t(lib, _MIX_MVN_LOC), scale_tril=_t(lib, _MIX_MVN_TRIL))),
     "relaxed_bernoulli": lambda lib: _D(lib).RelaxedBernoulli(
-        _t(lib, 0.7), probs=_t(lib, _simplex(2, 3)[..., 0] + 0.1)),
+        _t(lib, 0.7), probs=_t(lib, _P_BINARY)),
     "logit_relaxed_bernoulli": lambda lib: _D(lib).relaxed_bernoulli.LogitRelaxedBernoulli(
         _t(lib, 0.7), logits=_t(lib, _MU)),
     "relaxed_one_hot": lambda lib: _D(lib).RelaxedOneHotCategorical(
-        _t(lib, 0.5), probs=_t(lib, _simplex(2, 4))),
+        _t(lib, 0.5), probs=_t(lib, _P_SIMPLEX)),
     "exp_relaxed": lambda lib: _D(lib).relaxed_categorical.ExpRelaxedCategorical(
         _t(lib, 0.5), logits=_t(lib, _LOGITS)),
 }

@@ -44,6 +44,13 @@ def _from_base(name, depth=1):
     return property(read)
 
 
+def _expand_parameters(new, old, batch_shape, names):
+    """Copy the named parameter tensors of `old` onto `new`, expanded to `batch_shape`."""
+    for name in names:
+        setattr(new, name, getattr(old, name).expand(batch_shape))
+    return new
+
+
 class TransformedDistribution(Distribution):
     """The law of transforms[-1](...transforms[0](X)) for X drawn from `base_distribution`."""
 
