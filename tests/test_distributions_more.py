@@ -453,3 +453,187 @@ def test_log_prob_gradcheck(name):
     leaves = [_t(ember, p, grad=True) for p in params]
     value = build(ember, *[leaf.detach() for leaf in leaves]).sample((2,))
     assert ember.autograd.gradcheck(lambda *ps: build(ember, *ps).log_prob(value), leaves)
+
+
+# --------------------------------------------------------------------------------------- KL
+_KL_LOC2, _KL_TRIL2 = _arr(3), _lower(3, (2,))
+_KL_W2, _KL_D2 = _arr(3, 1), _arr(3, low=0.5, high=1.5)
+_G_LOC, _G_SCALE = _arr(2, 3), _arr(2, 3, low=0.5, high=2.0)
+_LOWS = _arr(2, 3, low=-1.0, high=0.0)
+
+KL_PAIRS = {
+    "mvn_mvn": lambda lib: (DISTRIBUTIONS["mvn_cov"](lib), _D(lib).MultivariateNormal(
+        _t(lib, _KL_LOC2), scale_tril=_t(lib, _KL_TRIL2))),
+    "lowrank_lowrank": lambda lib: (DISTRIBUTIONS["lowrank"](lib),
+                                    _D(lib).LowRankMultivariateNormal(
+                                        _t(lib, _KL_LOC2), _t(lib, _KL_W2), _t(lib, _KL_D2))),
+    "mvn_lowrank": lambda lib: (DISTRIBUTIONS["mvn_tril"](lib), DISTRIBUTIONS["lowrank"](lib)),
+    "lowrank_mvn": lambda lib: (DISTRIBUTIONS["lowrank"](lib), DISTRIBUTIONS["mvn_cov"](lib)),
+    "independent": lambda lib: (DISTRIBUTIONS["independent"](lib), _D(lib).Independent(
+        _D(lib).Normal(_t(lib, _G_LOC), _t(lib, _G_SCALE)), 1)),
+    "lognormal": lambda lib: (DISTRIBUTIONS["lognormal"](lib),
+                              _D(lib).LogNormal(_t(lib, _G_LOC), _t(lib, _G_SCALE))),
+    "halfnormal": lambda lib: (DISTRIBUTIONS["halfnormal"](lib),
+                               _D(lib).HalfNormal(_t(lib, _G_SCALE))),
+    "gumbel_gumbel": lambda lib: (DISTRIBUTIONS["gumbel"](lib),
+                                  _D(lib).Gumbel(_t(lib, _G_LOC), _t(lib, _G_SCALE))),
+    "gumbel_normal": lambda lib: (DISTRIBUTIONS["gumbel"](lib),
+                                  _D(lib).Normal(_t(lib, _G_LOC), _t(lib, _G_SCALE))),
+    "normal_gumbel": lambda lib: (_D(lib).Normal(_t(lib, _G_LOC), _t(lib, _G_SCALE)),
+                                  DISTRIBUTIONS["gumbel"](lib)),
+    "uniform_gumbel": lambda lib: (_D(lib).Uniform(_t(lib, _LOWS), _t(lib, _G_SCALE)),
+                                   DISTRIBUTIONS["gumbel"](lib)),
+    "exponential_gumbel": lambda lib: (_D(lib).Exponential(_t(lib, _G_SCALE)),
+                                       DISTRIBUTIONS["gumbel"](lib)),
+    "gamma_gumbel": lambda lib: (_D(lib).Gamma(_t(lib, _K1), _t(lib, _G_SCALE)),
+                                 DISTRIBUTIONS["gumbel"](lib)),
+    "gumbel_gamma": lambda lib: (DISTRIBUTIONS["gumbel"](lib),
+                                 _D(lib).Gamma(_t(lib, _K1), _t(lib, _G_SCALE))),
+    "gumbel_beta": lambda lib: (DISTRIBUTIONS["gumbel"](lib),
+                                _D(lib).Beta(_t(lib, _K1), _t(lib, _K0))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(KL_PAIRS))
+def test_kl_divergence(torch, name):
+    pe, qe = KL_PAIRS[name](ember)
+    pt, qt = KL_PAIRS[name](torch)
+    assert_same(ember.distributions.kl_divergence(pe, qe),
+                torch.distributions.kl_divergence(pt, qt), atol=1e-12, rtol=1e-10)
+
+
+def test_kl_gradients(torch):
+    grads = []
+    for lib in (ember, torch):
+        loc = _t(lib, _MVN_LOC, grad=True)
+        factor = _t(lib, _W, grad=True)
+        p = _D(lib).MultivariateNormal(loc, scale_tril=_t(lib, _TRIL))
+        q = _D(lib).LowRankMultivariateNormal(_t(lib, _KL_LOC2), factor, _t(lib, _DIAG))
+        grads.append(lib.autograd.grad(lib.distributions.kl_divergence(p, q).sum(),
+                                       [loc, factor]))
+    assert_same(list(grads[0]), list(grads[1]), atol=1e-10, rtol=1e-10)
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib: _D(lib).kl_divergence(_D(lib).MultivariateNormal(lib.zeros(2), lib.eye(2)),
+                                      _D(lib).MultivariateNormal(lib.zeros(3), lib.eye(3))),
+    lambda lib: _D(lib).kl_divergence(
+        _D(lib).LowRankMultivariateNormal(lib.zeros(2), lib.ones(2, 1), lib.ones(2)),
+        _D(lib).MultivariateNormal(lib.zeros(3), lib.eye(3))),
+    lambda lib: _D(lib).kl_divergence(
+        _D(lib).Independent(_D(lib).Normal(lib.zeros(2, 3), 1.0), 1),
+        _D(lib).Independent(_D(lib).Normal(lib.zeros(2, 3), 1.0), 2)),
+    lambda lib: _D(lib).kl_divergence(
+        _D(lib).TransformedDistribution(_D(lib).Normal(0.0, 1.0), _T(lib).ExpTransform()),
+        _D(lib).TransformedDistribution(_D(lib).Normal(0.0, 1.0), _T(lib).SigmoidTransform())),
+])
+def test_kl_errors(torch, call):
+    assert_raises_alike(lambda: call(torch), lambda: call(ember))
+
+
+# ----------------------------------------------------------------------- construction errors
+@pytest.mark.parametrize("call", [
+    lambda lib: _D(lib).MultivariateNormal(lib.tensor(0.0), lib.eye(2)),
+    lambda lib: _D(lib).MultivariateNormal(lib.zeros(2)),
+    lambda lib: _D(lib).MultivariateNormal(lib.zeros(2), lib.eye(2), scale_tril=lib.eye(2)),
+    lambda lib: _D(lib).MultivariateNormal(lib.zeros(2), scale_tril=lib.ones(2)),
+    lambda lib: _D(lib).MultivariateNormal(lib.zeros(2), precision_matrix=lib.ones(2)),
+    lambda lib: _D(lib).MultivariateNormal(lib.zeros(2), lib.ones(2)),
+    lambda lib: _D(lib).MultivariateNormal(lib.zeros(2), lib.tensor([[1.0, 2.0], [2.0, 1.0]])),
+    lambda lib: _D(lib).MultivariateNormal(lib.zeros(2), scale_tril=lib.tensor(
+        [[1.0, 1.0], [0.0, -1.0]])),
+    lambda lib: _D(lib).MultivariateNormal(lib.zeros(2), lib.eye(2)).log_prob(lib.zeros(3)),
+    lambda lib: _D(lib).LowRankMultivariateNormal(lib.tensor(0.0), lib.ones(1, 1), lib.ones(1)),
+    lambda lib: _D(lib).LowRankMultivariateNormal(lib.zeros(2), lib.ones(2), lib.ones(2)),
+    lambda lib: _D(lib).LowRankMultivariateNormal(lib.zeros(2), lib.ones(3, 1), lib.ones(2)),
+    lambda lib: _D(lib).LowRankMultivariateNormal(lib.zeros(2), lib.ones(2, 1), lib.ones(3)),
+    lambda lib: _D(lib).LowRankMultivariateNormal(lib.zeros(3, 2), lib.ones(4, 2, 1),
+                                                  lib.ones(2)),
+    lambda lib: _D(lib).LowRankMultivariateNormal(lib.zeros(2), lib.ones(2, 1), lib.zeros(2)),
+    lambda lib: _D(lib).Independent(_D(lib).Normal(lib.zeros(2), 1.0), 2),
+    lambda lib: _D(lib).Independent(_D(lib).Normal(lib.zeros(2), 1.0), 1).enumerate_support(),
+    lambda lib: _D(lib).MixtureSameFamily(_D(lib).Normal(0.0, 1.0), _D(lib).Normal(0.0, 1.0)),
+    lambda lib: _D(lib).MixtureSameFamily(_D(lib).Categorical(logits=lib.zeros(3)), "normal"),
+    lambda lib: _D(lib).MixtureSameFamily(_D(lib).Categorical(logits=lib.zeros(3)),
+                                          _D(lib).Normal(lib.zeros(4), 1.0)),
+    lambda lib: _D(lib).MixtureSameFamily(_D(lib).Categorical(logits=lib.zeros(2, 3)),
+                                          _D(lib).Normal(lib.zeros(5, 3), 1.0)),
+    lambda lib: _D(lib).relaxed_bernoulli.LogitRelaxedBernoulli(lib.tensor(1.0)),
+    lambda lib: _D(lib).RelaxedBernoulli(lib.tensor(1.0), probs=lib.tensor(0.5),
+                                         logits=lib.tensor(0.0)),
+    lambda lib: _D(lib).RelaxedBernoulli(lib.tensor(1.0), probs=lib.tensor(1.5)),
+    lambda lib: _D(lib).LogNormal(0.0, -1.0),
+    lambda lib: _D(lib).LogNormal(0.0, 1.0).log_prob(lib.tensor(-1.0)),
+    lambda lib: _D(lib).HalfNormal(lib.ones(2)).log_prob(lib.tensor([-1.0, 1.0])),
+    lambda lib: _D(lib).Gumbel(0.0, 0.0),
+    lambda lib: _D(lib).Weibull(1.0, -1.0),
+    lambda lib: _D(lib).Kumaraswamy(1.0, lib.tensor([1.0, -1.0])),
+    lambda lib: _D(lib).LogisticNormal(lib.zeros(2), lib.zeros(2)),
+])
+def test_construction_errors(torch, call):
+    assert_raises_alike(lambda: call(torch), lambda: call(ember))
+
+
+def test_reprs_after_lazy_parameters(torch):
+    texts = []
+    for lib in (ember, torch):
+        mvn = _D(lib).MultivariateNormal(lib.zeros(2), scale_tril=lib.eye(2))
+        before = repr(mvn)
+        mvn.covariance_matrix
+        mixture = _D(lib).MixtureSameFamily(_D(lib).Categorical(probs=lib.ones(3) / 3),
+                                            _D(lib).Normal(lib.zeros(3), lib.ones(3)))
+        relaxed = _D(lib).RelaxedBernoulli(lib.tensor(0.5), logits=lib.zeros(2))
+        texts.append([before, repr(mvn), repr(mixture), repr(relaxed),
+                      repr(_D(lib).Independent(_D(lib).Gumbel(lib.zeros(2), 1.0), 1)),
+                      repr(_D(lib).LowRankMultivariateNormal(lib.zeros(2), lib.ones(2, 1),
+                                                             lib.ones(2)))])
+    assert [t.replace("ember.", "torch.") for t in texts[0]] == texts[1]
+
+
+def test_mixture_of_mvn_sampling_and_cdf(torch):
+    outs = []
+    for lib in (ember, torch):
+        mix = DISTRIBUTIONS["mixture"](lib)
+        lib.manual_seed(21)
+        draws = mix.sample((4, 2))
+        outs.append((draws, mix.cdf(draws), mix.log_prob(draws), mix.expand((3, 2)).mean))
+    assert_same(list(outs[0]), list(outs[1]), atol=1e-12, rtol=1e-10)
+
+
+def test_transformed_distribution_broadcasts_base(torch):
+    outs = []
+    for lib in (ember, torch):
+        base = _D(lib).Normal(lib.tensor(0.0, dtype=lib.float64), 1.0)
+        dist = _D(lib).TransformedDistribution(
+            base, [_T(lib).AffineTransform(_t(lib, _LOC), _t(lib, _SCALE))])
+        lib.manual_seed(5)
+        draw = dist.rsample((2,))
+        outs.append((tuple(dist.batch_shape), tuple(dist.base_dist.batch_shape), draw,
+                     dist.log_prob(draw), repr(dist.support)))
+    assert outs[0][:2] == outs[1][:2] and outs[0][4] == outs[1][4]
+    assert_same(list(outs[0][2:4]), list(outs[1][2:4]))
+
+
+# ------------------------------------------------------------------------ a whole notebook
+def _run_notebook(lib):
+    """tests/scripts/probability.py with `import torch` bound to `lib`; what it prints."""
+    import contextlib
+    import io
+    import pathlib
+    import sys
+    script = pathlib.Path(__file__).parent / "scripts" / "probability.py"
+    saved = sys.modules.get("torch")
+    output = io.StringIO()
+    try:
+        sys.modules["torch"] = lib
+        with contextlib.redirect_stdout(output):
+            exec(compile(script.read_text(), str(script), "exec"), {"__name__": "__main__"})
+    finally:
+        sys.modules["torch"] = saved
+    return output.getvalue()
+
+
+def test_probability_notebook_prints_what_torch_prints(torch):
+    from tests.test_tutorial import assert_prints_alike
+    expected = _run_notebook(torch).replace("torch.", "ember.")
+    assert_prints_alike(_run_notebook(ember), expected)

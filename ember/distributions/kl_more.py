@@ -38,8 +38,9 @@ def _log_det_tril(low):
 
 def _same_event(p, q, what):
     if p.event_shape != q.event_shape:
-        raise ValueError(f"KL-divergence between two {what} with different event shapes "
-                         "cannot be computed")
+        # PyTorch's text carries the indentation of its source line break
+        raise ValueError(f"KL-divergence between two {what} with{' ' * 26}different event "
+                         "shapes cannot be computed")
 
 
 def _mvn_from_mvn(p, q):

@@ -29,7 +29,7 @@ class MixtureSameFamily(Distribution):
             raise ValueError(" The Mixture distribution needs to be an  instance of "
                              "ember.distributions.Categorical")
         if not isinstance(component_distribution, Distribution):
-            raise ValueError("The Component distribution need to be an instance of "
+            raise ValueError("The Component distribution needs to be an instance of "
                              "ember.distributions.Distribution")
         mix_batch = mixture_distribution.batch_shape
         comp_batch = component_distribution.batch_shape[:-1]

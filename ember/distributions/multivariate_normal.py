@@ -70,7 +70,8 @@ class MultivariateNormal(Distribution):
                              "scale_tril may be specified.")
         name, matrix = given[0]
         if matrix.dim() < 2:
-            raise ValueError(f"{name} matrix must be at least two-dimensional, with optional "
+            label = "scale_tril matrix" if name == "scale_tril" else name
+            raise ValueError(f"{label} must be at least two-dimensional, with optional "
                              "leading batch dimensions")
         batch_shape = broadcast_shapes(matrix.shape[:-2], loc.shape[:-1])
         setattr(self, name, matrix.expand(tuple(batch_shape) + (-1, -1)))
