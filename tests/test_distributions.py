@@ -48,6 +48,51 @@ def _add(*a, **k):
 _add("Normal", 0.0, 1.0, values=_f(0.5))
 _add("Normal", _f(0.0, 1.0, -2.0), _f(2.0), values=_f([0.5], [1.5], dtype=np.float32))
 _add("Normal", np.array([[0.3], [1.0]]), np.array([0.5, 2.0, 3.0]), values=np.array(0.25))
+_add("Bernoulli", 0.3, values=_f(1.0))
+_add("Bernoulli", _f(0.2, 0.5, 0.9), values=_f([1.0, 0.0, 1.0], [0.0, 0.0, 1.0]))
+_add("Bernoulli", logits=np.array([[-1.0, 0.5], [2.0, 0.0]]), values=np.array([1.0, 0.0]))
+_add("Binomial", 10, _f(0.2, 0.5, 0.9), values=_f(3.0, 5.0, 10.0))
+_add("Binomial", np.array([[3.0], [30.0]]), logits=np.array([-1.0, 0.5, 2.0]),
+     values=np.array([[0.0, 1.0, 3.0], [10.0, 20.0, 29.0]]))
+_add("Binomial", _f(4.0, 4.0), _f(0.1, 0.7), values=_f(2.0))
+_add("Categorical", _f(0.1, 0.2, 0.7), values=np.array([0, 2, 1]))
+_add("Categorical", np.array([[1.0, 3.0], [2.0, 2.0], [0.0, 1.0]]), values=np.array([1, 0, 1]))
+_add("Categorical", logits=_f([0.5, -1.0, 2.0], [0.0, 0.0, 0.0]), values=np.array(2),
+     sample_shape=(2, 2))
+_add("OneHotCategorical", _f(0.1, 0.2, 0.7), values=_f([0.0, 1.0, 0.0], [1.0, 0.0, 0.0]))
+_add("OneHotCategorical", logits=np.array([[0.5, -1.0], [2.0, 0.0]]),
+     values=np.array([0.0, 1.0]))
+_add("OneHotCategoricalStraightThrough", _f([0.3, 0.7], [0.5, 0.5]), values=_f(1.0, 0.0))
+_add("Multinomial", 5, _f(0.1, 0.2, 0.7), values=_f(1.0, 1.0, 3.0))
+_add("Multinomial", 3, logits=np.array([[0.5, -1.0], [2.0, 0.0]]),
+     values=np.array([[3.0, 0.0], [1.0, 2.0]]))
+_add("Poisson", 2.5, values=_f(3.0))
+_add("Poisson", _f(0.5, 4.0, 12.0, 150.0), values=_f(0.0, 3.0, 11.0, 149.0))
+_add("Poisson", np.array([[0.0], [30.0]]), values=np.array([0.0, 25.0]))
+_add("Geometric", 0.3, values=_f(2.0))
+_add("Geometric", _f(0.2, 0.5, 1.0), values=_f(0.0, 3.0, 0.0))
+_add("Geometric", logits=np.array([[-1.0], [2.0]]), values=np.array([1.0, 4.0]))
+_add("Uniform", 0.0, 2.0, values=_f(0.5))
+_add("Uniform", _f(-1.0, 0.0), _f(1.0, 5.0), values=_f([0.5, 4.0], [-0.5, 0.1]))
+_add("Uniform", np.array([[0.0], [1.0]]), np.array([2.0, 3.0]), values=np.array(1.5))
+_add("Exponential", 2.0, values=_f(0.5))
+_add("Exponential", _f(0.5, 1.0, 3.0), values=_f([0.1], [2.0]))
+_add("Laplace", 0.0, 1.0, values=_f(0.5))
+_add("Laplace", _f(0.0, 1.0, -2.0), np.array([[2.0], [0.5]], np.float32), values=_f(0.3, 1.5, -1.0))
+_add("Cauchy", 0.0, 1.0, values=_f(0.5))
+_add("Cauchy", _f(0.0, 1.0), _f([2.0], [0.5]), values=_f(0.3, 4.0))
+_add("Gamma", 2.0, 3.0, values=_f(0.5))
+_add("Gamma", _f(0.3, 1.0, 4.5), _f([2.0], [0.5]), values=_f(0.3, 1.5, 4.0))
+_add("Gamma", np.array([0.5, 20.0]), np.array(1.5), values=np.array([0.2, 10.0]))
+_add("Chi2", 3.0, values=_f(2.0))
+_add("Chi2", _f(0.5, 1.0, 6.0), values=_f([0.3, 1.0, 5.0]))
+_add("Beta", 2.0, 3.0, values=_f(0.4))
+_add("Beta", _f(0.5, 1.0, 4.0), _f([2.0], [0.7]), values=_f(0.1, 0.5, 0.9))
+_add("Dirichlet", _f(0.5, 1.0, 4.0), values=_f(0.2, 0.3, 0.5))
+_add("Dirichlet", np.array([[2.0, 3.0], [0.3, 0.6]]), values=np.array([[0.4, 0.6], [0.9, 0.1]]))
+_add("StudentT", 3.0, values=_f(0.5))
+_add("StudentT", _f(0.5, 1.5, 2.5, 10.0), _f(0.0, 1.0, -1.0, 2.0), _f(1.0, 2.0, 0.5, 1.0),
+     values=_f(0.3, 1.5, -1.0, 2.0))
 
 
 def _call(obj, attr, *args):
@@ -160,7 +205,15 @@ def test_gradients_of_log_prob_and_entropy(torch, case):
         if expected is None:
             assert got is None
         else:
-            assert_same(got, expected, atol=1e-10, rtol=1e-10)
+            # digamma's derivative (trigamma) is scipy's here, a series in PyTorch: they
+            # differ by up to 2.4e-9 relative (measured).
+            assert_same(got, expected, atol=2e-9, rtol=5e-9)
+
+
+# PyTorch differentiates gamma draws with series/asymptotic approximations; ember uses
+# the exact implicit derivative (1e-10 against mpmath). The two differ by up to 1.8e-4
+# relative (measured), so rsample gradients of the gamma family are held to 3e-4.
+GAMMA_FAMILY = {"Gamma", "Chi2", "Beta", "Dirichlet", "StudentT"}
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -179,8 +232,9 @@ def test_rsample_gradients(torch, case):
         draws = dist.rsample((4,))
         grads[lib] = (draws, lib.autograd.grad(draws.sum(), leaves, allow_unused=True))
     assert_same(grads[ember][0], grads[torch][0], atol=1e-6, rtol=1e-5)
+    rtol = 3e-4 if case["name"] in GAMMA_FAMILY else 1e-5
     for got, expected in zip(grads[ember][1], grads[torch][1]):
-        assert_same(got, expected, atol=1e-5, rtol=1e-5)
+        assert_same(got, expected, atol=1e-5, rtol=rtol)
 
 
 # ---- the base class, validation and KL machinery
@@ -306,28 +360,92 @@ def test_kl_errors(torch):
     assert_same_error(lambda lib: lib.distributions.register_kl(lib.distributions.Normal, 1))
 
 
-KL_PAIRS = [
-    (("Normal", (_f(0.0, 1.0), _f(1.0, 2.0))), ("Normal", (_f(0.5), _f(3.0)))),
-]
+# Parameters per family for the KL tests (float64, batch of 3; some entries hit the
+# conventions: zero probabilities, supports that do not cover each other).
+KL_PARAMS = {
+    "Normal": [(np.array([0.0, 1.0, -2.0]), np.array([1.0, 2.0, 0.5])),
+               (np.array([0.5, 0.0, 0.3]), np.array([3.0, 1.0, 0.7]))],
+    "Bernoulli": [(np.array([0.2, 0.0, 1.0]),), (np.array([0.5, 0.3, 0.0]),)],
+    "Binomial": [(np.array([5.0, 5.0, 7.0]), np.array([0.2, 0.6, 0.9])),
+                 (np.array([5.0, 5.0, 4.0]), np.array([0.5, 0.1, 0.4]))],
+    "Categorical": [(np.array([[0.2, 0.8, 0.0], [0.1, 0.3, 0.6]]),),
+                    (np.array([[0.5, 0.0, 0.5], [0.3, 0.3, 0.4]]),)],
+    "OneHotCategorical": [(np.array([[0.2, 0.8, 0.0], [0.1, 0.3, 0.6]]),),
+                          (np.array([[0.5, 0.2, 0.3], [0.3, 0.3, 0.4]]),)],
+    "Beta": [(np.array([0.5, 2.0, 3.0]), np.array([1.5, 0.7, 3.0])),
+             (np.array([1.0, 4.0, 0.3]), np.array([2.0, 1.0, 0.9]))],
+    "Dirichlet": [(np.array([[0.5, 2.0, 3.0], [1.0, 1.0, 1.0]]),),
+                  (np.array([[1.0, 4.0, 0.3], [2.0, 0.5, 1.5]]),)],
+    "Exponential": [(np.array([0.5, 2.0, 3.0]),), (np.array([1.0, 0.4, 3.0]),)],
+    "Gamma": [(np.array([0.5, 2.0, 3.0]), np.array([1.5, 0.7, 3.0])),
+              (np.array([1.0, 4.0, 0.3]), np.array([2.0, 1.0, 0.9]))],
+    "Geometric": [(np.array([0.2, 0.5, 0.9]),), (np.array([0.6, 0.3, 0.9]),)],
+    "Laplace": [(np.array([0.0, 1.0, -2.0]), np.array([1.0, 2.0, 0.5])),
+                (np.array([0.5, 0.0, 0.3]), np.array([3.0, 1.0, 0.7]))],
+    "Poisson": [(np.array([0.5, 2.0, 30.0]),), (np.array([1.0, 0.4, 25.0]),)],
+    "Uniform": [(np.array([0.1, -1.0, 0.2]), np.array([0.9, 2.0, 0.5])),
+                (np.array([0.0, -2.0, 0.3]), np.array([1.0, 1.0, 3.0]))],
+    "Cauchy": [(np.array([0.0, 1.0, -2.0]), np.array([1.0, 2.0, 0.5])),
+               (np.array([0.5, 0.0, 0.3]), np.array([3.0, 1.0, 0.7]))],
+}
+
+# The pairs PyTorch registers among these families (same family first).
+KL_PAIRS = [(name, name) for name in KL_PARAMS] + [
+    ("Bernoulli", "Poisson"), ("Beta", "Exponential"), ("Beta", "Gamma"), ("Beta", "Normal"),
+    ("Beta", "Uniform"), ("Exponential", "Gamma"), ("Exponential", "Normal"),
+    ("Gamma", "Exponential"), ("Gamma", "Normal"), ("Laplace", "Normal"),
+    ("Normal", "Laplace"), ("Uniform", "Beta"), ("Uniform", "Exponential"),
+    ("Uniform", "Gamma"), ("Uniform", "Normal"), ("Exponential", "Uniform"),
+    ("Exponential", "Beta"), ("Gamma", "Uniform"), ("Gamma", "Beta"), ("Laplace", "Uniform"),
+    ("Laplace", "Gamma"), ("Laplace", "Exponential"), ("Laplace", "Beta"),
+    ("Normal", "Uniform"), ("Normal", "Gamma"), ("Normal", "Exponential"),
+    ("Normal", "Beta"), ("Poisson", "Binomial"), ("Poisson", "Bernoulli")]
 
 
-@pytest.mark.parametrize("pair", KL_PAIRS, ids=lambda p: f"{p[0][0]}-{p[1][0]}")
+@pytest.mark.parametrize("pair", KL_PAIRS, ids=lambda p: f"{p[0]}-{p[1]}")
 def test_kl_pairs(torch, pair):
     out = {}
     for lib in (ember, torch):
         D = ember.distributions if lib is ember else torch.distributions
-        (name_p, args_p), (name_q, args_q) = pair
-        p_args = to_lib(lib, tuple(np.asarray(a, F64) for a in args_p), requires_grad=True)
-        q_args = to_lib(lib, tuple(np.asarray(a, F64) for a in args_q), requires_grad=True)
+        (name_p, name_q) = pair
+        p_args = to_lib(lib, KL_PARAMS[name_p][0], requires_grad=True)
+        q_args = to_lib(lib, KL_PARAMS[name_q][1], requires_grad=True)
         kl = D.kl_divergence(getattr(D, name_p)(*p_args), getattr(D, name_q)(*q_args))
-        out[lib] = (kl, lib.autograd.grad(kl.sum(), list(p_args) + list(q_args),
-                                          allow_unused=True))
+        leaves = [a for a in list(p_args) + list(q_args) if a.requires_grad]
+        grads = ()
+        if kl.requires_grad:  # the +inf rules are constants
+            grads = lib.autograd.grad(kl.sum(), leaves, allow_unused=True)
+        out[lib] = (kl, grads)
     assert_same(out[ember][0], out[torch][0], atol=1e-12, rtol=1e-10)
+    assert len(out[ember][1]) == len(out[torch][1])
     for got, expected in zip(out[ember][1], out[torch][1]):
         if expected is None:
             assert got is None
         else:
-            assert_same(got, expected, atol=1e-10, rtol=1e-10)
+            # digamma's derivative differs from PyTorch's by up to 5.6e-9 relative.
+            assert_same(got, expected, atol=1e-10, rtol=1e-8)
+
+
+def test_kl_binomial_refuses_larger_q_count(torch):
+    assert_same_error(lambda lib: lib.distributions.kl_divergence(
+        lib.distributions.Binomial(2, 0.5), lib.distributions.Binomial(3, 0.5)))
+
+
+def test_kl_exponential_family_bregman_fallback(torch):
+    """A user's exponential family without a closed form goes through the Bregman rule."""
+    def kl(lib):
+        class MyPoisson(lib.distributions.Poisson):
+            pass
+
+        rate = lib.tensor([0.5, 2.0, 7.0], dtype=lib.float64, requires_grad=True)
+        value = lib.distributions.kl_divergence(MyPoisson(rate), MyPoisson(rate * 1.5 + 0.1))
+        return value, lib.autograd.grad(value.sum(), rate)[0]
+
+    got, expected = kl(ember), kl(torch)
+    assert_same(got[0], expected[0], atol=1e-12, rtol=1e-10)
+    assert_same(got[1], expected[1], atol=1e-12, rtol=1e-10)
+    assert_same_error(lambda lib: lib.distributions.kl_divergence(
+        lib.distributions.Poisson(1.0), lib.distributions.Exponential(1.0)))
 
 
 def test_exponential_family_entropy_matches_closed_form(torch):

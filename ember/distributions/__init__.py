@@ -3,14 +3,32 @@
 Mirrors torch.distributions. The base (`Distribution`, `ExponentialFamily`), the
 `constraints`, the helpers in `utils` and the KL machinery (`kl_divergence`,
 `register_kl`) sit under the distributions; each distribution is its own module built
-on the public Tensor API, as user code would be.
+on the public Tensor API, as user code would be, and exports its classes through
+its `__all__`.
 """
 from . import constraints
-from .distribution import Distribution
-from .exp_family import ExponentialFamily
-from .kl import kl_divergence, register_kl
-from .normal import Normal
+from .distribution import *  # noqa: F401,F403
+from .exp_family import *  # noqa: F401,F403
+from .kl import *  # noqa: F401,F403
+from .bernoulli import *  # noqa: F401,F403
+from .binomial import *  # noqa: F401,F403
+from .categorical import *  # noqa: F401,F403
+from .cauchy import *  # noqa: F401,F403
+from .dirichlet import *  # noqa: F401,F403
+from .exponential import *  # noqa: F401,F403
+from .gamma import *  # noqa: F401,F403
+from .geometric import *  # noqa: F401,F403
+from .laplace import *  # noqa: F401,F403
+from .multinomial import *  # noqa: F401,F403
+from .normal import *  # noqa: F401,F403
+from .one_hot_categorical import *  # noqa: F401,F403
+from .poisson import *  # noqa: F401,F403
+from .studentT import *  # noqa: F401,F403
+from .uniform import *  # noqa: F401,F403
 from . import _kl_pairs  # noqa: F401  (registers the closed-form KL pairs)
 
-__all__ = ["Distribution", "ExponentialFamily", "Normal", "kl_divergence", "register_kl"]
+__all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet",
+           "Distribution", "Exponential", "ExponentialFamily", "Gamma", "Geometric", "Laplace",
+           "Multinomial", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
+           "Poisson", "StudentT", "Uniform", "kl_divergence", "register_kl"]
 from ._more import *  # noqa: F401,F403,E402  (distB: transforms and the composite distributions)

@@ -71,9 +71,34 @@ class Distribution:
                                  f"the constraint {constraint!r}, but found invalid "
                                  f"values:\n{value}")
 
+    # What `expand` expands: a distribution lists the attributes it is built from (parameter
+    # tensors, inner distributions) in `_expanded`, and in `_shared` any it shares as is.
+    _expanded = None
+    _shared = ()
+
     def expand(self, batch_shape, _instance=None):
-        """A new distribution with parameters expanded (not copied) to `batch_shape`."""
-        _abstract()
+        """A new distribution with parameters expanded (not copied) to `batch_shape`.
+
+        Tensors keep their trailing non-batch dims; inner distributions are expanded in
+        turn. Validation is not repeated: the parameters were checked when first built.
+        """
+        owner = next(c for c in type(self).__mro__ if "_expanded" in c.__dict__)
+        if owner._expanded is None:
+            _abstract()
+        new = self._get_checked_instance(owner, _instance)
+        batch_shape = Size(batch_shape)
+        kept = len(self._batch_shape)
+        for name in owner._expanded:
+            part = self.__dict__.get(name)
+            if isinstance(part, Distribution):
+                setattr(new, name, part.expand(batch_shape))
+            elif part is not None:
+                setattr(new, name, part.expand(batch_shape + part.shape[kept:]))
+        for name in owner._shared:
+            setattr(new, name, self.__dict__[name])
+        Distribution.__init__(new, batch_shape, self._event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
 
     batch_shape = property(lambda self: self._batch_shape, doc="Shape of the parameter batch.")
     event_shape = property(lambda self: self._event_shape, doc="Shape of one draw.")
@@ -152,26 +177,6 @@ class Distribution:
         else:
             batch = values[0].size()
         Distribution.__init__(self, batch, event_shape, validate_args)
-
-    def _expand_params(self, cls, batch_shape, _instance=None, copied=()):
-        """`expand` for distributions whose parameters are the tensors of arg_constraints.
-
-        Each parameter the instance holds is expanded to the new batch shape (its trailing
-        event-like dims kept); the private attributes named in `copied` are shared as they
-        are. Validation is not repeated: the parameters were checked when first built.
-        """
-        new = self._get_checked_instance(cls, _instance)
-        batch_shape = Size(batch_shape)
-        batch_dims = len(self._batch_shape)
-        for name in self.arg_constraints:
-            if name in self.__dict__:
-                value = self.__dict__[name]
-                setattr(new, name, value.expand(batch_shape + value.shape[batch_dims:]))
-        for name in copied:
-            setattr(new, name, self.__dict__[name])
-        Distribution.__init__(new, batch_shape, self._event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
 
     def _check(self, value):
         """Validate a scored value when validation is on (log_prob, cdf, ...)."""

@@ -90,8 +90,10 @@ def _bregman(p, q):
     KL(p || q) = A(theta_q) - A(theta_p) - <theta_q - theta_p, grad A(theta_p)>.
     """
     if type(q) is not type(p):
+        # PyTorch's text has a run of spaces from a line continuation inside its string.
         raise NotImplementedError("The cross KL-divergence between different exponential "
-                                  "families cannot be computed using Bregman divergences")
+                                  "families cannot" + " " * 29 +
+                                  "be computed using Bregman divergences")
     p_thetas = [theta.detach().requires_grad_() for theta in p._natural_params]
     q_thetas = q._natural_params
     p_normalizer = p._log_normalizer(*p_thetas)

@@ -25,11 +25,10 @@ class Normal(ExponentialFamily):
     has_rsample = True
     _mean_carrier_measure = 0  # the base measure h(x) is constant
 
+    _expanded = ("loc", "scale")
+
     def __init__(self, loc, scale, validate_args=None):
         self._init_params(validate_args, loc=loc, scale=scale)
-
-    def expand(self, batch_shape, _instance=None):
-        return self._expand_params(Normal, batch_shape, _instance)
 
     mean = mode = property(lambda self: self.loc)
     stddev = property(lambda self: self.scale)
@@ -69,5 +68,5 @@ class Normal(ExponentialFamily):
         precision = self.scale.pow(2).reciprocal()
         return self.loc * precision, -0.5 * precision
 
-    def _log_normalizer(self, x, y):
-        return -0.25 * x.pow(2) / y + 0.5 * (-math.pi / y).log()
+    def _log_normalizer(self, first, second):
+        return -0.25 * first.pow(2) / second + 0.5 * (-math.pi / second).log()

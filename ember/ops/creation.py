@@ -270,6 +270,8 @@ def empty_preserving(data, np_dtype, xp):
     if data.flags.c_contiguous or data.ndim < 2:
         return _allocate(xp.empty, data.shape, np_dtype)
     strides = data.strides
+    if 0 in [s for s, n in zip(strides, data.shape) if n > 1]:
+        return _allocate(xp.empty, data.shape, np_dtype)  # overlapping (expanded): contiguous
     order = sorted(builtins.range(data.ndim), key=lambda d: -abs(strides[d]))
     inverse = [order.index(d) for d in builtins.range(data.ndim)]
     return _allocate(xp.empty, [data.shape[d] for d in order], np_dtype).transpose(inverse)

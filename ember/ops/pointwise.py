@@ -480,7 +480,7 @@ def _remainder(xp, a, b):
     """PyTorch's floating remainder is fmod with the sign fixed (`mod + b` where the signs
     differ), so an exact multiple keeps fmod's zero, the dividend's sign (`-4. % 2` is
     -0.0); NumPy's is the same but for that zero, which takes the divisor's sign."""
-    out = xp.remainder(a, b)
+    out = xp.asarray(xp.remainder(a, b))  # a 0-dim input gives a NumPy scalar
     if a.dtype.kind == "f":
         nonzero = xp.count_nonzero(out)
         if not nonzero and out.shape == xp.shape(a):

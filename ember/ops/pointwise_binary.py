@@ -171,7 +171,10 @@ class XlogyBackward0(Node):
         other = self.scalars[1] if other is None else other
         grad_a = grad_b = None
         if self.needs_input_grad(0):
-            grad_a = sum_to_shape(grad * xlogy((input != 0), other), input.shape)
+            # PyTorch's formula: xlogy(grad, other), zeroed where input == 0 and other <= 0
+            # (so d/dx at x = 0 is log(other), not 0).
+            grad_a = xlogy(grad, other).masked_fill((input == 0) & (other <= 0), 0)
+            grad_a = sum_to_shape(grad_a, input.shape)
         if self.needs_input_grad(1):
             grad_b = sum_to_shape(grad * input / other, other.shape)
         return grad_a, grad_b
