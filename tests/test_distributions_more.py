@@ -196,6 +196,8 @@ def test_transform_equality(torch):
             T.ComposeTransform([T.ExpTransform()]) == T.ComposeTransform([T.ExpTransform()]),
             T.Transform() == T.Transform(),
             T.StickBreakingTransform() == T.StickBreakingTransform(),
+            T.CorrCholeskyTransform() == T.CorrCholeskyTransform(),
+            T.ReshapeTransform((2,), (2,)) == T.ReshapeTransform((2,), (2,)),
         ])
     assert results[0] == results[1]
 
