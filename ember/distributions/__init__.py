@@ -31,3 +31,4 @@ __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Di
            "Distribution", "Exponential", "ExponentialFamily", "Gamma", "Geometric", "Laplace",
            "Multinomial", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
            "Poisson", "StudentT", "Uniform", "kl_divergence", "register_kl"]
+from ._more import *  # noqa: F401,F403,E402  (distB: transforms and the composite distributions)
