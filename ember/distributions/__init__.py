@@ -32,3 +32,6 @@ __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Di
            "Multinomial", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
            "Poisson", "StudentT", "Uniform", "kl_divergence", "register_kl"]
 from ._more import *  # noqa: F401,F403,E402  (distB: transforms and the composite distributions)
+from . import _more  # noqa: E402
+
+__all__ += _more.__all__
