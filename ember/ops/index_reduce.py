@@ -93,9 +93,7 @@ class _KeyedReduceBackward(Node):
             divided = grad / wrap(count.clip(1, None).astype(grad._data.dtype), device)
             return divided, _index(divided, key, True)
         if reduce in ("amax", "amin"):
-            self_hits = input == result
-            if not self.include_self:
-                self_hits = self_hits.logical_and(wrap(self.counts == 0, device))
+            self_hits = input == result  # counted even without include_self, as PyTorch
             value_hits = values == _index(result, key, True)
             share = self_hits.to(grad.dtype) + _zeros_with(value_hits.to(grad.dtype),
                                                            tuple(grad.shape), key, True)

@@ -195,7 +195,6 @@ def dist(input, other, p=2):
         node = DistBackward0()
         node.p, node.shapes = p, (input._data.shape, other._data.shape)
         node.save(input, other)
-        node.save_output(out)
         attach(out, node, input, other)
     return out
 
@@ -204,8 +203,11 @@ class DistBackward0(Node):
     __slots__ = ("p", "shapes")
 
     def backward(self, grad):
-        input, other, result = self.saved_tensors
-        grad_difference = _norm_backward(grad, input - other, self.p, result, None)
+        input, other = self.saved_tensors
+        difference = input - other
+        # the norm recomputed from the inputs, so that double backward sees its history
+        grad_difference = _norm_backward(grad, difference, self.p, vector_norm(difference, self.p),
+                                         None)
         if grad_difference is None:
             return None, None
         grad_input = sum_to_shape(grad_difference, self.shapes[0]) \

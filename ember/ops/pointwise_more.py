@@ -112,8 +112,10 @@ class LdexpBackward0(Node):
 
     def backward(self, grad):
         input, other = self.saved_tensors
-        scale = exp(other * _LN2) if other.is_floating_point() else (2.0 ** other.double())
-        scale = scale.to(grad.dtype)
+        if other.is_floating_point():
+            scale = exp(other * _LN2).to(grad.dtype)
+        else:  # PyTorch's pow(2, other) in integers: 0 for a negative exponent
+            scale = (2 ** other.clamp(min=0)).masked_fill(other < 0, 0).to(grad.dtype)
         grad_input = grad_other = None
         if self.needs_input_grad(0):
             grad_input = sum_to_shape(grad * scale, input.shape)
@@ -135,7 +137,7 @@ def frexp(input):
         node = FrexpBackward0()
         node.save(exponent)
         attach(out, node, input)
-    return _rt.frexp((out, exponent))
+    return _rt.frexp(out, exponent)
 
 
 class FrexpBackward0(Node):

@@ -8,7 +8,7 @@ as PyTorch decomposes them). A *_scatter op copies its input, takes the same vie
 the copy with slicing.py's view op and assigns `src` through it; its gradient is the
 incoming gradient with that view zeroed (for input) and the view read out (for src).
 """
-from .. import _errors
+from .. import _dtype, _errors
 from ..autograd.graph import Node
 from ._common import Tensor, attach, grad_state, inplace_overlapping, make_tensor, wrap_dim
 from .diagonal import diag_embed
@@ -18,6 +18,8 @@ from .slicing import (_MultiViewBackward, _index_value, _split_views, _split_wit
 __all__ = ["hsplit", "vsplit", "dsplit", "split_with_sizes", "unsafe_split", "unsafe_chunk",
            "unsafe_split_with_sizes", "select_scatter", "slice_scatter", "diagonal_scatter",
            "as_strided_scatter", "diagflat"]
+
+_dtype_bool = _dtype.bool
 
 
 # ---------------------------------------------------------------- numpy-style splits
@@ -171,8 +173,25 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):
 
 
 class AsStridedScatterBackward0(_ScatterIntoBackward):
+    """PyTorch 2.13 keeps input's gradient where src was written and zeroes it elsewhere
+    (the reverse of the other *_scatter ops); matched here, as the specification."""
+
     __slots__ = ()
     op = "as_strided_scatter"
+
+    def backward(self, grad):
+        grad = grad.contiguous()
+        grad_input = grad_src = None
+        if self.needs_input_grad(0):
+            written = _scatter_into(grad.new_zeros(grad.shape, dtype=_dtype_bool),
+                                    grad.new_ones(self.arguments[0], dtype=_dtype_bool),
+                                    as_strided, AsStridedScatterBackward0, self.arguments)
+            grad_input = grad * written
+        if self.needs_input_grad(1):
+            grad_src = as_strided(grad, *self.arguments).clone()
+            if grad_src.dtype is not self.src_dtype:
+                grad_src = grad_src.to(self.src_dtype)
+        return grad_input, grad_src
 
 
 # ---------------------------------------------------------------- diagonals
