@@ -169,9 +169,15 @@ def _index_key(input, dim, index, source, name, dtype_message, long_only=False):
                    f"source.size(dim){separator}({src_shape1[d]}){tail}")
     for i, (a, b) in enumerate(zip(shape1, src_shape1)):
         if i != d and a != b:
+            if name == "index_reduce_":
+                raise RuntimeError("source tensor shape must match self tensor shape, excluding "
+                                   "the specified dimension. Got self.shape = "
+                                   f"{_errors.shape_list(data.shape)} source.shape = "
+                                   f"{_errors.shape_list(src.shape)}")
+            at = i if i < d else i - 1  # PyTorch counts dims of the slice (dim removed)
             raise RuntimeError(f"{name}(): Source/destination tensor must have same slice "
-                               f"shapes. Destination slice shape: {a} at dimension {i} and "
-                               f"source slice shape: {b} at dimension {i}.")
+                               f"shapes. Destination slice shape: {a} at dimension {at} and "
+                               f"source slice shape: {b} at dimension {at}.")
     bad = out_of_bounds(idx, -shape1[d] if name == "index_reduce_" else 0, shape1[d])
     if bad is not None:
         if name == "index_copy_":

@@ -66,6 +66,8 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
 
 
 def addr_(input, vec1, vec2, *, beta=1, alpha=1):
+    if input._data.ndim != 2:
+        raise RuntimeError(f"2D tensor expected, got {input._data.ndim}D tensor for input")
     return inplace(input, addr, vec1, vec2, beta=beta, alpha=alpha)
 
 
@@ -159,6 +161,10 @@ def baddbmm_(input, batch1, batch2, *, beta=1, alpha=1):
 
 
 def cumprod_(input, dim, *, dtype=None):
+    if dtype is not None and dtype is not input.dtype:
+        raise RuntimeError(f"Bad in-place call: input tensor dtype "
+                           f"{_errors.cpp_type_name(input.dtype)} and output tensor dtype "
+                           f"{_errors.cpp_type_name(dtype)} should match")
     return inplace(input, cumprod, dim, dtype=dtype)
 
 

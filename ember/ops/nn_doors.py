@@ -129,29 +129,31 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
 
 
 # ---------------------------------------------------------------- losses (reduction as 0/1/2)
-def kl_div(input, target, reduction=1, *, log_target=False):
+# ATen's schemas say reduction=1 (mean), but torch.*'s Python binding fills an omitted
+# reduction with 0: `torch.kl_div(x, y)` is unreduced. The doors follow the binding.
+def kl_div(input, target, reduction=0, *, log_target=False):
     """No 'batchmean' at this level, and so no warning about 'mean'."""
     name = _reduction(reduction)
     return _losses._kl_div(input, target, name, _reduction_enum(name), log_target)
 
 
-def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=1):
+def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0):
     return _losses_more.margin_ranking_loss(input1, input2, target, margin,
                                             reduction=_reduction(reduction))
 
 
-def hinge_embedding_loss(input, target, margin=1.0, reduction=1):
+def hinge_embedding_loss(input, target, margin=1.0, reduction=0):
     return _losses_more.hinge_embedding_loss(input, target, margin,
                                              reduction=_reduction(reduction))
 
 
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6, swap=False,
-                        reduction=1):
+                        reduction=0):
     return _losses_more.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap,
                                             reduction=_reduction(reduction))
 
 
-def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=1):
+def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0):
     return _losses_more.cosine_embedding_loss(input1, input2, target, margin,
                                               reduction=_reduction(reduction))
 
@@ -161,7 +163,7 @@ def poisson_nll_loss(input, target, log_input, full, eps, reduction):
                                          reduction=_reduction(reduction))
 
 
-def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=1):
+def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=0):
     return _losses.binary_cross_entropy_with_logits(input, target, weight,
                                                     reduction=_reduction(reduction),
                                                     pos_weight=pos_weight)

@@ -11,7 +11,7 @@ import math
 
 from .._backend import scipy_special as _sc
 
-from .. import _dtype, return_types as _rt
+from .. import _dtype, _errors, return_types as _rt
 from ..autograd.graph import Node
 from ._common import Tensor, any_requires_grad, attach, binary, inplace, sum_to_shape, wrap
 from ._elementwise import NotImplementedBackward, broadcast_error, require_tensor, unsupported
@@ -55,7 +55,16 @@ def gcd(input, other):
     return _integer_op(input, other, "gcd", input._device.xp.gcd)
 
 
+def _check_integer_inplace(input, other):
+    """An in-place integer op refuses a float operand by the cast rule first, as PyTorch."""
+    result = _dtype.promote_types(input.dtype, other.dtype)
+    if not _dtype.can_cast(result, input.dtype):
+        raise RuntimeError(_errors.cannot_cast(result, input.dtype))
+
+
 def gcd_(input, other):
+    require_tensor(other, "gcd_")
+    _check_integer_inplace(input, other)
     return inplace(input, gcd, other)
 
 
@@ -65,6 +74,8 @@ def lcm(input, other):
 
 
 def lcm_(input, other):
+    require_tensor(other, "lcm_")
+    _check_integer_inplace(input, other)
     return inplace(input, lcm, other)
 
 
@@ -104,6 +115,9 @@ def ldexp(input, other):
 
 
 def ldexp_(input, other):
+    if not input.is_floating_point():  # PyTorch names the op where others say 'result type'
+        raise RuntimeError("ldexp can't be cast to the desired output type "
+                           f"{_errors.scalar_type_name(input.dtype)}")
     return inplace(input, ldexp, other)
 
 
@@ -127,7 +141,7 @@ class LdexpBackward0(Node):
 def frexp(input):
     """(mantissa, exponent) with input = mantissa * 2**exponent, |mantissa| in [0.5, 1)."""
     if not input.is_floating_point():
-        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+        raise RuntimeError("ember.frexp() only supports floating-point dtypes")
     a = input._data
     xp = input._device.xp
     mantissa, exponent = xp.frexp(a.astype(_FLOAT32) if a.dtype in _REDUCED else a)
@@ -155,7 +169,9 @@ def nextafter(input, other):
         raise unsupported("nextafter_cpu", a)
     out = wrap(_apply(device.xp.nextafter, a, b), device)
     if any_requires_grad(input, other):
-        attach(out, NextafterBackward0(), input, other)
+        node = NextafterBackward0()
+        node.shapes = (input._data.shape, other._data.shape)
+        attach(out, node, input, other)
     return out
 
 
@@ -164,10 +180,14 @@ def nextafter_(input, other):
 
 
 class NextafterBackward0(Node):
-    __slots__ = ()
+    """PyTorch treats nextafter as the identity in input and a constant in other."""
+
+    __slots__ = ("shapes",)
 
     def backward(self, grad):
-        raise NotImplementedError("the derivative for 'nextafter' is not implemented.")
+        grad_input = sum_to_shape(grad, self.shapes[0]) if self.needs_input_grad(0) else None
+        grad_other = grad.new_zeros(self.shapes[1]) if self.needs_input_grad(1) else None
+        return grad_input, grad_other
 
 
 # ---------------------------------------------------------------- igamma / igammac

@@ -26,13 +26,13 @@ _dtype_bool = _dtype.bool
 def _numpy_split(name, input, sections, dim, least):
     ndim = input._data.ndim
     if ndim < least:
-        raise RuntimeError(f"torch.{name} requires a tensor with at least {least} dimension, but "
+        raise RuntimeError(f"ember.{name} requires a tensor with at least {least} dimension, but "
                            f"got a tensor with {ndim} dimensions!")
     if not isinstance(sections, (list, tuple)):
         sections = _index_value(sections)
         size = input._data.shape[dim]
         if sections == 0 or size % sections:
-            raise RuntimeError(f"torch.{name} attempted to split along dimension {dim}, but the "
+            raise RuntimeError(f"ember.{name} attempted to split along dimension {dim}, but the "
                                f"size of the dimension {size} is not divisible by the "
                                f"split_size {sections}!")
     return tensor_split(input, sections, dim)

@@ -35,7 +35,7 @@ def nanmedian(input, dim=None, keepdim=False):
             attach(out, node, input)
         return out
     _not_for_bool(data, "median_out")
-    d = _dim_along(input, dim, "nanmedian")
+    d = _dim_along(input, dim, "median")  # PyTorch's message says median()
     position = None
     if data.ndim:
         size = data.shape[d]
