@@ -16,8 +16,7 @@ from .gather_scatter import _dim_key, _prefix, _shape1
 from .indexing import _index, _index_put, _zeros_with, accumulate_at, out_of_bounds
 from .pointwise_select import where
 
-__all__ = ["scatter_reduce", "scatter_reduce_", "index_reduce", "index_reduce_", "index_copy",
-           "index_copy_", "put", "put_"]
+__all__ = ["scatter_reduce", "index_reduce", "index_copy", "put"]  # the _ forms: methods only
 
 _UFUNCS = {"sum": "add", "mean": "add", "prod": "multiply", "amax": "maximum",
            "amin": "minimum"}

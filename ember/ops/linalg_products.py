@@ -16,8 +16,8 @@ from .linalg import (_add_scaled, _arrays, _product, _scaled, _scalar_name, addm
                      baddbmm, bmm, mm, mv)
 from .norms import _norm_backward, vector_norm
 
-__all__ = ["addr", "addbmm", "addmm_", "addmv_", "addbmm_", "addr_", "baddbmm_", "cumprod_",
-           "chain_matmul", "dist"]
+# torch.* has addmv_ of the in-place forms; the others are Tensor methods only
+__all__ = ["addr", "addbmm", "addmv_", "chain_matmul", "dist"]
 
 _BOOL = _dtype.bool.np_dtype
 
