@@ -71,6 +71,9 @@ KNOWN = [
     ("*neg*_", "error precedence or text", "bool negation checked before overlap"),
     # results
     ("*floor_divide", "grad_fn", "floor_divide records NotImplemented"),
+    ("*heaviside", "grad_fn", "heaviside records NotImplemented (ops12; as floor_divide)"),
+    ("Tensor.baddbmm_", "error precedence or text", "baddbmm_ checks rank, dtype and the "
+     "in-place shape in another order for bool operands (ops12)"),
     ("Tensor.__*floordiv__", "grad_fn", "floor_divide records NotImplemented"),
     ("Tensor.layout", "result", "Tensor.layout is a string"),
     ("*svd", "value", "singular vectors have a sign freedom (LAPACK paths differ), and inputs "

@@ -68,6 +68,11 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
 def addr_(input, vec1, vec2, *, beta=1, alpha=1):
     if input._data.ndim != 2:
         raise RuntimeError(f"2D tensor expected, got {input._data.ndim}D tensor for input")
+    if isinstance(vec1, Tensor) and isinstance(vec2, Tensor) and vec1.dim() == vec2.dim() == 1 \
+            and input._data.shape != (vec1._data.shape[0], vec2._data.shape[0]):
+        raise RuntimeError(f"size mismatch, input: {_errors.shape_list(input._data.shape)}, v1: "
+                           f"{_errors.shape_list(vec1._data.shape)}, v2: "
+                           f"{_errors.shape_list(vec2._data.shape)}")
     return inplace(input, addr, vec1, vec2, beta=beta, alpha=alpha)
 
 
@@ -149,6 +154,9 @@ class AddbmmBackward0(Node):
 
 # ---------------------------------------------------------------- in-place forms
 def addmm_(input, mat1, mat2, *, beta=1, alpha=1):
+    if isinstance(mat1, Tensor) and isinstance(mat2, Tensor) and mat1.dim() == mat2.dim() == 2 \
+            and mat1._data.shape[1] == mat2._data.shape[0]:
+        _check_inplace_shape(input, (mat1._data.shape[0], mat2._data.shape[1]))
     return inplace(input, addmm, mat1, mat2, beta=beta, alpha=alpha)
 
 
@@ -156,7 +164,22 @@ def addmv_(input, mat, vec, *, beta=1, alpha=1):
     return inplace(input, addmv, mat, vec, beta=beta, alpha=alpha)
 
 
+def _check_inplace_shape(input, shape):
+    if input._data.shape != shape:
+        raise RuntimeError("Bad in-place call: input tensor size "
+                           f"{_errors.shape_list(input._data.shape)} and output tensor size "
+                           f"{_errors.shape_list(shape)} should match")
+
+
 def baddbmm_(input, batch1, batch2, *, beta=1, alpha=1):
+    if input._data.ndim == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    if isinstance(batch1, Tensor) and isinstance(batch2, Tensor) and \
+            batch1.dim() == batch2.dim() == 3 and batch1._data.shape[0] == batch2._data.shape[0] \
+            and batch1._data.shape[2] == batch2._data.shape[1] and \
+            batch1._data.dtype == batch2._data.dtype == input._data.dtype:
+        _check_inplace_shape(input, (batch1._data.shape[0], batch1._data.shape[1],
+                                     batch2._data.shape[2]))
     return inplace(input, baddbmm, batch1, batch2, beta=beta, alpha=alpha)
 
 

@@ -99,6 +99,8 @@ def sum_to_size(input, *size):
     if not _expandable(size, shape):
         raise RuntimeError(f"size {{{_shape_text(size)}}} is not expandable to size "
                            f"{{{_shape_text(shape)}}}.")
+    if not size:  # an empty target means 'sum everything', even for a 0-dim input
+        return input.sum()
     if tuple(size) == shape:
         return input
     leading = len(shape) - len(size)

@@ -52,8 +52,20 @@ def dsplit(input, indices_or_sections):
     return _numpy_split("dsplit", input, indices_or_sections, 2, 3)
 
 
+def _check_sizes(input, sizes, dim):
+    """split_with_sizes' sum check, naming `dim` as given (PyTorch does not wrap it here)."""
+    size = input._data.shape[wrap_dim(dim, input._data.ndim)]
+    if all(s >= 0 for s in sizes) and sum(sizes) != size:
+        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input "
+                           f"tensor's size at dimension {dim}), but got "
+                           f"split_sizes={_errors.shape_list(sizes)}")
+
+
 def split_with_sizes(input, split_sizes, dim=0):
-    return split(input, list(split_sizes), dim)
+    sizes = [_index_value(s) for s in split_sizes]
+    if input._data.ndim:
+        _check_sizes(input, sizes, dim)
+    return split(input, sizes, dim)
 
 
 # ---------------------------------------------------------------- unsafe splits
@@ -69,9 +81,10 @@ def unsafe_chunk(input, chunks, dim=0):
 
 
 def unsafe_split_with_sizes(input, split_sizes, dim=0):
-    dim = wrap_dim(dim, input._data.ndim)
     sizes = [_index_value(s) for s in split_sizes]
-    _split_with_sizes(input.detach(), sizes, dim)  # PyTorch's checks and messages
+    _check_sizes(input, sizes, dim)
+    dim = wrap_dim(dim, input._data.ndim)
+    _split_with_sizes(input.detach(), sizes, dim)  # PyTorch's other checks and messages
     return _split_views(input, dim, sizes, UnsafeSplitWithSizesBackward0)
 
 
