@@ -8,6 +8,7 @@ the second spelling in older code; each door here maps it onto the one definitio
 ember/ops and adds nothing else. Functions whose two spellings agree (conv2d, bilinear,
 pixel_shuffle, ...) are exported from their op modules directly.
 """
+from .. import _errors
 from . import conv as _conv
 from . import grid_sample as _grid
 from . import losses as _losses
@@ -69,6 +70,10 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enabled=True):
+    if input.dim() == 0:  # ATen reads input.size(0) and input.size(1) first
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    if input.dim() == 1:
+        raise IndexError(_errors.dim_out_of_range(1, 1))
     return _norm.group_norm(input, num_groups, weight, bias, eps)
 
 
@@ -201,10 +206,18 @@ def adaptive_max_pool1d(input, output_size):
 
 
 def constant_pad_nd(input, pad, value=0):
+    if len(pad) % 2:
+        raise RuntimeError(f"Length of pad must be even but instead it equals {len(pad)}")
+    if len(pad) > 2 * input.dim():  # (PyTorch's text runs the numbers into the words)
+        raise RuntimeError("Length of pad should be no more than twice the number of dimensions "
+                           f"of the input. Pad length is {len(pad)}while the input has "
+                           f"{input.dim()}dimensions.")
     return _resize.pad(input, pad, "constant", value)
 
 
 def affine_grid_generator(theta, size, align_corners):
+    if len(size) not in (4, 5):
+        raise RuntimeError("AffineGridGenerator needs 4d (spatial) or 5d (volumetric) inputs.")
     return _grid.affine_grid(theta, size, align_corners)
 
 

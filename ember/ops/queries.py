@@ -136,7 +136,12 @@ def is_anomaly_check_nan_enabled():
 
 def set_warn_always(b):
     """PyTorch's flag for warnings that normally fire once; ember records it."""
-    _warn_always[0] = bool(b)
+    if not isinstance(b, bool):
+        kind = type(b)
+        name = kind.__name__ if kind.__module__ == "builtins" or isinstance(b, Tensor) else \
+            f"{kind.__module__}.{kind.__name__}"
+        raise RuntimeError(f"setWarnOnlyOnce expects a bool, but got {name}")
+    _warn_always[0] = b
 
 
 def is_warn_always_enabled():
