@@ -76,6 +76,23 @@ from . import distributions  # noqa: E402
 from .ops.random_samplers import (_dirichlet_grad, _sample_dirichlet,  # noqa: E402,F401
                                   _standard_gamma, _standard_gamma_grad, binomial, poisson)
 
+# ops12
+from .ops.nn_doors import *  # noqa: F401,F403
+from .ops.conv import (conv1d, conv2d, conv3d, conv_transpose1d,  # noqa: E402,F401
+                       conv_transpose2d, conv_transpose3d)
+from .ops.nn_activation import celu_, hardshrink, prelu, selu_, threshold_  # noqa: E402,F401
+from .ops.nn_random import rrelu_  # noqa: E402,F401
+from .ops.nn_linear import bilinear, cosine_similarity, pairwise_distance  # noqa: E402,F401
+from .ops.unfold import (channel_shuffle, native_channel_shuffle,  # noqa: E402,F401
+                         pixel_shuffle, pixel_unshuffle)
+from .ops.pooling_adaptive import adaptive_avg_pool1d  # noqa: E402,F401
+from .ops.linalg_products import *  # noqa: F401,F403
+from .ops.pointwise_more import *  # noqa: F401,F403
+from .ops.sorting_more import *  # noqa: F401,F403
+from .ops.index_reduce import *  # noqa: F401,F403
+from .ops.slicing_more import *  # noqa: F401,F403
+from .ops.queries import *  # noqa: F401,F403
+
 # doors: every ember.* function PyTorch's argument parser checks raises its TypeErrors
 # (one wrapper per function, applied here, where the names are exported)
 from . import _arguments, _signatures  # noqa: E402

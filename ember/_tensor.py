@@ -1742,6 +1742,177 @@ class Tensor:
     def renorm_(self, p, dim, maxnorm):
         return _quantile.renorm_(self, p, dim, maxnorm)
 
+    # ---- ops12: fused add-products, index reductions, splits, scatters into views, queries
+    def addr(self, vec1, vec2, *, beta=1, alpha=1):
+        return _linalg_products.addr(self, vec1, vec2, beta=beta, alpha=alpha)
+
+    def addr_(self, vec1, vec2, *, beta=1, alpha=1):
+        return _linalg_products.addr_(self, vec1, vec2, beta=beta, alpha=alpha)
+
+    def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
+        return _linalg_products.addbmm(self, batch1, batch2, beta=beta, alpha=alpha)
+
+    def addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+        return _linalg_products.addbmm_(self, batch1, batch2, beta=beta, alpha=alpha)
+
+    def addmm_(self, mat1, mat2, *, beta=1, alpha=1):
+        return _linalg_products.addmm_(self, mat1, mat2, beta=beta, alpha=alpha)
+
+    def addmv_(self, mat, vec, *, beta=1, alpha=1):
+        return _linalg_products.addmv_(self, mat, vec, beta=beta, alpha=alpha)
+
+    def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+        return _linalg_products.baddbmm_(self, batch1, batch2, beta=beta, alpha=alpha)
+
+    def cumprod_(self, dim, *, dtype=None):
+        return _linalg_products.cumprod_(self, dim, dtype=dtype)
+
+    def dist(self, other, p=2):
+        return _linalg_products.dist(self, other, p)
+
+    def gcd(self, other):
+        return _pointwise_more.gcd(self, other)
+
+    def gcd_(self, other):
+        return _pointwise_more.gcd_(self, other)
+
+    def lcm(self, other):
+        return _pointwise_more.lcm(self, other)
+
+    def lcm_(self, other):
+        return _pointwise_more.lcm_(self, other)
+
+    def heaviside(self, values):
+        return _pointwise_more.heaviside(self, values)
+
+    def heaviside_(self, values):
+        return _pointwise_more.heaviside_(self, values)
+
+    def ldexp(self, other):
+        return _pointwise_more.ldexp(self, other)
+
+    def ldexp_(self, other):
+        return _pointwise_more.ldexp_(self, other)
+
+    def frexp(self):
+        return _pointwise_more.frexp(self)
+
+    def nextafter(self, other):
+        return _pointwise_more.nextafter(self, other)
+
+    def nextafter_(self, other):
+        return _pointwise_more.nextafter_(self, other)
+
+    def igamma(self, other):
+        return _pointwise_more.igamma(self, other)
+
+    def igamma_(self, other):
+        return _pointwise_more.igamma_(self, other)
+
+    def igammac(self, other):
+        return _pointwise_more.igammac(self, other)
+
+    def igammac_(self, other):
+        return _pointwise_more.igammac_(self, other)
+
+    def mode(self, dim=-1, keepdim=False):
+        return _sorting_more.mode(self, dim, keepdim)
+
+    def nanmedian(self, dim=None, keepdim=False):
+        return _sorting_more.nanmedian(self, dim, keepdim)
+
+    def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
+        return _index_reduce.scatter_reduce(self, dim, index, src, reduce,
+                                            include_self=include_self)
+
+    def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
+        return _index_reduce.scatter_reduce_(self, dim, index, src, reduce,
+                                             include_self=include_self)
+
+    def index_reduce(self, dim, index, source, reduce, *, include_self=True):
+        return _index_reduce.index_reduce(self, dim, index, source, reduce,
+                                          include_self=include_self)
+
+    def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
+        return _index_reduce.index_reduce_(self, dim, index, source, reduce,
+                                           include_self=include_self)
+
+    def index_copy(self, dim, index, source):
+        return _index_reduce.index_copy(self, dim, index, source)
+
+    def index_copy_(self, dim, index, source):
+        return _index_reduce.index_copy_(self, dim, index, source)
+
+    def put(self, index, source, accumulate=False):
+        return _index_reduce.put(self, index, source, accumulate)
+
+    def put_(self, index, source, accumulate=False):
+        return _index_reduce.put_(self, index, source, accumulate)
+
+    def hsplit(self, indices_or_sections):
+        return _slicing_more.hsplit(self, indices_or_sections)
+
+    def vsplit(self, indices_or_sections):
+        return _slicing_more.vsplit(self, indices_or_sections)
+
+    def dsplit(self, indices_or_sections):
+        return _slicing_more.dsplit(self, indices_or_sections)
+
+    def split_with_sizes(self, split_sizes, dim=0):
+        return _slicing_more.split_with_sizes(self, split_sizes, dim)
+
+    def unsafe_split(self, split_size, dim=0):
+        return _slicing_more.unsafe_split(self, split_size, dim)
+
+    def unsafe_chunk(self, chunks, dim=0):
+        return _slicing_more.unsafe_chunk(self, chunks, dim)
+
+    def unsafe_split_with_sizes(self, split_sizes, dim=0):
+        return _slicing_more.unsafe_split_with_sizes(self, split_sizes, dim)
+
+    def select_scatter(self, src, dim, index):
+        return _slicing_more.select_scatter(self, src, dim, index)
+
+    def slice_scatter(self, src, dim=0, start=None, end=None, step=1):
+        return _slicing_more.slice_scatter(self, src, dim, start, end, step)
+
+    def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
+        return _slicing_more.diagonal_scatter(self, src, offset, dim1, dim2)
+
+    def as_strided_scatter(self, src, size, stride, storage_offset=None):
+        return _slicing_more.as_strided_scatter(self, src, size, stride, storage_offset)
+
+    def diagflat(self, offset=0):
+        return _slicing_more.diagflat(self, offset)
+
+    def fill_diagonal_(self, fill_value, wrap=False):
+        return _slicing_more.fill_diagonal_(self, fill_value, wrap)
+
+    def swapaxes_(self, axis0, axis1):
+        return self.transpose_(axis0, axis1)
+
+    def swapdims_(self, dim0, dim1):
+        return self.transpose_(dim0, dim1)
+
+    def sum_to_size(self, *size):
+        return _queries.sum_to_size(self, *size)
+
+    def is_nonzero(self):
+        return _queries.is_nonzero(self)
+
+    def is_same_size(self, other):
+        return _queries.is_same_size(self, other)
+
+    def is_signed(self):
+        return _queries.is_signed(self)
+
+    def hardshrink(self, lambd=0.5):
+        return _nn_activation.hardshrink(self, lambd)
+
+    def prelu(self, weight):
+        return _nn_activation.prelu(self, weight)
+
+
 def _canonical_dim(dim, ndim):
     """Wrap a negative dim; IndexError with PyTorch's text when out of range."""
     bound = ndim if ndim > 0 else 1
@@ -1775,6 +1946,13 @@ from .ops import searching as _searching  # noqa: E402
 from .ops import special as _special  # noqa: E402
 from .ops import differences as _differences  # noqa: E402
 from .ops import quantile as _quantile  # noqa: E402
+from .ops import index_reduce as _index_reduce  # noqa: E402
+from .ops import linalg_products as _linalg_products  # noqa: E402
+from .ops import nn_activation as _nn_activation  # noqa: E402
+from .ops import pointwise_more as _pointwise_more  # noqa: E402
+from .ops import queries as _queries  # noqa: E402
+from .ops import slicing_more as _slicing_more  # noqa: E402
+from .ops import sorting_more as _sorting_more  # noqa: E402
 
 
 # Every other method PyTorch's parser checks gets PyTorch's TypeErrors through one wrapper

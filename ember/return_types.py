@@ -69,3 +69,8 @@ triangular_solve = _structseq("triangular_solve", ("solution", "cloned_coefficie
 # ops11
 histogram = _structseq("histogram", ("hist", "bin_edges"))
 __all__ += ["histogram"]
+
+# ops12
+frexp = _structseq("frexp", ("mantissa", "exponent"))
+histogramdd = _structseq("histogramdd", ("hist", "bin_edges"))
+__all__ += ["frexp", "histogramdd"]

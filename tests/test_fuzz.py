@@ -73,6 +73,13 @@ KNOWN = [
     ("*neg*_", "error precedence or text", "bool negation checked before overlap"),
     # results
     ("*floor_divide", "grad_fn", "floor_divide records NotImplemented"),
+    ("*heaviside", "grad_fn", "heaviside records NotImplemented (ops12; as floor_divide)"),
+    ("max_pool*d", "accepts what torch refuses", "a non-positive stride is not refused "
+     "(pooling.py's checks; the torch.* door passes it through, ops12)"),
+    ("max_pool*d", "refuses what torch accepts", "bfloat16 max pooling fails in pooling.py's "
+     "index path (the torch.* door passes it through, ops12)"),
+    ("Tensor.baddbmm_", "error precedence or text", "baddbmm_ checks rank, dtype and the "
+     "in-place shape in another order for bool operands (ops12)"),
     ("Tensor.__*floordiv__", "grad_fn", "floor_divide records NotImplemented"),
     ("Tensor.layout", "result", "Tensor.layout is a string"),
     ("*svd", "value", "singular vectors have a sign freedom (LAPACK paths differ), and inputs "
