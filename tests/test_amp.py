@@ -153,6 +153,8 @@ def test_op_under_autocast_matches_torch(torch, case, dtype_name):
         _run(ember, case, "float64")
     except AttributeError:
         pytest.skip("not in ember yet")
+    except Exception:  # noqa: BLE001 - only whether the op exists is asked here
+        pass
     got = _run(ember, case, dtype_name)
     # One rounding to bfloat16 (or a few, through a decomposition) apart.
     atol = 0 if dtype_name == "float64" else 2e-2

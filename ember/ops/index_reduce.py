@@ -9,6 +9,7 @@ without `include_self`: amax/amin share the gradient evenly among every element 
 to the result, prod divides the result by the factor (and handles single zeros through
 the product of the nonzero factors).
 """
+from . import _autocast
 from .. import _errors
 from ..autograd.graph import Node
 from ._common import Tensor, attach, grad_state, inplace, wrap, wrap_dim
@@ -224,6 +225,8 @@ def _copy_dtypes(input, source):
 
 def index_copy(input, dim, index, source):
     """A copy of `input` with source's slices written to the slices `index` names."""
+    if _autocast.on:
+        return _autocast.promote(index_copy, input, dim, index, source)
     key = _index_key(input, dim, index, source, "index_copy_", _copy_dtypes, long_only=True)
     data = input._data
     result = data.reshape(_shape1(data.shape)).copy()

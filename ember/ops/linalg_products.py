@@ -7,6 +7,7 @@ go through `inplace`, which keeps the out-of-place node as PyTorch does
 (`x.addmm_(a, b).grad_fn` is AddmmBackward0). chain_matmul and dist are compositions
 in PyTorch (a chain of mm, a norm of a difference) and are composed the same way.
 """
+from . import _autocast
 from .. import _dtype, _errors
 from ..autograd.grad_mode import no_grad
 from ..autograd.graph import Node
@@ -99,6 +100,8 @@ class AddrBackward0(Node):
 # ---------------------------------------------------------------- addbmm
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """beta * input + alpha * sum_b batch1[b] @ batch2[b]: bmm reduced over the batch."""
+    if _autocast.on:
+        return _autocast.lower_precision(addbmm, input, batch1, batch2, beta=beta, alpha=alpha)
     a, b = _arrays("addbmm", batch1, batch2, "batch2")
     if a.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
