@@ -56,6 +56,9 @@ from .ops.quantile import *  # noqa: F401,F403
 from .ops.windows import *  # noqa: F401,F403
 from . import special  # noqa: E402
 
+# nn12
+from .ops.normalization_more import _weight_norm, norm_except_dim, rms_norm  # noqa: E402,F401
+
 # doors: every ember.* function PyTorch's argument parser checks raises its TypeErrors
 # (one wrapper per function, applied here, where the names are exported)
 from . import _arguments, _signatures  # noqa: E402

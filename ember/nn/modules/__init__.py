@@ -19,3 +19,4 @@ from .fold import *  # noqa: F401,F403
 from .loss_more import *  # noqa: F401,F403
 from .pooling_more import *  # noqa: F401,F403
 from .activation_more import *  # noqa: F401,F403
+from .normalization_more import *  # noqa: F401,F403  (nn12)

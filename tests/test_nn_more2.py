@@ -1,0 +1,320 @@
+"""The nn12 pieces against torch: parametrizations (parametrize, weight_norm, spectral_norm,
+orthogonal, the legacy spectral_norm hook, skip_init) and the layers and functions of
+issue 11 items 3 and 6 that the op catalog (tests/opdb/nn_more2.py) cannot express."""
+import numpy as np
+import pytest
+
+import ember
+from oracle import assert_same, assert_same_error
+
+
+def _both(torch, build):
+    """build(lib) for torch and ember, each after the same manual_seed."""
+    results = {}
+    for lib in (torch, ember):
+        lib.manual_seed(0)
+        results[lib] = build(lib)
+    return results[ember], results[torch]
+
+
+def _grads(module):
+    return [p.grad for p in module.parameters()]
+
+
+# ---------------------------------------------------------------- parametrize
+def _symmetric(lib):
+    class Symmetric(lib.nn.Module):
+        def forward(self, X):
+            return X.triu() + X.triu(1).mT
+
+        def right_inverse(self, A):
+            return A.triu()
+    return Symmetric()
+
+
+def test_register_parametrization_layout(torch):
+    def build(lib):
+        m = lib.nn.Linear(3, 3)
+        lib.nn.utils.parametrize.register_parametrization(m, "weight", _symmetric(lib))
+        return m
+    e, t = _both(torch, build)
+    assert type(e).__name__ == type(t).__name__ == "ParametrizedLinear"
+    assert repr(e) == repr(t)
+    assert list(e.state_dict()) == list(t.state_dict())
+    assert [n for n, _ in e.named_parameters()] == [n for n, _ in t.named_parameters()]
+    assert_same(e.weight, t.weight)
+    x = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+    e(ember.tensor(x)).pow(2).sum().backward()
+    t(torch.tensor(x)).pow(2).sum().backward()
+    assert_same(_grads(e), _grads(t))
+    for lib, m in ((ember, e), (torch, t)):
+        P = lib.nn.utils.parametrize
+        assert P.is_parametrized(m) and P.is_parametrized(m, "weight")
+        assert not P.is_parametrized(m, "bias")
+        assert P.type_before_parametrizations(m) is lib.nn.Linear
+        m.weight = lib.ones(3, 3)        # through right_inverse
+    assert_same(e.parametrizations.weight.original, t.parametrizations.weight.original)
+    for lib, m in ((ember, e), (torch, t)):
+        lib.nn.utils.parametrize.remove_parametrizations(m, "weight")
+    assert type(e) is ember.nn.Linear
+    assert list(e.state_dict()) == list(t.state_dict())
+    assert_same(e.weight, t.weight)
+
+
+def test_parametrize_cached_and_stacked(torch):
+    def build(lib):
+        m = lib.nn.Linear(3, 3)
+        P = lib.nn.utils.parametrize
+        P.register_parametrization(m, "weight", _symmetric(lib))
+        P.register_parametrization(m, "weight", lib.nn.Tanh())
+        with P.cached():
+            first = m.weight
+            assert m.weight is first
+        return m
+    e, t = _both(torch, build)
+    assert repr(e) == repr(t)
+    assert_same(e.weight, t.weight)
+    assert e.weight is not e.weight
+
+
+def test_parametrize_errors(torch):
+    class Shrink:
+        pass
+
+    def missing(lib):
+        lib.nn.utils.parametrize.register_parametrization(lib.nn.Linear(2, 2), "w",
+                                                          lib.nn.Identity())
+    assert_same_error(missing)
+
+    def not_parametrized(lib):
+        lib.nn.utils.parametrize.remove_parametrizations(lib.nn.Linear(2, 2), "weight")
+    assert_same_error(not_parametrized)
+
+    class Row:
+        def __init__(self, lib):
+            self.lib = lib
+
+    def changes_shape(lib):
+        class First(lib.nn.Module):
+            def forward(self, X):
+                return X[0]
+        lib.nn.utils.parametrize.register_parametrization(lib.nn.Linear(2, 2), "weight",
+                                                          First())
+    assert_same_error(changes_shape)
+
+    def changes_dtype(lib):
+        class Double(lib.nn.Module):
+            def forward(self, X):
+                return X.double()
+        lib.nn.utils.parametrize.register_parametrization(lib.nn.Linear(2, 2), "weight",
+                                                          Double())
+    assert_same_error(changes_dtype)
+
+    def no_inverse(lib):
+        m = lib.nn.Linear(2, 2)
+        lib.nn.utils.parametrize.register_parametrization(m, "weight", lib.nn.Tanh())
+        m.weight = lib.zeros(2, 2)
+    assert_same_error(no_inverse)
+
+
+# ---------------------------------------------------------------- parametrizations
+def _train_step(lib, m, shape):
+    x = lib.linspace(-1.0, 1.0, int(np.prod(shape))).reshape(shape)
+    m(x).pow(2).sum().backward()
+    return m
+
+
+PARAMETRIZED = [
+    ("weight_norm", "lib.nn.Linear(4, 3)", "P.weight_norm(m)", (2, 4)),
+    ("weight_norm-dim1", "lib.nn.Conv1d(2, 3, 2)", "P.weight_norm(m, dim=1)", (1, 2, 5)),
+    ("weight_norm-none", "lib.nn.Linear(4, 3)", "P.weight_norm(m, dim=None)", (2, 4)),
+    ("spectral_norm", "lib.nn.Linear(5, 4)", "P.spectral_norm(m)", (2, 5)),
+    ("spectral_norm-conv", "lib.nn.Conv2d(2, 3, 2)", "P.spectral_norm(m, n_power_iterations=3)",
+     (1, 2, 3, 3)),
+    ("spectral_norm-transposed", "lib.nn.ConvTranspose1d(2, 3, 2)", "P.spectral_norm(m)",
+     (1, 2, 4)),
+    ("orthogonal-matrix_exp", "lib.nn.Linear(4, 4)", "P.orthogonal(m)", (2, 4)),
+    ("orthogonal-cayley", "lib.nn.Linear(4, 4)", "P.orthogonal(m, orthogonal_map='cayley')",
+     (2, 4)),
+    ("orthogonal-householder", "lib.nn.Linear(5, 3)", "P.orthogonal(m)", (2, 5)),
+    ("orthogonal-wide", "lib.nn.Linear(3, 5)", "P.orthogonal(m, orthogonal_map='matrix_exp')", (2, 3)),
+    ("orthogonal-no-trivialization", "lib.nn.Linear(3, 5)",
+     "P.orthogonal(m, use_trivialization=False)", (2, 3)),
+    ("legacy-spectral_norm", "lib.nn.Linear(5, 4)", "lib.nn.utils.spectral_norm(m)", (2, 5)),
+    ("legacy-spectral_norm-conv", "lib.nn.ConvTranspose2d(2, 3, 2)",
+     "lib.nn.utils.spectral_norm(m, n_power_iterations=2)", (1, 2, 3, 3)),
+]
+
+
+@pytest.mark.parametrize("name, module, wrap, shape", PARAMETRIZED,
+                         ids=[p[0] for p in PARAMETRIZED])
+def test_parametrizations_against_torch(torch, name, module, wrap, shape):
+    def build(lib):
+        m = eval(module, {"lib": lib})
+        m = eval(wrap, {"lib": lib, "m": m, "P": lib.nn.utils.parametrizations})
+        return _train_step(lib, m, shape)
+    e, t = _both(torch, build)
+    assert repr(e) == repr(t)
+    assert list(e.state_dict()) == list(t.state_dict())
+    assert_same(list(e.state_dict().values()), list(t.state_dict().values()),
+                atol=1e-6, rtol=1e-5)
+    assert_same(_grads(e), _grads(t), atol=1e-6, rtol=1e-5)
+    assert type(e.weight.grad_fn).__name__ == type(t.weight.grad_fn).__name__
+
+
+def test_weight_norm_float64_gradcheck():
+    m = ember.nn.Linear(3, 2).double()
+    ember.nn.utils.parametrizations.weight_norm(m)
+    g, v = m.parametrizations.weight.original0, m.parametrizations.weight.original1
+    weight_norm = m.parametrizations.weight[0]
+    assert ember.autograd.gradcheck(weight_norm, (g, v))
+
+
+def test_spectral_norm_eval_and_removal(torch):
+    def build(lib):
+        m = lib.nn.utils.parametrizations.spectral_norm(lib.nn.Linear(4, 4))
+        m.eval()
+        first = m.weight.detach().clone()
+        lib.nn.utils.parametrize.remove_parametrizations(m, "weight")
+        legacy = lib.nn.utils.spectral_norm(lib.nn.Linear(4, 3))
+        lib.nn.utils.remove_spectral_norm(legacy)
+        return first, m.weight, legacy.weight, list(legacy.state_dict())
+    e, t = _both(torch, build)
+    assert_same(e[:3], t[:3], atol=1e-6, rtol=1e-5)
+    assert e[3] == t[3]
+
+
+def test_spectral_norm_state_dict_metadata(torch):
+    e, t = _both(torch, lambda lib: lib.nn.utils.spectral_norm(lib.nn.Linear(2, 2)).state_dict())
+    assert e._metadata[""]["spectral_norm"] == t._metadata[""]["spectral_norm"]
+
+
+def test_weight_norm_loads_legacy_keys(torch):
+    def build(lib):
+        old = lib.nn.utils.weight_norm(lib.nn.Linear(3, 2))
+        new = lib.nn.utils.parametrizations.weight_norm(lib.nn.Linear(3, 2))
+        new.load_state_dict(old.state_dict())
+        return new.weight
+    with pytest.warns(FutureWarning):
+        e, t = _both(torch, build)
+    assert_same(e, t)
+
+
+def test_parametrization_errors(torch):
+    P = "lib.nn.utils.parametrizations"
+    for expression in (f"{P}.orthogonal(lib.nn.Linear(2, 2), orthogonal_map='cayleyy')",
+                       f"{P}.orthogonal(lib.nn.Linear(2, 2), 'bias')",
+                       f"{P}.orthogonal(lib.nn.Linear(2, 2), name='nothing')",
+                       f"{P}.spectral_norm(lib.nn.Linear(2, 2), n_power_iterations=0)",
+                       f"{P}.spectral_norm(lib.nn.Linear(2, 2), dim=2)",
+                       "lib.nn.utils.spectral_norm(lib.nn.Linear(2, 2), n_power_iterations=0)",
+                       "lib.nn.utils.remove_spectral_norm(lib.nn.Linear(2, 2))",
+                       "lib.nn.utils.spectral_norm(lib.nn.utils.spectral_norm("
+                       "lib.nn.Linear(2, 2)))"):
+        assert_same_error(lambda lib: eval(expression, {"lib": lib}))
+
+
+def test_skip_init(torch):
+    def build(lib):
+        m = lib.nn.utils.skip_init(lib.nn.Linear, 4, 3, bias=False)
+        return list(m.state_dict()), m.weight.shape, lib.rand(2)
+    e, t = _both(torch, build)
+    assert e[:2] == t[:2]
+    assert_same(e[2], t[2])             # no random numbers drawn
+    assert_same_error(lambda lib: lib.nn.utils.skip_init(int))
+    assert_same_error(lambda lib: lib.nn.utils.skip_init(lib.nn.Identity))
+
+
+# ---------------------------------------------------------------- layers
+RNG = np.random.default_rng(12)
+
+
+def _array(*shape, dtype=np.float32):
+    return RNG.standard_normal(shape).astype(dtype)
+
+
+MODULES = [
+    "nn.RMSNorm(3)", "nn.RMSNorm([2, 3], eps=1e-3, elementwise_affine=False)",
+    "nn.RMSNorm(4, dtype=lib.float64)",
+    "nn.CrossMapLRN2d(3)", "nn.CrossMapLRN2d(4, alpha=0.1, beta=0.5, k=2)",
+]
+
+
+@pytest.mark.parametrize("expression", MODULES)
+def test_module_repr_and_state(torch, expression):
+    built = {lib: eval(expression, {"nn": lib.nn, "lib": lib}) for lib in (torch, ember)}
+    assert repr(built[ember]) == repr(built[torch])
+    assert list(built[ember].state_dict()) == list(built[torch].state_dict())
+    assert_same(list(built[ember].state_dict().values()),
+                list(built[torch].state_dict().values()))
+
+
+def _forward_backward(torch, call, arrays, atol=None, rtol=None, grad_fn=True):
+    """call(lib, *tensors) in both libraries: values, gradients and grad_fn names agree."""
+    results = {}
+    for lib in (torch, ember):
+        tensors = [lib.tensor(a, requires_grad=a.dtype.kind == "f") for a in arrays]
+        out = call(lib, *tensors)
+        weights = lib.tensor(np.linspace(-1, 1, out.numel()).reshape(tuple(out.shape)),
+                             dtype=out.dtype)
+        (out * weights).sum().backward()
+        results[lib] = (out, [t.grad for t in tensors if t.requires_grad],
+                        type(out.grad_fn).__name__)
+    assert_same(results[ember][:2], results[torch][:2], atol=atol, rtol=rtol)
+    if grad_fn:
+        assert results[ember][2] == results[torch][2]
+
+
+@pytest.mark.parametrize("size", [2, 3, 4, 5, 8])  # size 1: torch's backward raises
+@pytest.mark.parametrize("channels", [1, 3, 7])
+def test_cross_map_lrn2d(torch, size, channels):
+    x = _array(2, channels, 3, 2)
+    _forward_backward(torch, lambda lib, x: lib.nn.CrossMapLRN2d(size, 0.5, 0.75, 1.5)(x),
+                      [x], atol=1e-6, rtol=1e-5)
+
+
+def test_cross_map_lrn2d_error(torch):
+    assert_same_error(lambda lib: lib.nn.CrossMapLRN2d(3)(lib.ones(2, 3, 4)))
+
+
+RMS_CALLS = [
+    ((3, 4), (4,), False, None), ((2, 3, 4), (3, 4), True, None), ((2, 5), (5,), True, 1e-2),
+]
+
+
+@pytest.mark.parametrize("shape, normalized, affine, eps", RMS_CALLS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_rms_norm(torch, shape, normalized, affine, eps, dtype):
+    arrays = [_array(*shape, dtype=dtype)] + ([_array(*normalized, dtype=dtype)] if affine
+                                               else [])
+    for name in ("nn.functional.rms_norm", "rms_norm"):
+        def call(lib, x, *weight):
+            fn = eval(f"lib.{name}", {"lib": lib})
+            return fn(x, list(normalized), *weight, eps=eps)
+        _forward_backward(torch, call, arrays)
+
+
+def test_rms_norm_half_and_errors(torch):
+    x = _array(2, 3).astype(np.float16)
+    _forward_backward(torch, lambda lib, x: lib.nn.functional.rms_norm(x, (3,)), [x],
+                      atol=1e-3, rtol=1e-3)
+    assert_same_error(lambda lib: lib.nn.functional.rms_norm(lib.ones(2, 3), (2,)))
+    assert_same_error(lambda lib: lib.nn.functional.rms_norm(lib.ones(2, 3), (3,),
+                                                             weight=lib.ones(2)))
+
+
+@pytest.mark.parametrize("shape, dim", [((3, 4), 0), ((3, 4), 1), ((2, 3, 4), 0),
+                                        ((2, 3, 4), 2), ((2, 3, 4), 1), ((3, 4), -1)])
+def test_weight_norm_interface(torch, shape, dim):
+    v = _array(*shape, dtype=np.float64)
+    g_shape = [1] * len(shape)
+    if dim != -1:
+        g_shape[dim] = shape[dim]
+    g = _array(*g_shape, dtype=np.float64)
+    _forward_backward(torch, lambda lib, v, g: lib._weight_norm(v, g, dim), [v, g])
+    ev = ember.tensor(v, requires_grad=True)
+    eg = ember.tensor(g, requires_grad=True)
+    assert ember.autograd.gradcheck(lambda v, g: ember._weight_norm(v, g, dim), (ev, eg))
+    assert ember.autograd.gradgradcheck(lambda v, g: ember._weight_norm(v, g, dim), (ev, eg))
+    assert_same(ember.norm_except_dim(ember.tensor(v), 2, dim),
+                torch.norm_except_dim(torch.tensor(v), 2, dim))
