@@ -318,3 +318,92 @@ def test_weight_norm_interface(torch, shape, dim):
     assert ember.autograd.gradgradcheck(lambda v, g: ember._weight_norm(v, g, dim), (ev, eg))
     assert_same(ember.norm_except_dim(ember.tensor(v), 2, dim),
                 torch.norm_except_dim(torch.tensor(v), 2, dim))
+
+
+# ---------------------------------------------------------------- pdist, pools
+@pytest.mark.parametrize("p", [0.0, 0.5, 1.0, 2.0, 3.0, float("inf")])
+@pytest.mark.parametrize("rows", [1, 2, 5])
+def test_pdist(torch, p, rows):
+    x = _array(rows, 3, dtype=np.float64)
+    x[-1] = x[0]                                # a zero distance
+    x[0, 1] = x[rows // 2, 1]                   # a zero coordinate difference
+    for name in ("pdist", "nn.functional.pdist"):
+        _forward_backward(torch, lambda lib, x: eval(f"lib.{name}", {"lib": lib})(x, p), [x])
+    if rows > 1 and p not in (0.0, 0.5):
+        x = ember.tensor(_array(rows, 3, dtype=np.float64), requires_grad=True)
+        assert ember.autograd.gradcheck(lambda x: ember.pdist(x, p), (x,))
+        assert ember.autograd.gradgradcheck(lambda x: ember.pdist(x, p), (x,))
+
+
+def test_pdist_errors(torch):
+    for call in ("pdist(lib.ones(3))", "pdist(lib.ones(3, 2, dtype=lib.int64))",
+                 "pdist(lib.ones(3, 2), -1.0)"):
+        assert_same_error(lambda lib: eval(f"lib.{call}", {"lib": lib}))
+
+
+@pytest.mark.parametrize("norm_type", [1.0, 2.0, 3.0, float("inf"), -float("inf")])
+def test_lp_pool3d(torch, norm_type):
+    x = np.abs(_array(2, 2, 4, 5, 4, dtype=np.float64)) + 0.1
+    for kwargs in ({"kernel_size": 2}, {"kernel_size": (2, 3, 1), "stride": (1, 2, 2)},
+                   {"kernel_size": 3, "ceil_mode": True}):
+        _forward_backward(torch, lambda lib, x: lib.nn.functional.lp_pool3d(x, norm_type,
+                                                                            **kwargs), [x])
+        _forward_backward(torch, lambda lib, x: lib.nn.LPPool3d(norm_type, **kwargs)(x[0]),
+                          [x])
+
+
+FRACTIONAL = [
+    (2, (2, 3, 7, 6), 2, {"output_size": 3}), (2, (3, 7, 6), (2, 3), {"output_size": (2, 4)}),
+    (2, (2, 3, 7, 6), 3, {"output_ratio": (0.5, 0.7)}), (2, (1, 1, 5, 5), 5, {"output_size": 1}),
+    (3, (2, 2, 7, 6, 5), 2, {"output_size": 3}), (3, (2, 6, 5, 7), (1, 2, 3),
+                                                  {"output_ratio": (0.5, 0.7, 0.6)}),
+]
+
+
+@pytest.mark.parametrize("n, shape, kernel, kwargs", FRACTIONAL)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_fractional_max_pool_seeded(torch, n, shape, kernel, kwargs, dtype):
+    """After manual_seed, ember draws the same window samples as torch: equal values/indices."""
+    x = _array(*shape, dtype=dtype)
+
+    def call(lib, x):
+        lib.manual_seed(5)
+        f = getattr(lib.nn.functional, f"fractional_max_pool{n}d")
+        values, indices = f(x, kernel, return_indices=True, **kwargs)
+        call.indices[lib] = indices
+        return values
+    call.indices = {}
+    _forward_backward(torch, call, [x])
+    assert_same(call.indices[ember], call.indices[torch])
+
+    def module(lib, x):
+        lib.manual_seed(6)
+        cls = getattr(lib.nn, f"FractionalMaxPool{n}d")
+        return cls(kernel, **kwargs)(x)
+    _forward_backward(torch, module, [x])
+
+
+def test_fractional_max_pool_explicit_samples_and_errors(torch):
+    x = _array(2, 3, 6, 6)
+    samples = RNG.uniform(size=(2, 3, 2)).astype(np.float32)
+    _forward_backward(torch, lambda lib, x: lib.nn.functional.fractional_max_pool2d(
+        x, 2, output_size=4, _random_samples=lib.tensor(samples)), [x])
+    F = "lib.nn.functional."
+    for call in (F + "fractional_max_pool2d(lib.ones(1, 2, 5, 5), 4, output_size=4)",
+                 F + "fractional_max_pool3d(lib.ones(1, 1, 4, 4, 4), 2, output_size=4)",
+                 F + "fractional_max_pool2d(lib.ones(1, 2, 5, 5), 2)",
+                 F + "fractional_max_pool2d(lib.ones(1, 2, 5, 5), 2, output_size=2, "
+                     "_random_samples=lib.rand(1, 3, 2))",
+                 "lib.nn.FractionalMaxPool2d(2)", "lib.nn.FractionalMaxPool3d(2)",
+                 "lib.nn.FractionalMaxPool2d(2, output_size=2, output_ratio=0.5)",
+                 "lib.nn.FractionalMaxPool2d(2, output_ratio=1.5)"):
+        assert_same_error(lambda lib: eval(call, {"lib": lib}))
+
+
+@pytest.mark.parametrize("expression", [
+    "nn.LPPool3d(2, 2)", "nn.LPPool3d(1.5, (2, 1, 2), stride=1, ceil_mode=True)",
+    "nn.FractionalMaxPool2d(2, output_size=3)", "nn.FractionalMaxPool3d(2, output_ratio=0.5)"])
+def test_pool_module_reprs(torch, expression):
+    built = {lib: eval(expression, {"nn": lib.nn, "lib": lib}) for lib in (torch, ember)}
+    assert repr(built[ember]) == repr(built[torch])
+    assert list(built[ember].state_dict()) == list(built[torch].state_dict())

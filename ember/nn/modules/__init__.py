@@ -20,3 +20,4 @@ from .loss_more import *  # noqa: F401,F403
 from .pooling_more import *  # noqa: F401,F403
 from .activation_more import *  # noqa: F401,F403
 from .normalization_more import *  # noqa: F401,F403  (nn12)
+from .pooling_more2 import *  # noqa: F401,F403  (nn12)
