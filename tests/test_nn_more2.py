@@ -407,3 +407,74 @@ def test_pool_module_reprs(torch, expression):
     built = {lib: eval(expression, {"nn": lib.nn, "lib": lib}) for lib in (torch, ember)}
     assert repr(built[ember]) == repr(built[torch])
     assert list(built[ember].state_dict()) == list(built[torch].state_dict())
+
+
+# ---------------------------------------------------------------- embedding_bag
+BAGS = [
+    ({"input": [0, 1, 4, 1, 2, 5], "offsets": [0, 2, 2]}, ("sum", "mean", "max")),
+    ({"input": [[0, 1, 4], [1, 2, 5]]}, ("sum", "mean", "max")),
+    ({"input": [0, 1, 4, 1, 2, 5], "offsets": [0, 2, 4], "include_last_offset": True},
+     ("sum", "mean", "max")),
+    ({"input": [0, 1, 4, 1, 2, 5], "offsets": [0, 3], "padding_idx": 1}, ("sum", "mean", "max")),
+    ({"input": [[1, 1], [0, 2]], "padding_idx": -5}, ("sum", "mean", "max")),
+]
+
+
+@pytest.mark.parametrize("case, modes", BAGS)
+def test_embedding_bag(torch, case, modes):
+    weight = _array(6, 3, dtype=np.float64)
+    for mode in modes:
+        def call(lib, w):
+            args = {k: lib.tensor(v) if isinstance(v, list) else v for k, v in case.items()}
+            return lib.nn.functional.embedding_bag(weight=w, mode=mode, **args)
+        _forward_backward(torch, call, [weight])
+
+
+def test_embedding_bag_per_sample_weights(torch):
+    arrays = [_array(6, 3, dtype=np.float64), _array(6, dtype=np.float64)]
+
+    def call(lib, w, samples):
+        return lib.nn.functional.embedding_bag(lib.tensor([0, 1, 4, 1, 2, 5]), w,
+                                               lib.tensor([0, 2, 2]), mode="sum",
+                                               per_sample_weights=samples, padding_idx=2)
+    _forward_backward(torch, call, arrays)
+    w, s = (ember.tensor(a, requires_grad=True) for a in arrays)
+    assert ember.autograd.gradcheck(lambda w, s: call(ember, w, s), (w, s))
+
+
+def test_embedding_bag_module(torch):
+    def build(lib):
+        bag = lib.nn.EmbeddingBag(6, 3, mode="max", padding_idx=0)
+        out = bag(lib.tensor([0, 2, 4, 1, 5]), lib.tensor([0, 3]))
+        out.sum().backward()
+        return bag, out
+    (e, e_out), (t, t_out) = _both(torch, build)
+    assert repr(e) == repr(t)
+    assert list(e.state_dict()) == list(t.state_dict())
+    assert_same([e_out, e.weight.grad], [t_out, t.weight.grad])
+    for expression in ("nn.EmbeddingBag(5, 3)", "nn.EmbeddingBag(5, 3, max_norm=1., "
+                       "norm_type=1., scale_grad_by_freq=True, mode='sum', padding_idx=1, "
+                       "include_last_offset=True)"):
+        built = {lib: eval(expression, {"nn": lib.nn}) for lib in (torch, ember)}
+        assert repr(built[ember]) == repr(built[torch])
+    table = _array(4, 2)
+    e_bag, t_bag = (lib.nn.EmbeddingBag.from_pretrained(lib.tensor(table), mode="sum")
+                    for lib in (ember, torch))
+    assert_same(e_bag(ember.tensor([[0, 3], [2, 2]])), t_bag(torch.tensor([[0, 3], [2, 2]])))
+
+
+def test_embedding_bag_errors(torch):
+    F = "lib.nn.functional.embedding_bag"
+    for call in (f"{F}(lib.tensor([0, 1]), lib.ones(5, 3))",
+                 f"{F}(lib.tensor([[0, 1]]), lib.ones(5, 3), lib.tensor([0]))",
+                 f"{F}(lib.tensor([0, 1]), lib.ones(5, 3), lib.tensor([[0]]))",
+                 f"{F}(lib.tensor([0, 7]), lib.ones(5, 3), lib.tensor([0]))",
+                 f"{F}(lib.tensor([0, 1]), lib.ones(5, 3), lib.tensor([1]))",
+                 f"{F}(lib.tensor([0, 1]), lib.ones(5, 3), lib.tensor([0]), mode='xx')",
+                 f"{F}(lib.tensor([0, 1]), lib.ones(5, 3), lib.tensor([0]), padding_idx=7)",
+                 f"{F}(lib.tensor([0, 1]), lib.ones(5, 3), lib.tensor([0]), mode='max', "
+                 "scale_grad_by_freq=True)",
+                 f"{F}(lib.tensor([0, 1]), lib.ones(5, 3), lib.tensor([0]), mode='mean', "
+                 "per_sample_weights=lib.ones(2))",
+                 "lib.nn.EmbeddingBag(5, 3, padding_idx=5)"):
+        assert_same_error(lambda lib: eval(call, {"lib": lib}))
