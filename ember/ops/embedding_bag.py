@@ -16,35 +16,33 @@ _MODES = ("sum", "mean", "max")
 
 
 def _check_arguments(input, offsets, mode, per_sample_weights, scale_grad_by_freq, sparse):
-    if input.dim() == 2:
-        if offsets is not None:
-            raise ValueError("if input is 2D, then offsets has to be None, as input is treated "
-                             "is a mini-batch of fixed length sequences. However, found offsets "
-                             f"of type {_type_text(offsets)}")
-    elif input.dim() == 1:
-        if offsets is None:
-            raise ValueError("offsets has to be a 1D Tensor but got None")
-        if offsets.dim() != 1:
-            raise ValueError("offsets has to be a 1D Tensor")
-    else:
-        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension "
-                         f"{input.dim()}")
+    ndim = input.dim()
+    if ndim not in (1, 2):
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {ndim}")
+    if ndim == 2 and offsets is not None:
+        raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a "
+                         "mini-batch of fixed length sequences. However, found offsets of type "
+                         f"{_type_text(offsets)}")
+    if ndim == 1 and (offsets is None or offsets.dim() != 1):
+        suffix = " but got None" if offsets is None else ""
+        raise ValueError(f"offsets has to be a 1D Tensor{suffix}")
     if mode not in _MODES:
-        raise ValueError("mode has to be one of sum, mean or max")
-    if mode == "max" and scale_grad_by_freq:
-        raise ValueError("max mode does not support scaling the gradient by the frequency")
-    if mode == "max" and sparse:
-        raise ValueError("max mode does not support sparse weights")
-    if per_sample_weights is not None:
-        if mode != "sum":
-            raise NotImplementedError(
-                "embedding_bag: per_sample_weights was not None. per_sample_weights is only "
-                f"supported for mode='sum' (got mode='{mode}'). Please open a feature request "
-                "on GitHub.")
-        if tuple(per_sample_weights.shape) != tuple(input.shape):
-            raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape})"
-                             f" is not None, then it must have the same shape as the input "
-                             f"({input.shape})")
+        raise ValueError(f"mode has to be one of {', '.join(_MODES[:2])} or max")
+    if mode == "max":
+        refused = ("scaling the gradient by the frequency" if scale_grad_by_freq else
+                   "sparse weights" if sparse else None)
+        if refused:
+            raise ValueError(f"max mode does not support {refused}")
+    weighted = per_sample_weights is not None
+    if weighted and mode != "sum":
+        raise NotImplementedError(
+            "embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+            f"supported for mode='sum' (got mode='{mode}'). Please open a feature request "
+            "on GitHub.")
+    if weighted and tuple(per_sample_weights.shape) != tuple(input.shape):
+        raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) "
+                         "is not None, then it must have the same shape as the input "
+                         f"({input.shape})")
     if input._data.dtype.kind not in "iu" or input._data.dtype.itemsize < 4:
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the "
                            "following scalar types: Long, Int; but got "
