@@ -23,7 +23,7 @@ class EmbeddingBag(Module):
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
         self.max_norm, self.norm_type = max_norm, norm_type
         self.scale_grad_by_freq, self.mode, self.sparse = scale_grad_by_freq, mode, sparse
-        self.__dict__["include_last_offset"] = include_last_offset  # a plain attribute
+        self.include_last_offset = include_last_offset
         if padding_idx is not None and not -num_embeddings <= padding_idx < num_embeddings:
             raise AssertionError("padding_idx must be within num_embeddings")
         self.padding_idx = None if padding_idx is None else padding_idx % num_embeddings
