@@ -478,3 +478,80 @@ def test_embedding_bag_errors(torch):
                  "per_sample_weights=lib.ones(2))",
                  "lib.nn.EmbeddingBag(5, 3, padding_idx=5)"):
         assert_same_error(lambda lib: eval(call, {"lib": lib}))
+
+
+# ---------------------------------------------------------------- ctc_loss
+CTC_CASES = [
+    ([[1, 2, 2], [1, 1, 0], [3, 4, 1]], [6, 5, 6], [3, 2, 1]),      # padded targets
+    ([1, 2, 2, 1, 1, 3], [6, 5, 6], [3, 2, 1]),                     # concatenated
+    ([[1, 1, 1], [1, 1, 0], [3, 4, 1]], [6, 5, 4], [3, 0, 1]),      # repeats, empty target
+]
+
+
+@pytest.mark.parametrize("targets, input_lengths, target_lengths", CTC_CASES)
+@pytest.mark.parametrize("kwargs", [{"reduction": "none"}, {"reduction": "sum"}, {},
+                                    {"zero_infinity": True}, {"blank": 4, "reduction": "none"}])
+def test_ctc_loss(torch, targets, input_lengths, target_lengths, kwargs):
+    logits = _array(6, 3, 5, dtype=np.float64)
+    if kwargs.get("blank") == 4:
+        targets = np.where(np.asarray(targets) == 4, 2, targets).tolist()
+
+    def call(lib, logits):
+        return lib.nn.functional.ctc_loss(logits.log_softmax(2), lib.tensor(targets),
+                                          input_lengths, target_lengths, **kwargs)
+    _forward_backward(torch, call, [logits])
+
+    def door(lib, logits):
+        return lib.nn.CTCLoss(**kwargs)(logits.log_softmax(2), lib.tensor(targets),
+                                        lib.tensor(input_lengths), lib.tensor(target_lengths))
+    _forward_backward(torch, door, [logits])
+
+
+def test_ctc_loss_impossible_and_unbatched(torch):
+    logits = _array(4, 2, 3)
+    for zero_infinity in (False, True):
+        def call(lib, logits):
+            return lib.nn.functional.ctc_loss(logits.log_softmax(2), lib.tensor([[1, 1, 1]] * 2),
+                                              [2, 4], [3, 1], reduction="none",
+                                              zero_infinity=zero_infinity)
+        _forward_backward(torch, call, [logits])
+    _forward_backward(torch, lambda lib, x: lib.nn.functional.ctc_loss(
+        x.log_softmax(1), lib.tensor([1, 2]), lib.tensor(4), lib.tensor(2)), [logits[:, 0]])
+    assert repr(ember.nn.CTCLoss(blank=2, reduction="sum", zero_infinity=True)) == \
+        repr(torch.nn.CTCLoss(blank=2, reduction="sum", zero_infinity=True))
+
+
+# ---------------------------------------------------------------- adaptive softmax
+def test_adaptive_log_softmax(torch):
+    x = _array(7, 8)
+    target = np.array([0, 2, 3, 5, 6, 9, 4])
+
+    def build(lib):
+        m = lib.nn.AdaptiveLogSoftmaxWithLoss(8, 10, [3, 6], div_value=2.0, head_bias=True)
+        inputs = lib.tensor(x, requires_grad=True)
+        result = m(inputs, lib.tensor(target))
+        (result.output.sum() + result.loss).backward()
+        return (m, result, inputs.grad, m.log_prob(inputs.detach()),
+                m.predict(inputs.detach()), m(inputs[0].detach(), lib.tensor(5)))
+    e, t = _both(torch, build)
+    assert repr(e[0]) == repr(t[0])
+    assert list(e[0].state_dict()) == list(t[0].state_dict())
+    assert type(e[1]).__name__ == type(t[1]).__name__ and e[1]._fields == t[1]._fields
+    assert_same(list(e[1]) + [e[2], e[3], e[4]] + list(e[5]),
+                list(t[1]) + [t[2], t[3], t[4]] + list(t[5]))
+    assert_same(_grads(e[0]), _grads(t[0]))
+    for call in ("nn.AdaptiveLogSoftmaxWithLoss(8, 10, [])",
+                 "nn.AdaptiveLogSoftmaxWithLoss(8, 10, [6, 3])",
+                 "nn.AdaptiveLogSoftmaxWithLoss(8, 10, [3, 10])",
+                 "nn.AdaptiveLogSoftmaxWithLoss(8, 10, [3])(lib.ones(2, 8), lib.tensor([1, 12]))",
+                 "nn.AdaptiveLogSoftmaxWithLoss(8, 10, [3])(lib.ones(2, 8), lib.tensor([[1]]))"):
+        assert_same_error(lambda lib: eval(call, {"nn": lib.nn, "lib": lib}))
+
+
+@pytest.mark.parametrize("reduction", [0, 1, 2])
+def test_torch_ctc_loss_door(torch, reduction):
+    logits = _array(6, 3, 5, dtype=np.float64)
+    targets, input_lengths, target_lengths = CTC_CASES[0]
+    _forward_backward(torch, lambda lib, x: lib.ctc_loss(
+        x.log_softmax(2), lib.tensor(targets), input_lengths, target_lengths, 0, reduction),
+        [logits])
