@@ -555,3 +555,24 @@ def test_torch_ctc_loss_door(torch, reduction):
     _forward_backward(torch, lambda lib, x: lib.ctc_loss(
         x.log_softmax(2), lib.tensor(targets), input_lengths, target_lengths, 0, reduction),
         [logits])
+
+
+def test_fractional_doors_and_empty_windows(torch):
+    """Every door by name (the coverage check reads names), and kernels with empty windows."""
+    x2, x3 = _array(1, 2, 5, 5), _array(1, 2, 5, 5, 5)
+
+    def doors(lib, x2, x3):
+        F = lib.nn.functional
+        results = []
+        for seed, call in enumerate((
+                lambda: F.fractional_max_pool2d_with_indices(x2, 2, output_size=3),
+                lambda: F.fractional_max_pool3d(x3, 2, output_size=3, return_indices=True),
+                lambda: F.fractional_max_pool3d_with_indices(x3, 2, output_ratio=(0.5,) * 3),
+                lambda: F.fractional_max_pool2d(x2, (0, 2), output_size=2,
+                                                return_indices=True))):
+            lib.manual_seed(seed)
+            results.extend(call())
+        return results
+    e = doors(ember, ember.tensor(x2), ember.tensor(x3))
+    t = doors(torch, torch.tensor(x2), torch.tensor(x3))
+    assert_same(e, t)

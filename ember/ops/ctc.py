@@ -151,6 +151,9 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     """CTC loss of (T, N, C) log-probabilities (or unbatched (T, C)) against the targets."""
     if reduction not in _REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction")
+    for name, lengths in (("input_lengths", input_lengths), ("target_lengths", target_lengths)):
+        if hasattr(lengths, "_data") and lengths._data.dtype.kind not in "iu":
+            raise RuntimeError(f"{name} must be integral")
     unbatched = log_probs.dim() == 2
     if unbatched:
         log_probs = log_probs.unsqueeze(1)

@@ -77,6 +77,9 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
                   scale_grad_by_freq=False, mode="mean", sparse=False, per_sample_weights=None,
                   include_last_offset=False, padding_idx=None):
     """Reduce the embedding rows named in each bag by `mode` ('sum', 'mean' or 'max')."""
+    if weight.dim() != 2:
+        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension "
+                         f"{weight.dim()}")
     _check_arguments(input, offsets, mode, per_sample_weights, scale_grad_by_freq, sparse)
     xp = weight._device.xp
     rows, width = weight.shape

@@ -7,7 +7,7 @@ WeightNormInterfaceBackward0) and the composite otherwise, as PyTorch dispatches
 """
 from .. import _dtype, _errors
 from ..autograd.graph import Node
-from ._common import attach, grad_state, make_tensor, wrap_dim
+from ._common import attach, grad_state, make_tensor
 
 __all__ = ["rms_norm", "norm_except_dim"]
 
@@ -60,14 +60,20 @@ _REDUCED_TYPES = (_dtype.float16, _dtype.bfloat16)
 # ---------------------------------------------------------------- weight norm
 def norm_except_dim(v, pow=2, dim=0):  # noqa: A002 - PyTorch's parameter name
     """The `pow`-norm of v over every dim but `dim` (over all of them for dim=-1), kept
-    broadcastable against v."""
+    broadcastable against v. Written through a 2-D view, as PyTorch's, so that its errors on
+    empty tensors and its gradient nodes are PyTorch's."""
     if dim == -1:
         return v.norm(pow)
     if v.dim() == 0:
         raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
-    dim = wrap_dim(dim, v.dim())
-    others = tuple(d for d in range(v.dim()) if d != dim)
-    return v.norm(pow, dim=others, keepdim=True)
+    last = v.dim() - 1
+    if dim == 0:
+        shape = (v.shape[0],) + (1,) * last
+        return v.contiguous().view(v.shape[0], -1).norm(pow, dim=1).view(shape)
+    if dim == last:
+        shape = (1,) * last + (v.shape[-1],)
+        return v.contiguous().view(-1, v.shape[-1]).norm(pow, dim=0).view(shape)
+    return norm_except_dim(v.transpose(0, dim), pow, 0).transpose(0, dim)
 
 
 def _weight_norm(v, g, dim=0):

@@ -98,6 +98,10 @@ def _fractional(name, n, input, kernel_size, output_size, output_ratio, samples,
     if planes == 0 or 0 in out_size:
         values = xp.zeros((planes,) + out_size, data.dtype)
         flat = xp.zeros((planes,) + out_size, xp.int64)
+    elif min(kernel) <= 0:
+        # empty windows: PyTorch reports -inf at each window's start
+        flat = _start_index(xp, starts, in_size)
+        values = xp.full(flat.shape, -xp.inf, data.dtype)
     else:
         values, flat = _window_max(xp, data.reshape((planes,) + in_size), windows, in_size)
     shape = input.shape[:-n] + out_size
@@ -106,6 +110,17 @@ def _fractional(name, n, input, kernel_size, output_size, output_ratio, samples,
     if grad_state.enabled and input._requires_grad:
         _record_indexed(result, node_class, input, indices, n)
     return result, wrap(indices, input._device)
+
+
+def _start_index(xp, starts, in_size):
+    """Flat in-plane index of every window's first element, (planes, *out_size)."""
+    n = len(starts)
+    flat = 0
+    for d, start in enumerate(starts):
+        shape = [start.shape[0]] + [1] * n
+        shape[1 + d] = start.shape[1]
+        flat = flat * in_size[d] + start.reshape(shape)
+    return flat
 
 
 def _window_max(xp, planes, windows, in_size):
