@@ -7,7 +7,7 @@ WeightNormInterfaceBackward0) and the composite otherwise, as PyTorch dispatches
 """
 from .. import _dtype, _errors
 from ..autograd.graph import Node
-from ._common import attach, grad_state, make_tensor
+from ._common import attach, grad_state, make_tensor, wrap_dim
 
 __all__ = ["rms_norm", "norm_except_dim"]
 
@@ -65,7 +65,9 @@ def norm_except_dim(v, pow=2, dim=0):  # noqa: A002 - PyTorch's parameter name
     if dim == -1:
         return v.norm(pow)
     if v.dim() == 0:
-        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        if dim == 0:
+            raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+        wrap_dim(dim, 0)                 # raises PyTorch's out-of-range IndexError
     last = v.dim() - 1
     if dim == 0:
         shape = (v.shape[0],) + (1,) * last
