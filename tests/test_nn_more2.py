@@ -78,9 +78,6 @@ def test_parametrize_cached_and_stacked(torch):
 
 
 def test_parametrize_errors(torch):
-    class Shrink:
-        pass
-
     def missing(lib):
         lib.nn.utils.parametrize.register_parametrization(lib.nn.Linear(2, 2), "w",
                                                           lib.nn.Identity())
@@ -89,10 +86,6 @@ def test_parametrize_errors(torch):
     def not_parametrized(lib):
         lib.nn.utils.parametrize.remove_parametrizations(lib.nn.Linear(2, 2), "weight")
     assert_same_error(not_parametrized)
-
-    class Row:
-        def __init__(self, lib):
-            self.lib = lib
 
     def changes_shape(lib):
         class First(lib.nn.Module):
@@ -137,7 +130,8 @@ PARAMETRIZED = [
     ("orthogonal-cayley", "lib.nn.Linear(4, 4)", "P.orthogonal(m, orthogonal_map='cayley')",
      (2, 4)),
     ("orthogonal-householder", "lib.nn.Linear(5, 3)", "P.orthogonal(m)", (2, 5)),
-    ("orthogonal-wide", "lib.nn.Linear(3, 5)", "P.orthogonal(m, orthogonal_map='matrix_exp')", (2, 3)),
+    ("orthogonal-wide", "lib.nn.Linear(3, 5)", "P.orthogonal(m, orthogonal_map='matrix_exp')",
+     (2, 3)),
     ("orthogonal-no-trivialization", "lib.nn.Linear(3, 5)",
      "P.orthogonal(m, use_trivialization=False)", (2, 3)),
     ("legacy-spectral_norm", "lib.nn.Linear(5, 4)", "lib.nn.utils.spectral_norm(m)", (2, 5)),

@@ -19,7 +19,7 @@ def _check_rms_shapes(input, normalized_shape, weight):
     expected = _errors.shape_list(normalized_shape)
     if not normalized_shape:
         raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., "
-                           f"containing at least one element, but got normalized_shape = []")
+                           "containing at least one element, but got normalized_shape = []")
     if input.dim() == 0:
         raise ValueError("Input tensor must have at least 1 dimensions, but got 0")
     if weight is not None and tuple(weight.shape) != normalized_shape:

@@ -1,7 +1,5 @@
 """Catalog entries for the nn12 functions: pdist, rms_norm, lp_pool3d, embedding_bag and
 ctc_loss (nn.functional); torch.* doors where PyTorch has them."""
-import numpy as np
-
 from . import OpInfo, Sample, doors, random_array
 
 

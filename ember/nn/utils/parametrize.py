@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from ... import autograd
 from ..._tensor import Tensor
 from ..modules.container import ModuleDict, ModuleList
-from ..modules.module import Module
 from ..parameter import Parameter
 
 __all__ = ["ParametrizationList", "register_parametrization", "remove_parametrizations",
