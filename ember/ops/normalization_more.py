@@ -8,6 +8,8 @@ WeightNormInterfaceBackward0) and the composite otherwise, as PyTorch dispatches
 from .. import _dtype, _errors
 from ..autograd.graph import Node
 from ._common import attach, grad_state, make_tensor, wrap_dim
+from .nn_linear import NormBackward1
+from .reduction import LinalgVectorNormBackward0, vector_norm
 
 __all__ = ["rms_norm", "norm_except_dim"]
 
@@ -58,12 +60,24 @@ _REDUCED_TYPES = (_dtype.float16, _dtype.bfloat16)
 
 
 # ---------------------------------------------------------------- weight norm
+def _at_norm(v, pow, dim, node_class):  # noqa: A002
+    """vector_norm recorded under at::norm's node name (its formula is vector_norm's)."""
+    out = vector_norm(v, pow, dim)
+    if out.grad_fn is not None:
+        out.grad_fn.__class__ = node_class
+    return out
+
+
+class NormBackward0(LinalgVectorNormBackward0):
+    __slots__ = ()
+
+
 def norm_except_dim(v, pow=2, dim=0):  # noqa: A002 - PyTorch's parameter name
     """The `pow`-norm of v over every dim but `dim` (over all of them for dim=-1), kept
-    broadcastable against v. Written through a 2-D view, as PyTorch's, so that its errors on
-    empty tensors and its gradient nodes are PyTorch's."""
+    broadcastable against v. Written through a 2-D view and at::norm, as PyTorch's, so that
+    its errors on empty tensors and its gradient nodes are PyTorch's."""
     if dim == -1:
-        return v.norm(pow)
+        return _at_norm(v, pow, None, NormBackward0)
     if v.dim() == 0:
         if dim == 0:
             raise IndexError("Dimension specified as 0 but tensor has no dimensions")
@@ -71,10 +85,12 @@ def norm_except_dim(v, pow=2, dim=0):  # noqa: A002 - PyTorch's parameter name
     last = v.dim() - 1
     if dim == 0:
         shape = (v.shape[0],) + (1,) * last
-        return v.contiguous().view(v.shape[0], -1).norm(pow, dim=1).view(shape)
+        flat = v.contiguous().view(v.shape[0], -1)
+        return _at_norm(flat, pow, 1, NormBackward1).view(shape)
     if dim == last:
         shape = (1,) * last + (v.shape[-1],)
-        return v.contiguous().view(-1, v.shape[-1]).norm(pow, dim=0).view(shape)
+        flat = v.contiguous().view(-1, v.shape[-1])
+        return _at_norm(flat, pow, 0, NormBackward1).view(shape)
     return norm_except_dim(v.transpose(0, dim), pow, 0).transpose(0, dim)
 
 
