@@ -12,6 +12,12 @@ from ..ops.losses_more import *  # noqa: F401,F403
 from ..ops.unpool import *  # noqa: F401,F403
 from ..ops.nn_random import *  # noqa: F401,F403
 from ..ops.grid_sample import *  # noqa: F401,F403
+# nn12
+from ..ops.normalization_more import rms_norm  # noqa: F401
+from ..ops.pooling_more import *  # noqa: F401,F403
+from ..ops.distance_more import pdist  # noqa: F401
+from ..ops.embedding_bag import embedding_bag  # noqa: F401
+from ..ops.ctc import ctc_loss  # noqa: F401
 
 # The nn.functional names that are C++ functions in PyTorch (F.conv2d is torch.conv2d) get
 # its argument parser's TypeErrors through one wrapper each, applied here.

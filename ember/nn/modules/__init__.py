@@ -19,3 +19,7 @@ from .fold import *  # noqa: F401,F403
 from .loss_more import *  # noqa: F401,F403
 from .pooling_more import *  # noqa: F401,F403
 from .activation_more import *  # noqa: F401,F403
+from .normalization_more import *  # noqa: F401,F403  (nn12)
+from .pooling_more2 import *  # noqa: F401,F403  (nn12)
+from .sparse_more import *  # noqa: F401,F403  (nn12)
+from .loss_more2 import *  # noqa: F401,F403  (nn12)

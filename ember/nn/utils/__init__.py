@@ -11,3 +11,11 @@ __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_
            "get_total_norm", "parameters_to_vector", "vector_to_parameters", "fuse_conv_bn_eval",
            "fuse_conv_bn_weights", "fuse_linear_bn_eval", "fuse_linear_bn_weights", "weight_norm",
            "remove_weight_norm"]
+
+# nn12
+from . import parametrizations, parametrize  # noqa: E402,F401
+from .init import skip_init  # noqa: E402,F401
+from .spectral_norm import remove_spectral_norm, spectral_norm  # noqa: E402,F401
+
+__all__ += ["parametrizations", "parametrize", "skip_init", "spectral_norm",
+            "remove_spectral_norm"]

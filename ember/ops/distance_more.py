@@ -1,0 +1,83 @@
+"""pdist: the p-norm distance between every pair of rows, in condensed (upper-triangle) order.
+
+One node, PdistBackward0, as PyTorch's native op. The forward runs in NumPy over the row
+pairs; the backward is written with ember ops on the saved input, so it is differentiable
+again. Where a distance is zero (or, for p < 1, a coordinate difference is zero) the
+gradient is taken as zero, as PyTorch's kernel does.
+"""
+import math
+
+from ..autograd.graph import Node
+from ._common import attach, grad_state, make_tensor
+
+__all__ = ["pdist"]
+
+
+def _pairs(xp, n):
+    return xp.triu_indices(n, 1)
+
+
+def _pair_norms(xp, diff, p):
+    magnitude = xp.abs(diff)
+    if p == 0:
+        return (magnitude != 0).sum(axis=-1).astype(diff.dtype)
+    if p == math.inf:
+        return magnitude.max(axis=-1, initial=0).astype(diff.dtype)
+    if p == 1:
+        return magnitude.sum(axis=-1)
+    if p == 2:
+        return xp.sqrt((diff * diff).sum(axis=-1))
+    return (magnitude ** p).sum(axis=-1) ** (1.0 / p)
+
+
+def pdist(input, p=2):
+    """Distances ||x_i - x_j||_p for i < j, rows of a 2-D input, as one flat vector."""
+    if input.dim() != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
+    if not input.is_floating_point():
+        raise RuntimeError("pdist only supports floating-point dtypes")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    xp = input._device.xp
+    x = input._data
+    first, second = _pairs(xp, x.shape[0])
+    distances = _pair_norms(xp, x[first] - x[second], float(p))
+    out = make_tensor(distances.astype(x.dtype, copy=False), input._device)
+    if grad_state.enabled and input._requires_grad:
+        node = PdistBackward0()
+        node.p = float(p)
+        node.save(input)
+        node.save_output(out)
+        attach(out, node, input)
+    return out
+
+
+class PdistBackward0(Node):
+    __slots__ = ("p",)
+
+    def backward(self, grad):
+        input, distances = self.saved_tensors
+        p = self.p
+        xp = input._device.xp
+        rows = input.shape[0]
+        first, second = (make_tensor(i, input._device) for i in _pairs(xp, rows))
+        diff = input.index_select(0, first) - input.index_select(0, second)
+        dist = distances.unsqueeze(-1)
+        zero = dist == 0
+        if p == 0 or diff.numel() == 0:
+            per_pair = diff * 0
+        elif p == 1:
+            per_pair = diff.sign()
+        elif p == 2:
+            per_pair = diff / dist.masked_fill(zero, 1.0)
+        elif p == math.inf:
+            per_pair = diff.sign() * (diff.abs() == dist)
+        else:
+            base = diff.abs()
+            tiny = (base == 0) if p < 1 else zero & False
+            per_pair = (diff.sign() * base.masked_fill(tiny, 1.0).pow(p - 1)
+                        / dist.masked_fill(zero, 1.0).pow(p - 1)).masked_fill(tiny, 0.0)
+        per_pair = (per_pair * grad.unsqueeze(-1)).masked_fill(zero, 0.0)
+        total = input.new_zeros(input.shape)
+        total = total.index_add(0, first, per_pair).index_add(0, second, -per_pair)
+        return (total,)
