@@ -133,3 +133,17 @@ def test_dtypes_pickle_to_themselves():
     for name in NAMES:
         dtype = getattr(ember, name)
         assert pickle.loads(pickle.dumps(dtype)) is dtype
+
+
+def test_ops_ask_ember_whether_a_dtype_is_floating():
+    """bfloat16 arrays have NumPy kind 'V' (ml_dtypes), so `dtype.kind == "f"` silently
+    treats them as integers: floor returned its input, isnan missed NaN. Ops ask
+    `_dtype.is_floating` instead; this scan keeps the old test from coming back."""
+    import pathlib
+    import re
+    pattern = re.compile(r'\.kind\s*(==|!=)\s*"f"|\.kind\s+(not\s+)?in\s+"fc?"')
+    root = pathlib.Path(ember.__file__).parent / "ops"
+    offenders = [f"{path.name}:{n}" for path in sorted(root.rglob("*.py"))
+                 for n, line in enumerate(path.read_text().splitlines(), 1)
+                 if pattern.search(line)]
+    assert not offenders, offenders

@@ -5,6 +5,7 @@ gradients are sorting.py's: scattered back to the picked index along a dim
 (NanmedianBackward1, ModeBackward0), shared evenly among ties without one
 (NanmedianBackward0).
 """
+from .._dtype import is_floating as _is_floating
 from .. import return_types as _rt
 from ._common import attach, grad_state, wrap
 from .sorting import (_EvenlyBackward, _SelectBackward, _dim_along, _index_array, _kth_along,
@@ -20,10 +21,10 @@ def nanmedian(input, dim=None, keepdim=False):
     if dim is None:
         _not_for_bool(data, "median_cpu")
         flat = data.reshape(-1)
-        if data.dtype.kind == "f":
+        if _is_floating(data.dtype):
             flat = flat[~xp.isnan(flat)]
         if flat.size == 0:
-            value = xp.asarray(xp.nan if data.dtype.kind == "f" else xp.iinfo(data.dtype).min,
+            value = xp.asarray(xp.nan if _is_floating(data.dtype) else xp.iinfo(data.dtype).min,
                                data.dtype)
         else:
             value = xp.sort(flat)[(flat.size - 1) // 2]
@@ -40,7 +41,7 @@ def nanmedian(input, dim=None, keepdim=False):
     if data.ndim:
         size = data.shape[d]
         position = (size - 1) // 2
-        if data.dtype.kind == "f":  # NaN sorts last: count only the numbers before it
+        if _is_floating(data.dtype):  # NaN sorts last: count only the numbers before it
             numbers = size - xp.isnan(data).sum(axis=d, keepdims=True)
             position = xp.maximum((numbers - 1) // 2, 0).astype(xp.int64)
     values, indices = _kth_along(input, d, position, keepdim)
