@@ -72,7 +72,6 @@ KNOWN = [
     # results
     ("*floor_divide", "grad_fn", "floor_divide records NotImplemented"),
     ("Tensor.__*floordiv__", "grad_fn", "floor_divide records NotImplemented"),
-    ("Tensor.layout", "result", "Tensor.layout is a string"),
     ("*svd", "value", "singular vectors have a sign freedom (LAPACK paths differ), and inputs "
      "with inf/nan give different garbage; tests/test_linalg_decomp.py compares invariants"),
     ("result_type", "result", "NumPy scalars promote as Python numbers"),

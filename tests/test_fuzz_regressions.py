@@ -61,7 +61,6 @@ def test_reduction_with_explicit_dim_none_grad_fn(name):
     same(lambda lib: getattr(lib, name)(lib.tensor([1.0, 2.0], requires_grad=True), dim=None))
 
 
-@xfail("argcheck: ember/_tensor.py", "Tensor.layout is a string, not a layout object")
 def test_layout_is_an_object():
     same(lambda lib: lib.ones(2).layout)
 
