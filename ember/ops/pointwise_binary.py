@@ -349,8 +349,11 @@ def lerp(input, end, weight):
     require_tensor(end, "lerp", "end")
     a, b = input._data, end._data
     if a.dtype != b.dtype:
-        raise RuntimeError(_lerp_dtype_message(input, end))
+        raise RuntimeError(_lerp_dtype_message(input, end, "end"))
     weight_is_tensor = isinstance(weight, Tensor)
+    # a weight tensor must match input's dtype too, unless it is 0-dim (then it is a scalar)
+    if weight_is_tensor and weight._data.ndim and weight._data.dtype != a.dtype:
+        raise RuntimeError(_lerp_dtype_message(input, weight, "weight"))
     if a.dtype.kind != "f":
         raise unsupported("lerp_kernel_tensor" if weight_is_tensor else "lerp_kernel_scalar", a)
     xp = input._device.xp
@@ -369,10 +372,9 @@ def lerp(input, end, weight):
     return out
 
 
-def _lerp_dtype_message(input, end):
-    names = {"float32": "float", "float64": "double", "float16": "half", "bfloat16": "bfloat16"}
-    return (f"expected dtype {names.get(input.dtype.name, input.dtype.name)} for `end` but got "
-            f"dtype {names.get(end.dtype.name, end.dtype.name)}")
+def _lerp_dtype_message(input, other, name):
+    return (f"expected dtype {_errors.cpp_type_name(input.dtype)} for `{name}` but got "
+            f"dtype {_errors.cpp_type_name(other.dtype)}")
 
 
 class LerpBackward0(Node):
