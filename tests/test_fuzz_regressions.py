@@ -104,7 +104,6 @@ def test_normal_inplace_on_empty_int_tensor():
     same(lambda lib: lib.zeros(0, dtype=lib.int8).normal_(), random=True)
 
 
-@xfail("scalars: ember/ops/ranges.py", "triu_indices allocates rows it never returns")
 def test_triu_indices_with_huge_row_count():
     same(lambda lib: lib.triu_indices(2**40, 1))
 
@@ -122,12 +121,10 @@ def test_adaptive_avg_pool2d_with_nan_and_inf():
         lib.tensor([[[1.0, nan, -2.0], [1, 2, 3], [inf, 0, 0], [1, -inf, inf]]]), 2))
 
 
-@xfail("coverage: ember/ops/slicing.py", "split's message names the dim as given")
 def test_split_message_keeps_negative_dim():
     same(lambda lib: lib.split(lib.zeros(0, 2, 3, 1), [0], -2))
 
 
-@xfail("coverage: ember/ops/nn_linear.py", "alpha_dropout on uint8 input in training")
 def test_alpha_dropout_on_uint8():
     same(lambda lib: lib.nn.functional.alpha_dropout(lib.tensor([3, 1], dtype=lib.uint8), 0.5,
                                                      True), random=True)
@@ -169,12 +166,10 @@ def test_clamp_with_bool_and_numpy_int_bounds():
     same(lambda lib: lib.clamp(lib.tensor(-1.233), True, np.int64(11)))
 
 
-@xfail("scalars: ember/ops/pointwise_math.py", "logit of bfloat16 with eps returns float32")
 def test_logit_of_bfloat16_with_eps():
     same(lambda lib: lib.logit(lib.zeros(0, dtype=lib.bfloat16), eps=-1.0))
 
 
-@xfail("coverage: ember/ops/reduction.py", "var of an empty tensor with correction=-1 is nan")
 def test_var_of_empty_with_negative_correction():
     same(lambda lib: lib.var(lib.zeros(0), correction=-1))
 
@@ -244,3 +239,113 @@ def test_logical_inplace_ops_record_nothing():
                                   "zeros(1).expand(3)", "ones(1, dtype=lib.bool)"])
 def test_random_fill_check_order(call, make):
     same(lambda lib: eval(f"lib.{make}.{call}", {"lib": lib}), random=True)
+
+
+def test_logit_eps_keeps_bfloat16_and_tests_the_lower_bound_first():
+    for eps in (0.1, 0.7, 2.0, -1.0):
+        for dtype in ("bfloat16", "float32", "float64"):
+            same(lambda lib: lib.logit(lib.tensor([-0.1, 0.05, 0.2, 0.5, 0.93, 1.2],
+                                                  dtype=getattr(lib, dtype)), eps=eps))
+
+
+def test_triu_and_tril_indices_match_for_every_small_shape():
+    for row in range(5):
+        for col in range(5):
+            for offset in range(-6, 7):
+                same(lambda lib: (lib.triu_indices(row, col, offset),
+                                  lib.tril_indices(row, col, offset)))
+    same(lambda lib: lib.tril_indices(1, 2**40))
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int64", "bool", "float16", "float64"])
+def test_alpha_dropout_casts_its_scale_into_the_input_dtype(dtype):
+    def run(lib):
+        lib.manual_seed(0)
+        x = lib.tensor([3, 1], dtype=getattr(lib, dtype))
+        F = lib.nn.functional
+        return (F.alpha_dropout(x, 0.5, True), F.feature_alpha_dropout(x.reshape(1, 2), 0.5,
+                                                                         True))
+    same(run)
+
+
+@pytest.mark.parametrize("correction", [-1, 0, 1, 2])
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16"])
+def test_var_std_of_empty_and_bfloat16(correction, dtype):
+    same(lambda lib: (lib.var(lib.zeros(0, dtype=getattr(lib, dtype)), correction=correction),
+                      lib.std(lib.zeros(0, 3, dtype=getattr(lib, dtype)), 0,
+                              correction=correction),
+                      lib.var_mean(lib.tensor([1.5, 2.25, 7.0], dtype=getattr(lib, dtype)),
+                                   correction=correction)))
+
+
+def _bf16(lib, *shape):
+    count = 1
+    for size in shape:
+        count *= size
+    return (lib.arange(1, count + 1, dtype=lib.float32).reshape(shape) / 3).to(lib.bfloat16)
+
+
+# bfloat16's NumPy kind is 'V', not 'f': each of these once refused it, lost its grad_fn
+# or returned float32
+@pytest.mark.parametrize("name, call", [
+    ("nanmean", lambda lib, b: lib.nanmean(b(lib, 4))),
+    ("lerp", lambda lib, b: lib.lerp(b(lib, 3), b(lib, 3) * 2, b(lib, 3) / 10)),
+    ("rrelu", lambda lib, b: lib.nn.functional.rrelu(b(lib, 3) - 1, training=False)),
+    ("logcumsumexp", lambda lib, b: lib.logcumsumexp(b(lib, 4), 0)),
+    ("renorm", lambda lib, b: lib.renorm(b(lib, 2, 3), 2, 0, 1.0)),
+    ("max_pool1d", lambda lib, b: lib.nn.functional.max_pool1d(b(lib, 1, 1, 4), 2)),
+    ("max_pool2d", lambda lib, b: lib.nn.functional.max_pool2d(b(lib, 1, 1, 4, 4), 2)),
+    ("avg_pool1d", lambda lib, b: lib.nn.functional.avg_pool1d(b(lib, 1, 1, 4), 2)),
+    ("adaptive_avg_pool2d", lambda lib, b: lib.nn.functional.adaptive_avg_pool2d(
+        b(lib, 1, 1, 4, 4), 2)),
+    ("adaptive_max_pool1d", lambda lib, b: lib.nn.functional.adaptive_max_pool1d(
+        b(lib, 1, 1, 4), 2)),
+    ("grid_sample", lambda lib, b: lib.nn.functional.grid_sample(
+        b(lib, 1, 1, 2, 2), lib.zeros(1, 1, 1, 2, dtype=lib.bfloat16), align_corners=False)),
+    ("histc", lambda lib, b: lib.histc(b(lib, 4), 3)),
+    ("logsumexp", lambda lib, b: lib.logsumexp(b(lib, 2, 6) * 7, 1)),
+    ("signbit", lambda lib, b: lib.signbit(b(lib, 3) - 1)),
+    ("nan_to_num", lambda lib, b: lib.nan_to_num(b(lib, 3) / 0)),
+    ("cummax", lambda lib, b: lib.cummax(lib.tensor([1., float("nan"), 0.],
+                                                    dtype=lib.bfloat16), 0)),
+    ("multi_margin_loss", lambda lib, b: lib.nn.functional.multi_margin_loss(
+        b(lib, 2, 3), lib.tensor([0, 2]))),
+])
+def test_bfloat16_is_a_floating_dtype(name, call):
+    same(lambda lib: call(lib, _bf16))
+
+
+@pytest.mark.parametrize("name", ["sum", "mean", "std", "var", "cumsum", "cumprod", "max",
+                                  "median", "logsumexp", "norm"])
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_half_reductions_record_their_gradient(name, dtype):
+    def run(lib):
+        nan = float("nan")
+        x = lib.tensor([[1.0, nan, 2.0], [2.0, 2.0, -1.0]], dtype=getattr(lib, dtype),
+                       requires_grad=True)
+        out = getattr(lib, name)(x, *((1,) if name in ("cumsum", "cumprod", "logsumexp")
+                                      else ()))
+        out.sum().backward()
+        return out, out.grad_fn.name(), x.grad
+    same(run)
+
+
+def test_float32_pow_and_xlogy_round_like_torch():
+    """float32 pow of two tensors and xlogy's log: float64 rounded once (PyTorch's are
+    correctly rounded where NumPy's float32 kernels are often an ulp off)."""
+    def grads(lib):
+        a = lib.tensor([1.5, 2.5], requires_grad=True)
+        b = lib.tensor(0.7, dtype=lib.float64, requires_grad=True)
+        out = lib.pow(a, b)
+        out.sum().backward()
+        x = lib.tensor([1.5, 2.5], requires_grad=True)
+        lib.xlogy(x, 0.7).sum().backward()
+        return out, a.grad, b.grad, x.grad, lib.xlogy(lib.tensor([True, False]), 0.7)
+    t_out, e_out = grads(torch), grads(ember)
+    for t, e in zip(t_out, e_out):
+        assert e.dtype.__repr__().replace("ember.", "") == repr(t.dtype).replace("torch.", "")
+        assert e.tolist() == t.tolist()
+    values = np.random.default_rng(0).uniform(0.1, 4, (2, 4000)).astype(np.float32)
+    mine = ember.pow(ember.tensor(values[0]), ember.tensor(values[1] - 2)).numpy()
+    theirs = torch.pow(torch.tensor(values[0]), torch.tensor(values[1] - 2)).numpy()
+    assert (mine != theirs).mean() < 0.03    # SLEEF's last-ulp choices (measured 1.8%)

@@ -156,7 +156,7 @@ def _backward_with_anomaly_checks(node, grads_in):
         grads_out = _call_backward(node, grads_in)
         if anomaly.check_nan:
             for i, grad in enumerate(grads_out):
-                if grad is not None and grad._data.dtype.kind == "f" and \
+                if grad is not None and grad.dtype.is_floating_point and \
                         grad._device.xp.isnan(grad._data).any():
                     raise RuntimeError(f"Function '{node.name()}' returned nan values in its "
                                        f"{i}th output.")

@@ -6,7 +6,7 @@ gradient stays exact when the input holds zeros; cummax/cummin send the
 gradient back to where each running extreme was found, like the selection
 ops in `sorting.py`.
 """
-from .. import return_types as _rt
+from .. import _dtype, return_types as _rt
 from ..autograd.graph import Node
 from ._common import dim_aliases, attach, grad_state, inplace, wrap, wrap_dim
 from .reduction import _ACCUMULATE, _constant, _integral_result
@@ -38,7 +38,8 @@ def cumsum(input, dim=None, *, dtype=None, **aliases):
         raise TypeError('cumsum() missing 1 required positional arguments: "dim"')
     result, d = _cumulative(input, dim, dtype, input._device.xp.cumsum)
     out = wrap(result, input._device)
-    if grad_state.enabled and input._requires_grad and result.dtype.kind == "f":
+    if (grad_state.enabled and input._requires_grad
+            and _dtype.FROM_NUMPY[result.dtype].is_floating_point):
         node = CumsumBackward0()
         node.dim = d
         node.dtype = input.dtype if result.dtype != input._data.dtype else None
@@ -99,7 +100,8 @@ def cumprod(input, dim=None, *, dtype=None, **aliases):
         raise TypeError('cumprod() missing 1 required positional arguments: "dim"')
     result, d = _cumulative(input, dim, dtype, input._device.xp.cumprod)
     out = wrap(result, input._device)
-    if grad_state.enabled and input._requires_grad and result.dtype.kind == "f":
+    if (grad_state.enabled and input._requires_grad
+            and _dtype.FROM_NUMPY[result.dtype].is_floating_point):
         node = CumprodBackward0()
         node.dim = d
         node.save(input)
@@ -188,7 +190,7 @@ def _cumulative_extreme(input, dim, which, result_type, node_type):
         values = ufunc.accumulate(data, axis=d)
         # An index moves to i when x_i reaches the running extreme (or is NaN, which sticks).
         reached = data == values
-        if data.dtype.kind == "f":
+        if input.dtype.is_floating_point:
             reached |= xp.isnan(data)
         shape = [1] * data.ndim
         shape[d] = data.shape[d]

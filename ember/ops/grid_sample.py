@@ -119,7 +119,7 @@ def _check_grid_sample(input, grid):
         raise RuntimeError("grid_sampler(): expected 4D or 5D input and grid with same number of "
                            f"dimensions, but got input with sizes {_errors.shape_list(input.shape)}"
                            f" and grid with sizes {_errors.shape_list(grid.shape)}")
-    if input._data.dtype.kind != "f":
+    if not input.dtype.is_floating_point:
         raise NotImplementedError(_errors.not_implemented_for("grid_sampler_2d_cpu_kernel_impl",
                                                               input.dtype))
     if grid.dtype is not input.dtype:

@@ -98,7 +98,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     if weight is not None and (weight.numel() != classes):
         raise RuntimeError(f"inconsistent weight size, expected {classes} but got "
                            f"{_errors.shape_list(weight.shape)}")
-    if input._data.dtype.kind != "f":
+    if input._data.dtype.kind != "f":     # bfloat16 too: PyTorch has no kernel for it
         raise NotImplementedError(_errors.not_implemented_for("multi_margin_loss_cpu_kernel",
                                                               input.dtype))
     if weight is not None and weight.dtype is not input.dtype:

@@ -40,7 +40,7 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
 
 def _rrelu(input, lower, upper, training, node_class):
     data = input._data
-    if data.dtype.kind != "f":
+    if not input.dtype.is_floating_point:
         raise NotImplementedError(_errors.not_implemented_for("rrelu_with_noise_out_cpu",
                                                               input.dtype))
     xp = input._device.xp

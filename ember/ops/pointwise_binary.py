@@ -9,6 +9,7 @@ from ..autograd.graph import Node
 from ._common import Tensor, any_requires_grad, attach, binary, inplace, sum_to_shape, wrap
 from ._elementwise import (broadcast_error, float_binary, require_tensor, shape_of, unsupported,
                            upcast)
+from .pointwise_math import _FLOAT32, _FLOAT64, _PRECISE_LIMIT
 from .pointwise_select import where
 
 __all__ = ["atan2", "arctan2", "hypot", "logaddexp", "logaddexp2", "xlogy", "copysign", "addcmul",
@@ -144,7 +145,7 @@ def xlogy(input, other):
         b = xp.asarray(b, a.dtype)
 
     try:  # PyTorch evaluates xlogy in the input's own precision, even for float16
-        result = xp.where(xp.isnan(b), xp.nan, xp.where(a == 0, 0.0, a * xp.log(b)))
+        result = xp.where(xp.isnan(b), xp.nan, xp.where(a == 0, 0.0, a * _log(xp, b)))
     except ValueError:
         raise broadcast_error(a, b) from None
     out = wrap(result.astype(a.dtype, copy=False), device)
@@ -160,6 +161,14 @@ def xlogy(input, other):
                   other if isinstance(other, Tensor) else None)
         attach(out, node, input, other)
     return out
+
+
+def _log(xp, b):
+    """log(b); float32 through float64 and rounded once (NumPy's float32 log can be an ulp
+    off where PyTorch's is correctly rounded), as ops/pointwise_math's precise unaries do."""
+    if b.dtype == _FLOAT32 and b.size <= _PRECISE_LIMIT:
+        return xp.log(b.astype(_FLOAT64)).astype(_FLOAT32)
+    return xp.log(b)
 
 
 class XlogyBackward0(Node):
@@ -354,7 +363,7 @@ def lerp(input, end, weight):
     # a weight tensor must match input's dtype too, unless it is 0-dim (then it is a scalar)
     if weight_is_tensor and weight._data.ndim and weight._data.dtype != a.dtype:
         raise RuntimeError(_lerp_dtype_message(input, weight, "weight"))
-    if a.dtype.kind != "f":
+    if not input.dtype.is_floating_point:
         raise unsupported("lerp_kernel_tensor" if weight_is_tensor else "lerp_kernel_scalar", a)
     xp = input._device.xp
     w = weight._data.astype(a.dtype, copy=False) if weight_is_tensor else weight

@@ -400,7 +400,10 @@ def logit(input, eps=None):
 
     def forward(x):
         if eps is not None:
-            x = xp.clip(x, eps, 1 - eps)
+            # PyTorch's test order (below eps first), so eps > 0.5 gives its values; bounds
+            # in x's dtype, as np.clip would widen bfloat16 to float32
+            low, high = xp.asarray(eps, x.dtype), xp.asarray(1 - eps, x.dtype)
+            x = xp.where(x < low, low, xp.where(x > high, high, x))
         return xp.log(x / (1 - x))
     # PyTorch evaluates logit in the input's own precision, even for float16.
     out = _unary(input, forward, LogitBackward0, _INPUT)

@@ -105,8 +105,8 @@ def signbit(input):
     """True where the sign bit is set (-0.0 included)."""
     a = input._data
     xp = input._device.xp
-    if a.dtype.kind == "f":
-        return wrap(xp.signbit(a), input._device)
+    if input.dtype.is_floating_point:
+        return wrap(xp.signbit(a.astype(_FLOAT32) if a.dtype.kind == "V" else a), input._device)
     return wrap(a < 0 if a.dtype.kind == "i" else xp.zeros(a.shape, bool), input._device)
 
 
@@ -629,7 +629,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     """nan, +inf and -inf replaced (by default with 0 and the dtype's extremes)."""
     a = input._data
     xp = input._device.xp
-    if a.dtype.kind != "f":
+    if not input.dtype.is_floating_point:
         out = wrap(a.copy(), input._device)
     else:
         info = _dtype.finfo(dtype_of(a))

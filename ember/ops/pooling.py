@@ -107,8 +107,7 @@ def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_i
     data = input._data
     xp = input._device.xp
     x = _batched(data, n)
-    kind = x.dtype.kind
-    fill = -math.inf if kind == "f" else xp.iinfo(x.dtype).min
+    fill = -math.inf if input.dtype.is_floating_point else xp.iinfo(x.dtype).min
     win = _padded_windows(x, kernel, stride, padding, dilation, out, fill, xp)
     record = grad_state.enabled and input._requires_grad
     values, arg = _im2col.window_argmax(win, n, xp)
@@ -169,7 +168,7 @@ def _max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, return
     dilation = _param(dilation, 1, "dilation", "max_pool1d")
     if not (return_indices or grad_state.enabled and input._requires_grad):
         _check_pool1d(input, kernel[0], stride[0], padding[0], dilation[0], ceil_mode)
-        if input._data.dtype.kind != "f":
+        if not input.dtype.is_floating_point:
             raise NotImplementedError(_errors.not_implemented_for("max_pool1d_impl",
                                                                   input.dtype))
     if input._data.ndim not in (2, 3):
@@ -235,8 +234,7 @@ def _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
     kernel = _param(kernel_size, n, "kernel_size", what)
     stride = _param(stride, n, "stride", what, default=kernel)
     padding = _param(padding, n, "padding", what)
-    kind = input._data.dtype.kind
-    if kind != "f" and input._data.dtype.name != "int64":
+    if not input.dtype.is_floating_point and input._data.dtype.name != "int64":
         raise NotImplementedError(_errors.not_implemented_for(what, input.dtype))
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
@@ -271,7 +269,7 @@ def _avg_pool_apply(input, params, n):
     x = _batched(data, n)
     win = _padded_windows(x, kernel, stride, padding, (1,) * n, out, 0, xp)
     divisor = _avg_divisor(x.shape[2:], params, xp)
-    if data.dtype.kind == "f":
+    if input.dtype.is_floating_point:
         work = "float32" if data.dtype.itemsize == 2 else data.dtype
         result = (_im2col.window_sum(win, n, work) / divisor).astype(data.dtype)
     else:
@@ -312,7 +310,7 @@ def _avg_pool_backward(grad, params, input_shape, forward_class):
     xp = grad._device.xp
     size = input_shape[-n:]
     g = _batched(grad._data, n)
-    g = g / _avg_divisor(size, params, xp) if g.dtype.kind == "f" else g
+    g = g / _avg_divisor(size, params, xp) if grad.dtype.is_floating_point else g
     g = g.astype(grad._data.dtype)
     cols = xp.broadcast_to(g.reshape(g.shape[:2] + (1,) * n + out), g.shape[:2] + kernel + out)
     padded = g.shape[:2] + tuple(max(s + 2 * p, (o - 1) * st + k) for s, p, o, st, k in

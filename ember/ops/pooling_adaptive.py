@@ -52,7 +52,7 @@ def _adaptive_sizes(input, output_size, n, what):
     if any(s < 0 for s in output_size):
         raise RuntimeError(f"{what}: elements of output_size must be greater than or equal to 0 "
                            f"but received {{{', '.join(str(s) for s in output_size)}}}")
-    if input._data.dtype.kind != "f":
+    if not input.dtype.is_floating_point:
         raise NotImplementedError(_errors.not_implemented_for(what, input.dtype))
     return output_size
 

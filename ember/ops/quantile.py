@@ -113,7 +113,7 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, name):
 def logcumsumexp(input, dim):
     """log(cumsum(exp(input))) along dim, without overflow."""
     data = input._data
-    if data.dtype.kind != "f":
+    if not input.dtype.is_floating_point:
         raise unsupported("logcumsumexp_out_cpu", data)
     axis = wrap_dim(dim, data.ndim)
     xp = input._device.xp
@@ -159,7 +159,7 @@ def renorm(input, p, dim, maxnorm):
     if data.ndim <= 1:
         raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {data.ndim} "
                            f"dimensions")
-    if data.dtype.kind != "f":
+    if not input.dtype.is_floating_point:
         raise unsupported("renorm_out", data)
     dim = wrap_dim(dim, data.ndim)
     xp = input._device.xp

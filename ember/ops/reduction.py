@@ -127,7 +127,7 @@ def sum(input, dim=_ALL_DIMS, keepdim=False, *, dtype=None, **aliases):
     else:
         result = _summed(input, axes, keepdim, _integral_result(data, dtype), "sum")
     out = wrap(result, input._device)
-    if grad_state.enabled and input._requires_grad and out._data.dtype.kind == "f":
+    if grad_state.enabled and input._requires_grad and out.dtype.is_floating_point:
         node = SumBackward0() if whole else SumBackward1()
         node.shape = data.shape
         node.axes = axes
@@ -157,7 +157,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, **aliases):
     axes = _reduce_axes(input, dim)
     result = _summed(input, axes, keepdim, _integral_result(data, dtype), "nansum")
     out = wrap(result, input._device)
-    if grad_state.enabled and input._requires_grad and out._data.dtype.kind == "f":
+    if grad_state.enabled and input._requires_grad and out.dtype.is_floating_point:
         node = NansumBackward0()
         node.axes = axes
         node.keepdim = keepdim
@@ -230,7 +230,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, **aliases):
     if aliases:  # NumPy-style axis=/keepdims=, which PyTorch accepts too
         dim, keepdim = dim_aliases(dim, keepdim, aliases)
     data = input._data
-    if data.dtype.kind != "f":
+    if not input.dtype.is_floating_point:
         raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
                            f"but got {_type_name(data)}")
     axes = _reduce_axes(input, dim)
@@ -256,7 +256,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None, **aliases):
         axes = None
     result = _summed(input, axes, keepdim, _integral_result(data, dtype), "prod")
     out = wrap(result, input._device)
-    if grad_state.enabled and input._requires_grad and out._data.dtype.kind == "f":
+    if grad_state.enabled and input._requires_grad and out.dtype.is_floating_point:
         node = ProdBackward0() if dim is None else ProdBackward1()
         node.axes = axes
         node.keepdim = keepdim
@@ -327,7 +327,7 @@ def _correction(name, dim, unbiased, correction):
 def _variance(input, dim, keepdim, correction, name):
     """(var array, axes, dof): the shared forward of std, var, std_mean and var_mean."""
     data = input._data
-    if data.dtype.kind != "f":
+    if not input.dtype.is_floating_point:     # bfloat16's NumPy kind is 'V'
         raise RuntimeError("std and var only support floating point and complex dtypes")
     axes = _reduce_axes(input, dim)
     n = _count(data.shape, axes)
@@ -340,7 +340,8 @@ def _variance(input, dim, keepdim, correction, name):
     work = data.astype(accumulate, copy=False)
     centered = work - work.sum(axis=axes, keepdims=True) / n
     squares = (centered * centered).sum(axis=axes, keepdims=keepdim)
-    return squares / builtins.max(0, dof), axes, dof
+    # the variance of no elements is NaN whatever the correction (0 / 0)
+    return squares / (builtins.max(0, dof) if n else 0), axes, dof
 
 
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, **aliases):
@@ -513,23 +514,34 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
 
 
 # ---------------------------------------------------------------- logsumexp
+def _rounded_to(dtype):
+    return lambda array: array.astype(dtype).astype(array.dtype)
+
+
+def _unrounded(array):
+    return array
+
+
 def logsumexp(input, dim, keepdim=False, **aliases):
     """log(sum(exp(x))) over `dim`, computed stably by shifting by the max."""
     if aliases:  # NumPy-style axis=/keepdims=, which PyTorch accepts too
         dim, keepdim = dim_aliases(dim, keepdim, aliases)
     data = input._data
     xp = input._device.xp
-    if data.dtype.kind != "f":
+    if not input.dtype.is_floating_point:
         data = data.astype(_dtype.get_default_dtype().np_dtype)
     axes = _reduce_axes(input, dim)
     work = data.astype(_ACCUMULATE.get(data.dtype, data.dtype), copy=False)
     if work.size == 0:
         result = xp.log(xp.exp(work).sum(axis=axes, keepdims=keepdim))
     else:
+        # float16/bfloat16: PyTorch rounds to the dtype after each step (shift, exp, sum,
+        # log), so the same roundings here, in float32
+        step = _rounded_to(data.dtype) if work.dtype != data.dtype else _unrounded
         shift = work.max(axis=axes, keepdims=True)
         shift = xp.where(xp.isfinite(shift), shift, 0)
-        total = xp.exp(work - shift).sum(axis=axes, keepdims=True)
-        result = _kept_array(xp.log(total) + shift, data.shape, axes, True)
+        total = step(xp.exp(step(work - shift))).sum(axis=axes, keepdims=True)
+        result = _kept_array(step(xp.log(step(total))) + shift, data.shape, axes, True)
         if not keepdim:
             result = result.reshape(_reduced_shape(data.shape, axes))
     out = wrap(xp.asarray(result).astype(data.dtype, copy=False), input._device)

@@ -41,7 +41,7 @@ def bincount(input, weights=None, minlength=0):
 
 
 def _float_only(input, kernel):
-    if input._data.dtype.kind not in "f":
+    if not input.dtype.is_floating_point:
         raise unsupported(kernel, input._data)
 
 

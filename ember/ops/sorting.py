@@ -67,7 +67,8 @@ class _EvenlyBackward(Node):
         input, result = self.saved_tensors
         data, value = input._data, result._data
         xp = input._device.xp
-        hit = xp.isnan(data) if data.dtype.kind == "f" and xp.isnan(value) else data == value
+        hit = (xp.isnan(data) if input.dtype.is_floating_point and xp.isnan(value)
+               else data == value)
         weight = (hit / hit.sum()).astype(data.dtype)
         return (grad * _constant(weight, input._device),)
 
@@ -403,7 +404,8 @@ def median(input, dim=None, keepdim=False, **aliases):
         flat = data.reshape(-1)
         if flat.size == 0:
             value = xp.asarray(_empty_median(input), data.dtype)
-        elif _not_for_bool(data, "median_cpu") or data.dtype.kind == "f" and xp.isnan(flat).any():
+        elif (_not_for_bool(data, "median_cpu")
+              or input.dtype.is_floating_point and xp.isnan(flat).any()):
             value = xp.asarray(xp.nan, dtype=data.dtype)
         else:
             value = xp.sort(flat)[(flat.size - 1) // 2]
@@ -420,7 +422,7 @@ def median(input, dim=None, keepdim=False, **aliases):
     if data.ndim:
         size = data.shape[d]
         position = (size - 1) // 2
-        if data.dtype.kind == "f":
+        if input.dtype.is_floating_point:
             nans = xp.isnan(data).sum(axis=d, keepdims=True)
             position = xp.where(nans > 0, size - nans, position).astype(xp.int64)
     values, indices = _kth_along(input, d, position, keepdim)
