@@ -183,10 +183,10 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     a, b = input._data, other._data
     if a.dtype != b.dtype:
         raise RuntimeError(f"{_name(a)} did not match {_name(b)}")
-    if rtol < 0:
-        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
-    if atol < 0:
-        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
+    if not rtol >= 0:    # NaN too
+        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {float(rtol):g}")
+    if not atol >= 0:
+        raise RuntimeError(f"atol must be greater than or equal to zero, but got {float(atol):g}")
     xp = input._device.xp
     try:
         close = a == b

@@ -6,6 +6,8 @@ device. Sampling is not differentiable: where PyTorch records a node (normal
 with tensor arguments, in-place sampling on a non-leaf) it passes back zeros,
 and we do the same under the same node names.
 """
+import math
+
 from .. import _dtype, _errors, _random
 from .._backend import allocate, numpy as _np
 from .._device import resolve as _resolve_device
@@ -14,6 +16,7 @@ from .._random import (Generator, default_generator, get_rng_state, in_memory_or
 from ..autograd.graph import Node
 from ._common import Tensor, attach, check_no_overlap, grad_state, inplace, make_tensor
 from ._data import LIMITS, check_out
+from ._elementwise import NotImplementedBackward
 from .creation import _C_TYPE_NAMES, empty_like, finish, size_arg, to_device, zeros
 from .ranges import _NOT_IMPLEMENTED_NAMES as _SCALAR_NAMES
 
@@ -32,8 +35,10 @@ _resolve_generator = _random.resolve
 
 
 def _fmt(x):
-    """A number the way PyTorch's messages print it (-1.0 as -1)."""
-    return str(int(x)) if isinstance(x, float) and x.is_integer() else str(x)
+    """A double the way C++ streams print it in PyTorch's messages: six significant
+    digits (-1.0 as -1, 2**31 as 2.14748e+09)."""
+    x = float(x)
+    return "-nan" if x != x and math.copysign(1.0, x) < 0 else f"{x:g}"
 
 
 def _require_floating(dtype, kernel):
@@ -290,7 +295,7 @@ def _inplace_arith(values, other, ufunc):
 
 
 def _check_std(std):
-    if std < 0:
+    if not std >= 0:    # NaN too
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt(std)}")
 
 
@@ -307,8 +312,11 @@ def bernoulli(input, p=None, *, generator=None, out=None):
     if p is not None:
         _check_p(p)
         values = _sample_like(input, lambda shape, contiguous: gen._draw_bernoulli(shape, p))
-        return make_tensor(to_device(values.astype(input._data.dtype), input._device),
-                           input._device)
+        out_p = make_tensor(to_device(values.astype(input._data.dtype), input._device),
+                            input._device)
+        if grad_state.enabled and input._requires_grad:   # PyTorch has no formula for it
+            attach(out_p, NotImplementedBackward("bernoulli"), input)
+        return out_p
     _require_floating(input.dtype, "bernoulli_tensor_cpu_p_")
     probabilities = _host(input)
     if probabilities.size and ((probabilities < 0) | (probabilities > 1)).any():

@@ -378,6 +378,8 @@ def as_strided(input, size, stride, storage_offset=None):
         raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got "
                            f"strides: {_errors.shape_list(stride)}")
     offset = input.storage_offset() if storage_offset is None else _index_value(storage_offset)
+    if offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {offset}")
     flat = _storage_flat(input)
     needed = _storage_needed(size, stride, offset)
     itemsize = flat.itemsize
