@@ -67,8 +67,6 @@ KNOWN = [
     ("*var_mean", "*", "std_mean/var_mean name themselves; empty bfloat16; correction>n"),
     ("*neg*_", "error precedence or text", "bool negation checked before overlap"),
     # results
-    ("*floor_divide", "grad_fn", "floor_divide records NotImplemented"),
-    ("Tensor.__*floordiv__", "grad_fn", "floor_divide records NotImplemented"),
     ("*svd", "value", "singular vectors have a sign freedom (LAPACK paths differ), and inputs "
      "with inf/nan give different garbage; tests/test_linalg_decomp.py compares invariants"),
     ("result_type", "result", "NumPy scalars promote as Python numbers"),

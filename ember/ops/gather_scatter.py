@@ -218,6 +218,7 @@ class _ScatterReduceBackward(Node):
 
 
 _ScatterReduceBackward.__name__ = _ScatterReduceBackward.__qualname__ = "NotImplemented"
+_ScatterReduceBackward._namespace = "ember::autograd::"
 
 
 def scatter_add(input, dim, index, src):
