@@ -399,3 +399,22 @@ def test_diff_of_order_zero():
     same(lambda lib: run(lib, dim=-2))
     same(lambda lib: run(lib, dim=0, prepend=lib.zeros(1)))
     same(lambda lib: run(lib, dim=3, prepend=lib.zeros(1)))
+
+
+def test_empty_like_strides_of_expanded_and_permuted_tensors():
+    """preserve_format: dense inputs keep their strides exactly (size-1 dims too); others
+    (expanded, gapped) get dense strides in PyTorch's inferred dim order."""
+    rng = np.random.default_rng(0)
+    for _ in range(400):
+        ndim = int(rng.integers(1, 5))
+        shape = [int(rng.integers(1, 4)) for _ in range(ndim)]
+        base = [size if rng.random() < 0.6 else 1 for size in shape]
+        order = [int(d) for d in rng.permutation(ndim)]
+        step = int(rng.integers(1, 3))
+
+        def make(lib):
+            x = lib.ones(*base).expand(*shape).permute(*order)
+            return x[..., ::step] if step > 1 else x
+        e, t = make(ember), make(torch)
+        assert ember.empty_like(e).stride() == torch.empty_like(t).stride(), (base, shape,
+                                                                              order, step)
