@@ -418,3 +418,17 @@ def test_empty_like_strides_of_expanded_and_permuted_tensors():
         e, t = make(ember), make(torch)
         assert ember.empty_like(e).stride() == torch.empty_like(t).stride(), (base, shape,
                                                                               order, step)
+
+
+def test_writes_into_an_expanded_tensor_warn_like_torch():
+    def run(lib):
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            x = lib.tensor([1.0, 2.0])[:1].expand(3)
+            x.masked_fill_(lib.tensor([False, True, False]), 5.0)
+            x.index_put_((lib.tensor([1]),), lib.tensor(3.0))
+            x.index_fill_(0, lib.tensor([1]), 2.0)
+            lib.ones(3).masked_fill_(lib.tensor([False, True, False]), 5.0)
+        return x.tolist(), [(str(w.message).split(" (Triggered")[0], w.category)
+                            for w in seen]
+    assert run(ember) == run(torch)
