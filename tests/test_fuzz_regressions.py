@@ -432,3 +432,13 @@ def test_writes_into_an_expanded_tensor_warn_like_torch():
         return x.tolist(), [(str(w.message).split(" (Triggered")[0], w.category)
                             for w in seen]
     assert run(ember) == run(torch)
+
+
+def test_linear_interpolate_keeps_nan_and_inf_in_the_outputs_that_read_them():
+    nan, inf = float("nan"), float("inf")
+    for kwargs in (dict(scale_factor=2, mode="linear"), dict(size=4, mode="linear"),
+                   dict(size=9, mode="linear", align_corners=True), dict(size=3, mode="linear")):
+        same(lambda lib: lib.nn.functional.interpolate(
+            lib.tensor([[[1.0, nan, 3.0, 4.0, inf, 2.0]]]), **kwargs))
+    same(lambda lib: lib.nn.functional.interpolate(
+        lib.tensor([[[[1.0, nan], [3.0, 4.0]]]]), scale_factor=2, mode="bilinear"))
