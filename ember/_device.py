@@ -129,8 +129,10 @@ def _attach_cupy(dev):
     if dev.xp is None:
         cp = _backend.cupy_module()
         if cp is None or not _backend.cupy_available():
-            raise RuntimeError("Torch not compiled with CUDA enabled".replace("Torch", "ember")
-                               + " (CuPy with a CUDA device is needed for 'cuda' tensors"
-                               + (": pip install 'ember-tensor[cuda]')" if cp is None else ")"))
+            # PyTorch's CPU build raises this AssertionError word for word; why, as a note
+            error = AssertionError("Torch not compiled with CUDA enabled")
+            error.add_note("ember: CuPy with a CUDA device is needed for 'cuda' tensors"
+                           + (": pip install 'ember-tensor[cuda]'" if cp is None else ""))
+            raise error
         dev.xp = cp
     return dev.xp

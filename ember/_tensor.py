@@ -12,6 +12,7 @@ from types import FunctionType as _FunctionType
 
 from . import _backend, _dtype, _errors
 from ._device import CPU as _CPU
+from ._layout import strided as _strided
 from ._size import Size
 from .autograd import graph as _graph
 from .autograd.grad_mode import state as _grad_state
@@ -135,7 +136,7 @@ class Tensor:
 
     @property
     def layout(self):
-        return "ember.strided"
+        return _strided
 
     def stride(self, dim=None):
         """Strides in elements, from the array's strides in bytes."""
@@ -291,12 +292,21 @@ class Tensor:
         _autograd_api.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def detach(self):
-        """A new tensor sharing this one's memory, cut from the graph."""
-        return self._alias()
+        """A new tensor sharing this one's memory, cut from the graph.
+
+        Like PyTorch's, the result is no view (`_base` is None) even where this tensor is
+        one: it shares memory and version counter, but writes through it touch no graph.
+        """
+        out = self._alias()
+        out._base = None
+        return out
 
     def detach_(self):
-        """Cut this tensor from the graph in place, making it a leaf."""
-        if self._base is not None and self._base._requires_grad:
+        """Cut this tensor from the graph in place, making it a leaf.
+
+        PyTorch refuses every view here, whether or not its base is in a graph.
+        """
+        if self._base is not None:
             raise RuntimeError("Can't detach views in-place. Use detach() instead. If you are "
                                "using DistributedDataParallel (DDP) for training, and "
                                "gradient_as_bucket_view is set as True, gradients are views of "
@@ -311,8 +321,10 @@ class Tensor:
 
     @property
     def data(self):
-        """This tensor's values as a tensor outside the graph (shares memory)."""
-        return self._alias()
+        """This tensor's values as a tensor outside the graph (shares memory, not a view)."""
+        out = self._alias()
+        out._base = None
+        return out
 
     @data.setter
     def data(self, value):

@@ -253,7 +253,7 @@ def tensor_repr(tensor, tensor_contents=None):
         body = _tensor_str(tensor, indent)
     grad_fn = tensor.grad_fn
     if grad_fn is not None:
-        suffixes.append(f"grad_fn=<{grad_fn.name()}>")
+        suffixes.append(f"grad_fn=<{grad_fn.name().rpartition('::')[2]}>")
     elif tensor.requires_grad:
         suffixes.append("requires_grad=True")
     return _add_suffixes(prefix + body, suffixes, indent)

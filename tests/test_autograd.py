@@ -246,7 +246,7 @@ def test_next_functions_structure_matches_torch(torch):
         stack = [node]
         while stack:
             n = stack.pop()
-            names.append(type(n).__name__ if lib is torch else n.name())
+            names.append(n.name().replace("torch::", "ember::"))
             for child, nr in n.next_functions:
                 names.append(nr)
                 if child is not None:

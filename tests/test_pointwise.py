@@ -393,7 +393,7 @@ def test_fill_with_tensor_value_flows_gradient(torch):
 def test_floor_divide_and_reflected_remainder_have_no_derivative(torch):
     x = ember.tensor([1.5, 2.5], requires_grad=True)
     for out in (x // 2, 7 // x, 7 % x, ember.floor_divide(x, x)):
-        assert out.requires_grad and out.grad_fn.name() == "NotImplemented"
+        assert out.requires_grad and out.grad_fn.name() == "ember::autograd::NotImplemented"
         with pytest.raises(RuntimeError, match="derivative for aten::.* is not implemented"):
             out.sum().backward()
     assert type((torch.tensor([1.], requires_grad=True) // 2).grad_fn).__name__ == \

@@ -43,12 +43,16 @@ class Node:
         self._hooks = None
         self._retained = None
 
+    # PyTorch's hand-written C++ nodes (AccumulateGrad, CopySlices, CopyBackwards,
+    # NotImplemented) name() themselves with their namespace; reprs use the bare name
+    _namespace = ""
+
     def name(self):
-        """The node's PyTorch name, e.g. 'MulBackward0'."""
-        return type(self).__name__
+        """The node's PyTorch name, e.g. 'MulBackward0' or 'ember::autograd::CopySlices'."""
+        return self._namespace + type(self).__name__
 
     def __repr__(self):
-        return f"<{self.name()} object at {hex(id(self))}>"
+        return f"<{self.name().rpartition('::')[2]} object at {hex(id(self))}>"
 
     def backward(self, grad):
         raise NotImplementedError(f"{self.name()} has no backward")
@@ -160,6 +164,7 @@ class _RemovableHandle:
 
 class AccumulateGrad(Node):
     """The sink for a leaf tensor: adds the incoming gradient into `variable.grad`."""
+    _namespace = "ember::autograd::"
 
     __slots__ = ("variable",)
 

@@ -29,7 +29,7 @@ def _make_subclass(cls, data, requires_grad):
     t._data = data._data
     t._device = data._device
     t._storage = data._storage
-    t._base = data._base
+    t._base = None    # a fresh leaf, never a view (as in PyTorch), though memory is shared
     t.grad_fn = None
     t._requires_grad = False
     t._grad = None

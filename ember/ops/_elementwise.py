@@ -81,7 +81,7 @@ class NotImplementedBackward(Node):
         self.op = op
 
     def name(self):
-        return "NotImplemented"
+        return "ember::autograd::NotImplemented"
 
     def backward(self, grad):
         raise RuntimeError(f"derivative for aten::{self.op} is not implemented")

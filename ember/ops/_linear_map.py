@@ -25,8 +25,9 @@ def linear_map(input, matrices, node_class, windowed=False):
     """input with one (out x in) matrix applied along each of its trailing spatial dims.
 
     `windowed`: each output reads only its nonzero weights' inputs (adaptive pooling), so
-    a NaN or inf elsewhere must not reach it; resizing reads its neighbours, zero-weight
-    ones included, as a matrix product does."""
+    a NaN or inf elsewhere must not reach it; "pairs" (linear resizing): each output reads
+    its first nonzero weight's input and the next one (clamped), even at weight 0, as
+    PyTorch's two-tap loop does."""
     data = input._data
     xp = input._device.xp
     dtype = data.dtype
@@ -37,7 +38,7 @@ def linear_map(input, matrices, node_class, windowed=False):
     for dim, matrix in matrices:
         data = _apply_along(data, matrix, dim, xp.matmul)
     if windowed and not xp.isfinite(raw).all():
-        data = _non_finite(raw, data, matrices, xp)
+        data = _non_finite(raw, data, matrices, xp, windowed == "pairs")
     out = wrap(data.astype(dtype) if dtype != work else data, input._device)
     if grad_state.enabled and input._requires_grad:
         node = node_class()
@@ -46,7 +47,17 @@ def linear_map(input, matrices, node_class, windowed=False):
     return out
 
 
-def _non_finite(raw, data, matrices, xp):
+def _pair_reads(matrix, xp):
+    """Each row's first nonzero column and the next one (clamped), as 0/1 weights."""
+    rows, columns = matrix.shape
+    first = (matrix != 0).argmax(axis=1)
+    reads = xp.zeros(matrix.shape, matrix.dtype)
+    reads[xp.arange(rows), first] = 1
+    reads[xp.arange(rows), xp.minimum(first + 1, columns - 1)] = 1
+    return reads
+
+
+def _non_finite(raw, data, matrices, xp, pairs=False):
     """The map's result where a window holds NaN or inf, as PyTorch's windowed loops give it.
 
     A matrix product multiplies every input by every weight, zeros included, so one NaN
@@ -56,14 +67,22 @@ def _non_finite(raw, data, matrices, xp):
     """
     if any((matrix < 0).any() for _dim, matrix in matrices):
         return data
-    reach = [(dim, (matrix != 0).astype(matrix.dtype)) for dim, matrix in matrices]
+    reach = [(dim, _pair_reads(matrix, xp) if pairs else (matrix != 0).astype(matrix.dtype))
+             for dim, matrix in matrices]
+
+    def reached(mask, through=reach):
+        counted = mask.astype(data.dtype)
+        for dim, indicator in through:
+            counted = _apply_along(counted, indicator, dim, xp.matmul)
+        return counted
 
     def count(mask):
-        counted = mask.astype(data.dtype)
-        for dim, indicator in reach:
-            counted = _apply_along(counted, indicator, dim, xp.matmul)
-        return counted > 0
+        return reached(mask) > 0
     nans, highs, lows = count(xp.isnan(raw)), count(raw == xp.inf), count(raw == -xp.inf)
+    if pairs:   # an inf read at weight 0 is inf * 0: NaN
+        infinite = xp.isinf(raw)
+        weighted = [(dim, (matrix != 0).astype(matrix.dtype)) for dim, matrix in matrices]
+        nans = nans | (reached(infinite) > reached(infinite, weighted))
     clean = xp.where(xp.isfinite(raw), raw, 0).astype(data.dtype)
     for dim, matrix in matrices:
         clean = _apply_along(clean, matrix, dim, xp.matmul)

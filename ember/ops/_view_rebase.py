@@ -90,6 +90,7 @@ def regenerate_views(written):
 
 class CopySlices(Node):
     """The base's node after an in-place op on one of its views."""
+    _namespace = "ember::autograd::"
 
     __slots__ = ("fn", "positions", "base_shape")
 

@@ -225,6 +225,7 @@ def _copied(self, src):
 
 class CopyBackwards(Node):
     """self's old values are overwritten (zero gradient); src gets grad, un-broadcast."""
+    _namespace = "ember::autograd::"
 
     __slots__ = ("source", "shape")
 

@@ -267,14 +267,52 @@ def empty_preserving(data, np_dtype, xp):
         return xp.lib.stride_tricks.as_strided(
             xp.empty(0, dtype=np_dtype), data.shape,
             [s // data.itemsize * itemsize for s in data.strides])
-    if data.flags.c_contiguous or data.ndim < 2:
+    # NumPy calls an array C-contiguous whatever its size-1 dims' strides, which PyTorch
+    # keeps: only without size-1 dims is that flag the whole answer
+    if data.flags.c_contiguous and 1 not in data.shape:
         return _allocate(xp.empty, data.shape, np_dtype)
     strides = data.strides
-    if 0 in [s for s, n in zip(strides, data.shape) if n > 1]:
-        return _allocate(xp.empty, data.shape, np_dtype)  # overlapping (expanded): contiguous
-    order = sorted(builtins.range(data.ndim), key=lambda d: -abs(strides[d]))
+    if _dense(data.shape, strides, data.itemsize):     # kept exactly, size-1 dims too
+        itemsize = xp.dtype(np_dtype).itemsize
+        return xp.lib.stride_tricks.as_strided(
+            _allocate(xp.empty, (data.size,), np_dtype), data.shape,
+            [s // data.itemsize * itemsize for s in strides])
+    order = _dense_dim_order(data.shape, strides)
     inverse = [order.index(d) for d in builtins.range(data.ndim)]
     return _allocate(xp.empty, [data.shape[d] for d in order], np_dtype).transpose(inverse)
+
+
+def _dense(shape, strides, itemsize):
+    """Whether the elements fill a block of memory exactly once (PyTorch's
+    is_non_overlapping_and_dense), checked from the innermost stride out."""
+    expected = itemsize
+    for d in sorted((d for d in builtins.range(len(shape)) if shape[d] != 1),
+                    key=lambda d: strides[d]):
+        if strides[d] != expected:
+            return False
+        expected *= shape[d]
+    return True
+
+
+def _dense_dim_order(shape, strides):
+    """Dims from outermost to innermost for the dense copy of a strided (overlapping or
+    gapped) tensor, by PyTorch's rule: start from the last dim innermost; move a dim
+    inward past dims with a larger stride, or an equal stride and a larger size; a
+    stride of 0 says nothing, so no dim is moved by comparing with it.
+    """
+    inner_first = builtins.list(builtins.range(len(strides) - 1, -1, -1))
+    for i in builtins.range(1, len(strides)):
+        moving = i
+        for j in builtins.range(i - 1, -1, -1):
+            a, b = inner_first[j], inner_first[moving]
+            if strides[a] == 0 or strides[b] == 0:
+                continue
+            if strides[a] < strides[b]:
+                break
+            if strides[a] > strides[b] or shape[a] > shape[b]:
+                inner_first[j], inner_first[moving] = b, a
+                moving = j
+    return inner_first[::-1]
 
 
 def require_like_input(input, name):

@@ -8,8 +8,9 @@ ops in `sorting.py`.
 """
 from .._dtype import is_floating as _is_floating
 from .. import return_types as _rt
+from .. import _dtype  # noqa: F401
 from ..autograd.graph import Node
-from ._common import dim_aliases, attach, grad_state, inplace, wrap, wrap_dim
+from ._common import attach, contiguous, dim_aliases, grad_state, inplace, wrap, wrap_dim
 from .reduction import _ACCUMULATE, _constant, _integral_result
 from .gather_scatter import scatter_add
 from .sorting import _BOOL_KIND, _SelectBackward, _index_array, _selected
@@ -181,6 +182,9 @@ def cummin(input, dim):
 def _cumulative_extreme(input, dim, which, result_type, node_type):
     data = input._data
     xp = input._device.xp
+    if data.size == 0:  # PyTorch returns empty results before it checks dim
+        return _selected(result_type, node_type, input, contiguous(data.copy(), xp),
+                         contiguous(xp.zeros(data.shape, xp.int64), xp), 0, True)
     d = wrap_dim(dim, data.ndim)
     if not data.ndim:
         values, indices = data.copy(), _index_array(xp, ())

@@ -14,6 +14,7 @@ from .. import _dtype, _errors
 from ..autograd.graph import Node
 from ._scalar_ops import div_scalar, mul_scalar
 from ._common import any_requires_grad, attach, sum_to_shape, wrap, wrap_dim
+from .creation import empty_like
 from .joining import cat
 from .pointwise_select import where
 
@@ -27,15 +28,17 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
         raise RuntimeError("diff expects input to be at least one-dimensional")
     if n < 0:
         raise RuntimeError(f"order must be non-negative but got {n}")
+    if n == 0 and prepend is None and append is None:
+        return _copy(input)     # PyTorch checks no dim then
     dim = wrap_dim(dim, input.dim())
     pieces = [t for t in (prepend, input, append) if t is not None]
     for t in pieces:
         if t.dim() != input.dim():
             raise RuntimeError("diff expects prepend or append to be the same dimension as "
                                "input")
-    result = cat(pieces, dim) if len(pieces) > 1 else input
     if n == 0:
-        return result.clone()
+        return _copy(input)     # prepend and append are checked, then left out, as in PyTorch
+    result = cat(pieces, dim) if len(pieces) > 1 else input
     length = result.shape[dim] - 1
     is_bool = result.dtype is _dtype.bool
     for _ in range(min(n, result.shape[dim])):
@@ -43,6 +46,11 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
         result = later.logical_xor(earlier) if is_bool else later - earlier
         length -= 1
     return result
+
+
+def _copy(input):
+    """A copy recorded as PyTorch's n=0 diff records it (CopyBackwards)."""
+    return empty_like(input).copy_(input)
 
 
 # ---------------------------------------------------------------- trapezoid rules

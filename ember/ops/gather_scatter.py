@@ -14,7 +14,7 @@ from ..autograd.graph import Node
 from ._common import (Tensor, edge, grad_state, inplace, inplace_overlapping, sum_to_shape, wrap,
                       wrap_dim)
 from .indexing import (_index, _index_put, _scalar_name, _zeros_with, accumulate_at,
-                       contiguous, out_of_bounds, scalar_to_array)
+                       contiguous, out_of_bounds, scalar_to_array, warn_if_expanded)
 from ._out import check_out, write_out
 from .setitem import _check_expand
 from .slicing import _take  # the flat gather, with TakeBackward0 beside it
@@ -218,6 +218,7 @@ class _ScatterReduceBackward(Node):
 
 
 _ScatterReduceBackward.__name__ = _ScatterReduceBackward.__qualname__ = "NotImplemented"
+_ScatterReduceBackward._namespace = "ember::autograd::"
 
 
 def scatter_add(input, dim, index, src):
@@ -385,6 +386,7 @@ def index_fill(input, dim, index, value):
 
 
 def index_fill_(input, dim, index, value):
+    warn_if_expanded(input, "index_fill_", "tensor[mask] = scalar")
     return inplace_overlapping(input, index_fill, dim, index, value)  # as PyTorch, into an expand
 
 
@@ -439,6 +441,7 @@ def masked_fill(input, mask, value):
 
 
 def masked_fill_(input, mask, value):
+    warn_if_expanded(input, "masked_fill_", "tensor[mask] = scalar")
     return inplace_overlapping(input, masked_fill, mask, value)  # as PyTorch, into an expand
 
 

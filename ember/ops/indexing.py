@@ -461,8 +461,19 @@ def index_put(input, indices, values, accumulate=False):
     return _index_put_checked(input, indices, values, accumulate, "index_put")
 
 
+def warn_if_expanded(input, name, example):
+    """PyTorch still writes into an expanded tensor with these ops, warning each call."""
+    data = input._data
+    if 0 in data.strides and any(stride == 0 and size > 1
+                                 for size, stride in zip(data.shape, data.strides)):
+        warnings.warn(f"Use of {name} on expanded tensors is deprecated. Please clone() the "
+                      "tensor before performing this operation. This also applies to advanced "
+                      f"indexing e.g. {example}", UserWarning, stacklevel=3)
+
+
 def index_put_(input, indices, values, accumulate=False):
     """In place index_put; see `_common.inplace` (PyTorch lets it write into an expand)."""
+    warn_if_expanded(input, "index_put_", "tensor[indices] = tensor")
     return inplace_overlapping(input, _index_put_checked, indices, values, accumulate, "index_put_")
 
 

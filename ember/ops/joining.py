@@ -61,6 +61,8 @@ def cat(tensors, dim=0, *, out=None):
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     arrays, dtype = _common_arrays(tensors)
     kept = [i for i, t in enumerate(tensors) if t._data.shape != (0,)]
+    if not all(array.ndim for array in arrays):     # checked before dim, as PyTorch does
+        _check_cat_shapes(tensors, kept, 0)
     device = tensors[0]._device
     if not kept:
         result = make_tensor(device.xp.empty((0,), dtype.np_dtype), device)

@@ -142,8 +142,10 @@ def _dropout(input, p, train, inplace_, noise_shape=None, alpha=False):
     noise.bernoulli_(1 - p)
     if alpha:
         a = 1.0 / math.sqrt((_SELU_ALPHA_PRIME ** 2 * p + 1) * (1 - p))
-        shift = (noise - 1) * (_SELU_ALPHA_PRIME * a) + _SELU_ALPHA_PRIME * a * p
-        noise = noise * a
+        # in place on noise (input's dtype), as PyTorch computes it: an integer or bool
+        # input is refused by the cast of the float scale into it
+        shift = noise.add(-1).mul_(_SELU_ALPHA_PRIME * a).add_(_SELU_ALPHA_PRIME * a * p)
+        noise.mul_(a)
         output = inplace(input, mul, noise) if inplace_ else input * noise
         return inplace(output, add, shift)
     noise.div_(1 - p)

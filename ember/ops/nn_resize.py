@@ -491,7 +491,8 @@ def _resize_linear(input, output_size, scales, mode, align_corners):
         (2 + i, build(data.shape[2 + i], output_size[i], align_corners,
                       None if scales is None else scales[i], work, xp))
         for i in range(len(output_size)))
-    return linear_map(input, matrices, _LINEAR_MODES[mode][1])
+    # NaN and inf stay in the outputs that read them (bicubic's negative weights aside)
+    return linear_map(input, matrices, _LINEAR_MODES[mode][1], windowed="pairs")
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):

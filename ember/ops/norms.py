@@ -52,11 +52,12 @@ def _cast(name, input, dtype):
 
 
 def _norm_axes(data, dim):
-    if dim is None or data.ndim == 0:
+    if dim is None:
         return None
     if isinstance(dim, (tuple, list)) and len(dim) == 0:
         return None
-    return wrap_dims(dim, data.ndim)
+    axes = wrap_dims(dim, data.ndim)    # a 0-dim input still checks dim against [-1, 0]
+    return None if data.ndim == 0 else axes
 
 
 def _check_identity(data, axes, ord):

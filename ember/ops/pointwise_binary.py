@@ -10,6 +10,7 @@ from ..autograd.graph import Node
 from ._common import Tensor, any_requires_grad, attach, binary, inplace, sum_to_shape, wrap
 from ._elementwise import (broadcast_error, float_binary, require_tensor, shape_of, unsupported,
                            upcast)
+from .pointwise_math import _FLOAT32, _FLOAT64, _PRECISE_LIMIT
 from .pointwise_select import where
 
 __all__ = ["atan2", "arctan2", "hypot", "logaddexp", "logaddexp2", "xlogy", "copysign", "addcmul",
@@ -145,7 +146,7 @@ def xlogy(input, other):
         b = xp.asarray(b, a.dtype)
 
     try:  # PyTorch evaluates xlogy in the input's own precision, even for float16
-        result = xp.where(xp.isnan(b), xp.nan, xp.where(a == 0, 0.0, a * xp.log(b)))
+        result = xp.where(xp.isnan(b), xp.nan, xp.where(a == 0, 0.0, a * _log(xp, b)))
     except ValueError:
         raise broadcast_error(a, b) from None
     out = wrap(result.astype(a.dtype, copy=False), device)
@@ -161,6 +162,14 @@ def xlogy(input, other):
                   other if isinstance(other, Tensor) else None)
         attach(out, node, input, other)
     return out
+
+
+def _log(xp, b):
+    """log(b); float32 through float64 and rounded once (NumPy's float32 log can be an ulp
+    off where PyTorch's is correctly rounded), as ops/pointwise_math's precise unaries do."""
+    if b.dtype == _FLOAT32 and b.size <= _PRECISE_LIMIT:
+        return xp.log(b.astype(_FLOAT64)).astype(_FLOAT32)
+    return xp.log(b)
 
 
 class XlogyBackward0(Node):
@@ -353,8 +362,11 @@ def lerp(input, end, weight):
     require_tensor(end, "lerp", "end")
     a, b = input._data, end._data
     if a.dtype != b.dtype:
-        raise RuntimeError(_lerp_dtype_message(input, end))
+        raise RuntimeError(_lerp_dtype_message(input, end, "end"))
     weight_is_tensor = isinstance(weight, Tensor)
+    # a weight tensor must match input's dtype too, unless it is 0-dim (then it is a scalar)
+    if weight_is_tensor and weight._data.ndim and weight._data.dtype != a.dtype:
+        raise RuntimeError(_lerp_dtype_message(input, weight, "weight"))
     if not _is_floating(a.dtype):
         raise unsupported("lerp_kernel_tensor" if weight_is_tensor else "lerp_kernel_scalar", a)
     xp = input._device.xp
@@ -373,10 +385,9 @@ def lerp(input, end, weight):
     return out
 
 
-def _lerp_dtype_message(input, end):
-    names = {"float32": "float", "float64": "double", "float16": "half", "bfloat16": "bfloat16"}
-    return (f"expected dtype {names.get(input.dtype.name, input.dtype.name)} for `end` but got "
-            f"dtype {names.get(end.dtype.name, end.dtype.name)}")
+def _lerp_dtype_message(input, other, name):
+    return (f"expected dtype {_errors.cpp_type_name(input.dtype)} for `{name}` but got "
+            f"dtype {_errors.cpp_type_name(other.dtype)}")
 
 
 class LerpBackward0(Node):

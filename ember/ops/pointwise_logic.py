@@ -6,7 +6,7 @@ record a node. Comparisons promote both sides to PyTorch's common dtype first
 """
 from .._dtype import is_floating as _is_floating
 from .. import _dtype, _errors
-from ._common import binary, inplace, wrap
+from ._common import binary, grad_state, inplace, wrap
 from ._elementwise import broadcast_error, dtype_of, require_tensor, unsupported
 
 __all__ = ["eq", "ne", "lt", "le", "gt", "ge", "not_equal", "less", "less_equal", "greater",
@@ -183,10 +183,10 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     a, b = input._data, other._data
     if a.dtype != b.dtype:
         raise RuntimeError(f"{_name(a)} did not match {_name(b)}")
-    if rtol < 0:
-        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
-    if atol < 0:
-        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
+    if not rtol >= 0:    # NaN too
+        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {float(rtol):g}")
+    if not atol >= 0:
+        raise RuntimeError(f"atol must be greater than or equal to zero, but got {float(atol):g}")
     xp = input._device.xp
     try:
         close = a == b
@@ -230,15 +230,25 @@ def _inplace_binary(op):
     return method
 
 
-(logical_and_, logical_or_, logical_xor_, bitwise_and_, bitwise_or_, bitwise_xor_,
- bitwise_left_shift_, bitwise_right_shift_) = [
-    _inplace_binary(op) for op in (logical_and, logical_or, logical_xor, bitwise_and,
-                                   bitwise_or, bitwise_xor, bitwise_left_shift,
+def _untracked_inplace(op):
+    """PyTorch records no gradient through the logical ops, so their in-place forms write
+    even into a leaf that requires grad, and leave grad_fn (and requires_grad) as it was."""
+    def method(input, *args):
+        enabled = grad_state.enabled
+        grad_state.enabled = False
+        try:
+            return inplace(input, op, *args)
+        finally:
+            grad_state.enabled = enabled
+    method.__name__ = op.__name__ + "_"
+    return method
+
+
+(bitwise_and_, bitwise_or_, bitwise_xor_, bitwise_left_shift_, bitwise_right_shift_) = [
+    _inplace_binary(op) for op in (bitwise_and, bitwise_or, bitwise_xor, bitwise_left_shift,
                                    bitwise_right_shift)]
-
-
-def logical_not_(input):
-    return inplace(input, logical_not)
+logical_and_, logical_or_, logical_xor_, logical_not_ = [
+    _untracked_inplace(op) for op in (logical_and, logical_or, logical_xor, logical_not)]
 
 
 def bitwise_not_(input):

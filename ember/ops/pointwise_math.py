@@ -399,8 +399,11 @@ def logit(input, eps=None):
     xp = input._device.xp
 
     def forward(x):
-        if eps is not None:  # in x's type (NumPy's clip widens bfloat16 to float32)
-            x = xp.minimum(xp.maximum(x, x.dtype.type(eps)), x.dtype.type(1 - eps))
+        if eps is not None:
+            # PyTorch's test order (below eps first), so eps > 0.5 gives its values; bounds
+            # in x's dtype, as np.clip would widen bfloat16 to float32
+            low, high = xp.asarray(eps, x.dtype), xp.asarray(1 - eps, x.dtype)
+            x = xp.where(x < low, low, xp.where(x > high, high, x))
         return xp.log(x / (1 - x))
     # PyTorch evaluates logit in the input's own precision, even for float16.
     out = _unary(input, forward, LogitBackward0, _INPUT)

@@ -40,6 +40,10 @@ def _int_power(xp, base, exponent):
 def _power(xp, a, b):
     if a.dtype.kind in "iu" and hasattr(b, "dtype"):
         return _int_power(xp, a, b)
+    if a.dtype == _F32:
+        # NumPy's float32 power is often an ulp off; float64 rounded once is correctly
+        # rounded, as PyTorch's pow (SLEEF) nearly always is (see _float_power_of_number)
+        return xp.power(a.astype(_F64), xp.asarray(b).astype(_F64)).astype(_F32)
     return xp.power(a, b)
 
 

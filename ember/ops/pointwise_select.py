@@ -5,6 +5,8 @@ Most of these have piecewise-constant parts, so their gradients are masks of the
 incoming gradient (or zero), exactly as PyTorch's formulas write them.
 """
 from .._dtype import is_floating as _is_floating
+import warnings
+
 from .. import _dtype, _errors
 from .._backend import numpy as _numpy
 from ..autograd.graph import Node
@@ -489,6 +491,20 @@ class FminBackward0(Node):
 
 
 # ---------------------------------------------------------------- where
+_UINT8 = _numpy.dtype("uint8")
+_warned_uint8 = []
+
+
+def _uint8_condition(c):
+    """PyTorch still takes a uint8 condition (nonzero is True), warning once per process."""
+    if not _warned_uint8:
+        _warned_uint8.append(True)
+        warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and "
+                      "will be removed in a future version of PyTorch. Use a boolean condition "
+                      "instead.", UserWarning, stacklevel=3)
+    return c != 0
+
+
 def where(condition, input=None, other=None):
     """input where condition holds, else other; `where(condition)` lists the True indices."""
     if input is None and other is None:
@@ -496,7 +512,9 @@ def where(condition, input=None, other=None):
         return tuple(wrap(i.astype(_dtype.int64.np_dtype, copy=False), device)
                      for i in device.xp.nonzero(condition._data))
     c = condition._data
-    if c.dtype.kind != "b":
+    if c.dtype == _UINT8:
+        c = _uint8_condition(c)
+    elif c.dtype.kind != "b":
         raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor "
                            f"with dtype {_errors._scalar_type_name(dtype_of(c))}")
     if isinstance(input, Tensor) and isinstance(other, Tensor) and \

@@ -6,14 +6,17 @@ device. Sampling is not differentiable: where PyTorch records a node (normal
 with tensor arguments, in-place sampling on a non-leaf) it passes back zeros,
 and we do the same under the same node names.
 """
+import math
+
 from .. import _dtype, _errors, _random
 from .._backend import allocate, numpy as _np
 from .._device import resolve as _resolve_device
 from .._random import (Generator, default_generator, get_rng_state, in_memory_order,
                        initial_seed, manual_seed, seed, set_rng_state)
 from ..autograd.graph import Node
-from ._common import Tensor, attach, grad_state, inplace, make_tensor
+from ._common import Tensor, attach, check_no_overlap, grad_state, inplace, make_tensor
 from ._data import LIMITS, check_out
+from ._elementwise import NotImplementedBackward
 from .creation import _C_TYPE_NAMES, empty_like, finish, size_arg, to_device, zeros
 from .ranges import _NOT_IMPLEMENTED_NAMES as _SCALAR_NAMES
 
@@ -32,8 +35,10 @@ _resolve_generator = _random.resolve
 
 
 def _fmt(x):
-    """A number the way PyTorch's messages print it (-1.0 as -1)."""
-    return str(int(x)) if isinstance(x, float) and x.is_integer() else str(x)
+    """A double the way C++ streams print it in PyTorch's messages: six significant
+    digits (-1.0 as -1, 2**31 as 2.14748e+09)."""
+    x = float(x)
+    return "-nan" if x != x and math.copysign(1.0, x) < 0 else f"{x:g}"
 
 
 def _require_floating(dtype, kernel):
@@ -290,7 +295,7 @@ def _inplace_arith(values, other, ufunc):
 
 
 def _check_std(std):
-    if std < 0:
+    if not std >= 0:    # NaN too
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt(std)}")
 
 
@@ -307,8 +312,11 @@ def bernoulli(input, p=None, *, generator=None, out=None):
     if p is not None:
         _check_p(p)
         values = _sample_like(input, lambda shape, contiguous: gen._draw_bernoulli(shape, p))
-        return make_tensor(to_device(values.astype(input._data.dtype), input._device),
-                           input._device)
+        out_p = make_tensor(to_device(values.astype(input._data.dtype), input._device),
+                            input._device)
+        if grad_state.enabled and input._requires_grad:   # PyTorch has no formula for it
+            attach(out_p, NotImplementedBackward("bernoulli"), input)
+        return out_p
     _require_floating(input.dtype, "bernoulli_tensor_cpu_p_")
     probabilities = _host(input)
     if probabilities.size and ((probabilities < 0) | (probabilities > 1)).any():
@@ -419,8 +427,10 @@ class UniformBackward0(_ZeroGradient):
 
 def normal_(self, mean=0, std=1, *, generator=None):
     """Fill with normal samples."""
-    _require_floating(self.dtype, "normal_kernel_cpu")
     _check_std(std)
+    if self._data.size == 0:    # PyTorch returns before its kernel checks the dtype
+        return self
+    _require_floating(self.dtype, "normal_kernel_cpu")
     gen = _resolve_generator(generator)
     np_dtype = self._data.dtype
     return _sample_(self, lambda shape, contiguous: gen._draw_normal(
@@ -485,14 +495,24 @@ class RandomBackward2(_ZeroGradient):
     __slots__ = ()
 
 
+def _overlap_checked_empty(self):
+    """Whether self is empty, after refusing an expanded self: exponential_, log_normal_
+    and geometric_ check overlap, then return an empty tensor before their kernel's dtype
+    check (so an empty integer tensor passes)."""
+    check_no_overlap(self._data)
+    return self._data.size == 0
+
+
 def exponential_(self, lambd=1, *, generator=None):
     """Fill with Exponential(lambd) samples."""
+    if not lambd > 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_fmt(lambd)}")
+    if _overlap_checked_empty(self):
+        return self
     if self.dtype.category != _FLOATING:
         raise RuntimeError(f"Exponential distribution is a continuous probability distribution. "
                            f"dtype must be a floating point but you specified "
                            f"{_SCALAR_NAMES[self.dtype.name]}")
-    if not lambd > 0:
-        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_fmt(lambd)}")
     gen = _resolve_generator(generator)
     np_dtype = self._data.dtype
     return _sample_(self, lambda shape, contiguous: gen._draw_exponential(shape, np_dtype, lambd),
@@ -505,10 +525,12 @@ class ExponentialBackward0(_ZeroGradient):
 
 def geometric_(self, p, *, generator=None):
     """Fill with the number of Bernoulli(p) trials up to the first success."""
-    if self.dtype is _dtype.bool:
-        raise NotImplementedError("\"geometric_cpu\" not implemented for 'Bool'")
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_fmt(p)}")
+    if _overlap_checked_empty(self):
+        return self
+    if self.dtype is _dtype.bool:
+        raise NotImplementedError("\"geometric_cpu\" not implemented for 'Bool'")
     gen = _resolve_generator(generator)
     np_dtype = self._data.dtype
     return _sample_(self, lambda shape, contiguous: gen._draw_geometric(shape, np_dtype, p),
@@ -521,9 +543,11 @@ class GeometricBackward0(_ZeroGradient):
 
 def log_normal_(self, mean=1, std=2, *, generator=None):
     """Fill with exp(Normal(mean, std)) samples."""
-    _require_floating(self.dtype, "log_normal_cpu")
     if not std > 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_fmt(std)}")
+    if _overlap_checked_empty(self):
+        return self
+    _require_floating(self.dtype, "log_normal_cpu")
     gen = _resolve_generator(generator)
     np_dtype = self._data.dtype
     return _sample_(self, lambda shape, contiguous: gen._draw_log_normal(shape, np_dtype, mean,
@@ -537,12 +561,12 @@ class LogNormalBackward0(_ZeroGradient):
 
 def cauchy_(self, median=0, sigma=1, *, generator=None):
     """Fill with Cauchy(median, sigma) samples."""
+    if not sigma > 0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_fmt(sigma)}")
     if self.dtype.category != _FLOATING:
         raise RuntimeError(f"Cauchy distribution is a continuous probability distribution. "
                            f"dtype must be a floating point but you specified "
                            f"{_C_NAMES[self.dtype.name]}")
-    if not sigma > 0:
-        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_fmt(sigma)}")
     gen = _resolve_generator(generator)
     np_dtype = self._data.dtype
     return _sample_(self, lambda shape, contiguous: gen._draw_cauchy(shape, np_dtype, median,

@@ -374,7 +374,8 @@ def tril_indices(row, col, offset=0, *, dtype=None, layout=None, device=None,
     """Row and column indices of the lower triangle of a row x col matrix (2 x N)."""
     dtype = _dtype.as_dtype(dtype) or _dtype.int64
     _triangle_check(row, col, dtype, "tril_indices")
-    rows, cols = _np.tril_indices(row, offset, col)
+    # columns past row + offset hold nothing: leave them out of NumPy's row x col mask
+    rows, cols = _np.tril_indices(row, offset, min(col, max(row + offset, 0)))
     return _indices(rows, cols, dtype, device)
 
 
@@ -383,7 +384,8 @@ def triu_indices(row, col, offset=0, *, dtype=None, layout=None, device=None,
     """Row and column indices of the upper triangle of a row x col matrix (2 x N)."""
     dtype = _dtype.as_dtype(dtype) or _dtype.int64
     _triangle_check(row, col, dtype, "triu_indices")
-    rows, cols = _np.triu_indices(row, offset, col)
+    # rows at or past col - offset hold nothing: leave them out of NumPy's row x col mask
+    rows, cols = _np.triu_indices(min(row, max(col - offset, 0)), offset, col)
     return _indices(rows, cols, dtype, device)
 
 

@@ -347,7 +347,8 @@ def _variance(input, dim, keepdim, correction, name):
     work = data.astype(accumulate, copy=False)
     centered = work - work.sum(axis=axes, keepdims=True) / n
     squares = (centered * centered).sum(axis=axes, keepdims=keepdim)
-    return squares / builtins.max(0, dof), axes, dof
+    # the variance of no elements is NaN whatever the correction (0 / 0)
+    return squares / (builtins.max(0, dof) if n else 0), axes, dof
 
 
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, **aliases):
@@ -520,6 +521,14 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
 
 
 # ---------------------------------------------------------------- logsumexp
+def _rounded_to(dtype):
+    return lambda array: array.astype(dtype).astype(array.dtype)
+
+
+def _unrounded(array):
+    return array
+
+
 def logsumexp(input, dim, keepdim=False, **aliases):
     """log(sum(exp(x))) over `dim`, computed stably by shifting by the max."""
     if aliases:  # NumPy-style axis=/keepdims=, which PyTorch accepts too
@@ -533,10 +542,13 @@ def logsumexp(input, dim, keepdim=False, **aliases):
     if work.size == 0:
         result = xp.log(xp.exp(work).sum(axis=axes, keepdims=keepdim))
     else:
+        # float16/bfloat16: PyTorch rounds to the dtype after each step (shift, exp, sum,
+        # log), so the same roundings here, in float32
+        step = _rounded_to(data.dtype) if work.dtype != data.dtype else _unrounded
         shift = work.max(axis=axes, keepdims=True)
         shift = xp.where(xp.isfinite(shift), shift, 0)
-        total = xp.exp(work - shift).sum(axis=axes, keepdims=True)
-        result = _kept_array(xp.log(total) + shift, data.shape, axes, True)
+        total = step(xp.exp(step(work - shift))).sum(axis=axes, keepdims=True)
+        result = _kept_array(step(xp.log(step(total))) + shift, data.shape, axes, True)
         if not keepdim:
             result = result.reshape(_reduced_shape(data.shape, axes))
     out = wrap(xp.asarray(result).astype(data.dtype, copy=False), input._device)

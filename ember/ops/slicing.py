@@ -212,10 +212,11 @@ def split(tensor, split_size_or_sections, dim=0):
     data = tensor._data
     if data.ndim == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
-    dim = wrap_dim(dim, data.ndim)
+    given, dim = dim, wrap_dim(dim, data.ndim)
     size = data.shape[dim]
     if isinstance(split_size_or_sections, (list, tuple)):
-        return _split_with_sizes(tensor, [_index_value(s) for s in split_size_or_sections], dim)
+        return _split_with_sizes(tensor, [_index_value(s) for s in split_size_or_sections], dim,
+                                 given)
     split_size = _index_value(split_size_or_sections)
     if split_size < 0:
         raise RuntimeError(f"split expects split_size be non-negative, but got "
@@ -228,14 +229,15 @@ def split(tensor, split_size_or_sections, dim=0):
     return _split_views(tensor, dim, sizes, SplitBackward0)
 
 
-def _split_with_sizes(tensor, sizes, dim):
+def _split_with_sizes(tensor, sizes, dim, given):
+    """Views of the listed sizes along `dim` (wrapped); messages name the dim as `given`."""
     size = tensor._data.shape[dim]
     if any(s < 0 for s in sizes):
         raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative entries,"
                            f" but got split_sizes={_errors.shape_list(sizes)}")
     if sum(sizes) != size:
         raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input "
-                           f"tensor's size at dimension {dim}), but got "
+                           f"tensor's size at dimension {given}), but got "
                            f"split_sizes={_errors.shape_list(sizes)}")
     return _split_views(tensor, dim, sizes, SplitWithSizesBackward0)
 
@@ -376,6 +378,8 @@ def as_strided(input, size, stride, storage_offset=None):
         raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got "
                            f"strides: {_errors.shape_list(stride)}")
     offset = input.storage_offset() if storage_offset is None else _index_value(storage_offset)
+    if offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {offset}")
     flat = _storage_flat(input)
     needed = _storage_needed(size, stride, offset)
     itemsize = flat.itemsize

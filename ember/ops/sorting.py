@@ -15,6 +15,7 @@ import builtins
 
 from .._dtype import is_floating as _is_floating
 from .. import return_types as _rt
+from .. import _dtype  # noqa: F401
 from ..autograd.graph import Node
 from . import pointwise
 from ._common import dim_aliases, Tensor, attach, grad_state, wrap, wrap_dim
@@ -402,10 +403,10 @@ def median(input, dim=None, keepdim=False, **aliases):
     xp = input._device.xp
     if dim is None:
         flat = data.reshape(-1)
-        if flat.size == 0:   # PyTorch's fill value for an empty median
-            fill = xp.nan if _is_floating(data.dtype) else {"b": True}.get(data.dtype.kind)
-            value = xp.asarray(xp.iinfo(data.dtype).min if fill is None else fill, data.dtype)
-        elif _not_for_bool(data, "median_cpu") or _is_floating(data.dtype) and xp.isnan(flat).any():
+        if flat.size == 0:
+            value = xp.asarray(_empty_median(input), data.dtype)
+        elif (_not_for_bool(data, "median_cpu")
+              or _is_floating(data.dtype) and xp.isnan(flat).any()):
             value = xp.asarray(xp.nan, dtype=data.dtype)
         else:
             value = xp.sort(flat)[(flat.size - 1) // 2]
@@ -427,6 +428,21 @@ def median(input, dim=None, keepdim=False, **aliases):
             position = xp.where(nans > 0, size - nans, position).astype(xp.int64)
     values, indices = _kth_along(input, d, position, keepdim)
     return _selected(_rt.median, MedianBackward1, input, values, indices, d, keepdim)
+
+
+def _empty_median(input):
+    """PyTorch's median of nothing: NaN, converted to the dtype as C++ converts it.
+
+    x86 turns NaN into the 32-bit 0x80000000 (or 64-bit minimum); narrower integers keep
+    its low bits, 0; bool is True.
+    """
+    dtype = input.dtype
+    if dtype.is_floating_point:
+        return float("nan")
+    if dtype is _dtype.bool:
+        return True
+    itemsize = input._data.itemsize
+    return 0 if itemsize < 4 else -(1 << (8 * itemsize - 1))
 
 
 class MedianBackward0(_EvenlyBackward):

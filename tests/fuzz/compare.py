@@ -232,7 +232,8 @@ def compare_tensors(e, t, path, random):
         raise Mismatch("requires_grad", f"{path}: ember {e.requires_grad} | torch "
                        f"{t.requires_grad}")
     e_fn = e.grad_fn.name() if e.grad_fn is not None else None
-    t_fn = t.grad_fn.name() if t.grad_fn is not None else None
+    t_fn = (t.grad_fn.name().replace("torch::", "ember::") if t.grad_fn is not None
+            else None)
     if e_fn != t_fn:
         raise Mismatch("grad_fn", f"{path}: ember {e_fn} | torch {t_fn}")
     if random:
