@@ -7,6 +7,7 @@ gradient is taken as zero, as PyTorch's kernel does.
 """
 import math
 
+from .. import _dtype, _errors
 from ..autograd.graph import Node
 from ._common import attach, grad_state, make_tensor
 
@@ -40,6 +41,8 @@ def pdist(input, p=2):
         raise RuntimeError("pdist only supports non-negative p values")
     xp = input._device.xp
     x = input._data
+    if x.dtype in _dtype.COMPUTED_IN_FLOAT32 and x.shape[0] > 1:  # no half-type kernel
+        raise NotImplementedError(_errors.not_implemented_for("pdist", input.dtype))
     first, second = _pairs(xp, x.shape[0])
     distances = _pair_norms(xp, x[first] - x[second], float(p))
     out = make_tensor(distances.astype(x.dtype, copy=False), input._device)

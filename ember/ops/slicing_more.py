@@ -83,8 +83,8 @@ def unsafe_chunk(input, chunks, dim=0):
 def unsafe_split_with_sizes(input, split_sizes, dim=0):
     sizes = [_index_value(s) for s in split_sizes]
     _check_sizes(input, sizes, dim)
-    dim = wrap_dim(dim, input._data.ndim)
-    _split_with_sizes(input.detach(), sizes, dim)  # PyTorch's other checks and messages
+    given, dim = dim, wrap_dim(dim, input._data.ndim)
+    _split_with_sizes(input.detach(), sizes, dim, given)  # PyTorch's other checks and messages
     return _split_views(input, dim, sizes, UnsafeSplitWithSizesBackward0)
 
 
