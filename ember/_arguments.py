@@ -34,6 +34,8 @@ def typename(obj):
     module = kind.__module__
     if module in _BUILTIN_MODULES:
         return kind.__name__
+    if module == "ember._random" and kind.__name__ == "Generator":
+        return "ember._C.Generator"  # torch._C.Generator, as PyTorch's C type is named
     if module == "numpy":
         return "numpy." + kind.__name__
     return kind.__name__
@@ -73,21 +75,15 @@ class _Signature:
         self.max_args = len(params)
         self.max_pos_args = sum(1 for p in params if not p.keyword_only)
 
-    def parse(self, args, kwargs, raise_exception):
+    def parse(self, args, kwargs, raise_exception, lists=None):
         """PyTorch's FunctionSignature::parse: True when the arguments fit; with
-        `raise_exception`, a TypeError naming the first argument that does not."""
+        `raise_exception`, a TypeError naming the first argument that does not. The int
+        lists it accepted (on their first element only) go to `lists` for `unpack`."""
         nargs = len(args)
         params = self.params
         if (self.max_pos_args == 1 and params[0].type_name == "tuple of ints" and nargs > 1
                 and _is_int(args[0])[0]):
-            # view(2, 3) means view((2, 3)); a later bad element fails when unpacking
-            failed = next((i for i, item in enumerate(args)
-                           if not (_is_int(item)[0] or isinstance(item, bool))), -1)
-            if failed != -1:  # PyTorch's unpacking takes a later bool as an int
-                raise TypeError(f"{self.name}(): argument '{params[0].name}' failed to unpack "
-                                f"the object at pos {failed + 1} with error \"type must be "
-                                f"tuple of ints,but got {typename(args[failed])}\"")
-            args, nargs = (args,), 1
+            args, nargs = (args,), 1  # view(2, 3) means view((2, 3))
         if nargs > self.max_pos_args:
             return self._fail(raise_exception, self._extra_args(nargs))
         arg_pos = 0
@@ -107,7 +103,8 @@ class _Signature:
             else:
                 matches, failed = param.check(obj)
                 if matches:
-                    pass
+                    if lists is not None and param.type_name == "tuple of ints":
+                        lists.append((param, obj))
                 elif not raise_exception:
                     return False
                 else:
@@ -120,6 +117,21 @@ class _Signature:
         if remaining > 0:
             return self._fail(raise_exception, self._extra_kwargs(kwargs, nargs))
         return True
+
+    def unpack(self, lists):
+        """The TypeError PyTorch raises after choosing this signature, when an int list
+        it accepted on its first element holds a later element that is no integer (a
+        later bool is one: `amax([0, True])` works, `amax([True, 0])` does not)."""
+        for param, obj in lists:
+            if not isinstance(obj, (tuple, list)):
+                continue
+            for i in range(1, len(obj)):
+                item = obj[i]
+                if not (item.__class__ is bool or _is_int(item)[0]):
+                    return TypeError(f"{self.name}(): argument '{param.name}' failed to unpack "
+                                     f"the object at pos {i + 1} with error \"type must be "
+                                     f"tuple of ints,but got {typename(item)}\"")
+        return None
 
     @staticmethod
     def _fail(raise_exception, message):
@@ -190,15 +202,20 @@ def explain(name, args, kwargs):
 
     `name` is "Tensor.sum" for a method (self is not an argument) or "sum" for a function.
     """
-    parsed = _PARSED.get(name)
-    if parsed is None:
-        kind, _, short = name.rpartition(".")
-        table = _signatures.METHODS if kind == "Tensor" else _signatures.FUNCTIONS
-        texts = table.get(short) or SIGNATURES.get(name)
-        if texts is None:
-            return None
-        parsed = _PARSED[name] = _parse_all(short, texts)
-    return _explain(parsed, args, kwargs)
+    parsed = _PARSED.get(name) or _parsed(name)
+    return None if parsed is None else _explain(parsed, args, kwargs)
+
+
+def _parsed(name):
+    """The parsed signatures of "Tensor.sum" or "sum" (cached), or None for a name
+    PyTorch's parser does not check."""
+    kind, _, short = name.rpartition(".")
+    table = _signatures.METHODS if kind == "Tensor" else _signatures.FUNCTIONS
+    texts = table.get(short) or SIGNATURES.get(name)
+    if texts is None:
+        return None
+    parsed = _PARSED[name] = _parse_all(short, texts)
+    return parsed
 
 
 def explain_with(name, texts, args, kwargs):
@@ -220,11 +237,14 @@ def _explain(parsed, args, kwargs):
             return TypeError(f"Tensor.{name}() takes no keyword arguments")
         return TypeError(f"Tensor.{name}() takes no arguments ({len(args)} given)") if args else None
     try:
+        lists = []
         if len(parsed) == 1:
-            parsed[0].parse(args, kwargs, True)
-            return None
-        if any(s.parse(args, kwargs, False) for s in parsed):
-            return None
+            parsed[0].parse(args, kwargs, True, lists)
+            return parsed[0].unpack(lists)
+        for signature in parsed:
+            if signature.parse(args, kwargs, False, lists):
+                return signature.unpack(lists)
+            lists.clear()
         count = len(args) + len(kwargs)
         plausible = [s for s in parsed if s.min_args <= count <= s.max_args and not s.hidden]
         if len(plausible) == 1:
@@ -329,7 +349,9 @@ def _marked_args(option, args, kwargs):
 
 
 def _plain_args(args, kwargs):
-    parts = [typename(a) for a in args] + [f"{k}={typename(v)}" for k, v in kwargs.items()]
+    # PyTorch lists the keywords last to first
+    parts = [typename(a) for a in args] + [
+        f"{k}={typename(v)}" for k, v in reversed(kwargs.items())]
     return _join(parts, bool(args))
 
 
@@ -354,8 +376,8 @@ def _is_int(obj):
         return False, -1
     if isinstance(obj, int):
         return True, -1
-    if isinstance(obj, _Tensor):
-        return obj.ndim == 0 and obj.dtype.category == _dtype.INTEGRAL, -1
+    if isinstance(obj, _Tensor):  # through __index__: any one-element integer tensor
+        return obj.numel() == 1 and obj.dtype.category == _dtype.INTEGRAL, -1
     return hasattr(obj, "__index__") and not isinstance(obj, float), -1
 
 
@@ -380,11 +402,9 @@ def _is_bool(obj):
 
 
 def _int_list(obj):
+    # PyTorch looks at the first element only; the others are checked when unpacking
     if isinstance(obj, (tuple, list)):
-        for i, item in enumerate(obj):
-            if not _is_int(item)[0]:
-                return False, i
-        return True, -1
+        return (True, -1) if not obj or _is_int(obj[0])[0] else (False, 0)
     return _is_int(obj)
 
 
@@ -458,42 +478,110 @@ SIGNATURES = {
 def door(name, function):
     """`function` behind a try that turns a wrong-typed call into PyTorch's TypeError.
 
-    For the doors that are not hot: the wrapper costs one Python frame per call (see
-    the timings in tests/test_errors.py's notes); hot Tensor methods write the same try
-    inline instead, which costs nothing until something raises. A ValueError is caught
-    too: NumPy's (`x.masked_fill(b, 'a')`: "could not convert string to float") is
-    PyTorch's TypeError when the arguments fit no signature, and re-raised when they do.
-    Python's own TypeError for a missing or unexpected argument becomes PyTorch's text.
+    For the doors that are not hot: the wrapper costs one Python frame per call;
+    hot Tensor methods write the same try inline instead, which costs nothing until
+    something raises. Whatever the op raises (NumPy's ValueError for `masked_fill(b, 'a')`,
+    a RuntimeError from a shape check that ran before ember looked at the types, Python's
+    own TypeError for a missing argument) becomes PyTorch's TypeError when the arguments
+    fit no signature, as PyTorch parses them before anything runs; when they do fit, the
+    original error is re-raised.
+
+    Where ember's op would quietly accept what PyTorch's parser refuses (True as an int,
+    1 as a bool, 1.5 as a dim), the door first compares the class of each argument in a
+    non-tensor position with the classes that position usually takes (`_plan`); only an
+    unusual one costs a full parse.
     """
     method = name.startswith("Tensor.")
-    if name.rpartition(".")[2] in _SCREENED:
-        def wrapped(*args, **kwargs):
-            if len(args) > 1 or kwargs:
-                screen(name, args[1:], kwargs, () if method else args[:1])
-            try:
-                return function(*args, **kwargs)
-            except (AttributeError, TypeError, ValueError):
-                check(name, args[1:] if method else args, kwargs)
-                raise
+    positions, keywords = _plan(name, 1 if method else 0)
+    if positions or keywords:
+        wrapped = _screening_door(name, function, method, positions, keywords)
     else:
-        def wrapped(*args, **kwargs):
-            try:
-                return function(*args, **kwargs)
-            except (AttributeError, TypeError, ValueError):
-                check(name, args[1:] if method else args, kwargs)
-                raise
-
+        wrapped = _plain_door(name, function, method)
     wrapped.__name__, wrapped.__qualname__ = function.__name__, function.__qualname__
     wrapped.__doc__, wrapped.__wrapped__ = function.__doc__, function
     wrapped.__module__ = function.__module__
     return wrapped
 
 
-# Reductions whose (dim, keepdim) come first: their doors `screen` before the call, as
-# the hot Tensor.sum/mean do inline (ember's ops would read True as dim 1, 1 as keepdim).
-_SCREENED = {"sum", "mean", "nansum", "nanmean", "prod", "amax", "amin", "argmax", "argmin",
-             "logsumexp"}
-_DOOR_CODES = (door("", abs).__code__, door("sum", abs).__code__)
+def _plain_door(name, function, method):
+    def wrapped(*args, **kwargs):
+        try:
+            return function(*args, **kwargs)
+        except Exception:
+            check(name, args[1:] if method else args, kwargs)
+            raise
+    return wrapped
+
+
+def _screening_door(name, function, method, positions, keywords):
+    def wrapped(*args, **kwargs):
+        count = len(args)
+        for i, usual in positions:
+            if i >= count:
+                break
+            if args[i].__class__ not in usual:
+                check(name, args[1:] if method else args, kwargs)
+                break
+        if kwargs:
+            for key, value in kwargs.items():
+                usual = keywords.get(key)
+                if usual is not None and value.__class__ not in usual:
+                    check(name, args[1:] if method else args, kwargs)
+                    break
+        try:
+            return function(*args, **kwargs)
+        except Exception:
+            check(name, args[1:] if method else args, kwargs)
+            raise
+    return wrapped
+
+
+_NONE = type(None)
+_NUMBERS = frozenset({int, float, bool, complex})
+# The classes a parameter type usually receives; anything else (a numpy integer, a
+# 0-dim tensor for a Number, a bool for an int) is decided by a full parse. Types whose
+# wrong values ember's ops refuse on their own (tensors, generators, ...) are absent.
+_USUAL = {"int": frozenset({int}), "SymInt": frozenset({int}), "bool": frozenset({bool}),
+          "float": frozenset({float, int, bool}), "Number": _NUMBERS, "complex": _NUMBERS,
+          "tuple of ints": frozenset({tuple, list, Size, int}),
+          "tuple of floats": frozenset({tuple, list, float, int}),
+          "tuple of Scalars": frozenset({tuple, list, float, int}),
+          "ember.dtype": frozenset({_dtype.dtype}), "str": frozenset({str}),
+          "c10::string_view": frozenset({str}),
+          "Device": frozenset({str, int, _device_class}),
+          "ember.device": frozenset({str, int, _device_class})}
+
+
+def _plan(name, offset):
+    """((index into the call's args, usual classes), ...) and {keyword: usual classes}
+    for the positions every signature of `name` types as a screenable non-tensor."""
+    parsed = _parsed(name)
+    if parsed is None or parsed[0].text == "(noargs)":
+        return (), {}
+    by_position, by_keyword = {}, {}
+    last_position = None
+    for signature in parsed:
+        params = signature.params
+        if signature.max_pos_args == 1 and params[0].type_name == "tuple of ints":
+            last_position = 0  # view(2, True): later positions are unpacked, not parsed
+        position = 0
+        for param in params:
+            usual = _USUAL.get(param.type_name)
+            if usual is not None and param.allow_none:
+                usual = usual | {_NONE}
+            if not param.keyword_only:
+                by_position.setdefault(position, []).append(usual)
+                position += 1
+            by_keyword.setdefault(param.name, []).append(usual)
+    positions = tuple((i + offset, frozenset().union(*found)) for i, found in sorted(
+        by_position.items()) if None not in found and (last_position is None or i <= last_position))
+    keywords = {key: frozenset().union(*found) for key, found in by_keyword.items()
+                if None not in found}
+    return positions, keywords
+
+
+_DOOR_CODES = (_plain_door("", abs, False).__code__,
+               _screening_door("", abs, False, (), {}).__code__)
 
 
 def wire(namespace, names):

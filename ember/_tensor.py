@@ -1191,7 +1191,7 @@ class Tensor:
             _arguments.screen("Tensor.sum", args, kwargs)
         try:
             return _reduction.sum(self, *args, **kwargs)
-        except (AttributeError, TypeError):
+        except Exception:  # whatever the op raised, PyTorch parses first
             _arguments.check("Tensor.sum", args, kwargs)
             raise
 
@@ -1203,7 +1203,7 @@ class Tensor:
             _arguments.screen("Tensor.mean", args, kwargs)
         try:
             return _reduction.mean(self, *args, **kwargs)
-        except (AttributeError, TypeError):
+        except Exception:  # whatever the op raised, PyTorch parses first
             _arguments.check("Tensor.mean", args, kwargs)
             raise
 
@@ -1297,7 +1297,7 @@ class Tensor:
             _arguments.check("Tensor.view", shape)
         try:
             return _views.view(self, *shape)
-        except (AttributeError, TypeError):
+        except Exception:  # whatever the op raised, PyTorch parses first
             _arguments.check("Tensor.view", shape)
             raise
 
@@ -1309,18 +1309,18 @@ class Tensor:
             _arguments.check("Tensor.reshape", shape)
         try:
             return _views.reshape(self, *shape)
-        except (AttributeError, TypeError):
+        except Exception:  # whatever the op raised, PyTorch parses first
             _arguments.check("Tensor.reshape", shape)
             raise
 
     def reshape_as(self, other):
         return _views.reshape(self, other.shape)
 
-    def transpose(self, dim0, dim1):
+    def transpose(self, *args, **kwargs):  # (dim0, dim1); a wrong call gets PyTorch's words
         try:
-            return _views.transpose(self, dim0, dim1)
-        except (AttributeError, TypeError):
-            _arguments.check("Tensor.transpose", (dim0, dim1))
+            return _views.transpose(self, *args, **kwargs)
+        except Exception:  # whatever the op raised, PyTorch parses first
+            _arguments.check("Tensor.transpose", args, kwargs)
             raise
 
     def transpose_(self, dim0, dim1):
@@ -1361,11 +1361,11 @@ class Tensor:
 
     moveaxis = movedim
 
-    def squeeze(self, dim=None):
-        return _views.squeeze(self, dim)
+    def squeeze(self, dim=None, *dims):  # squeeze(0, 1) is squeeze((0, 1)), as in PyTorch
+        return _views.squeeze(self, (dim,) + dims if dims else dim)
 
-    def squeeze_(self, dim=None):
-        return _views.squeeze_(self, dim)
+    def squeeze_(self, dim=None, *dims):
+        return _views.squeeze_(self, (dim,) + dims if dims else dim)
 
     def unsqueeze(self, dim):
         return _views.unsqueeze(self, dim)
@@ -1446,11 +1446,11 @@ class Tensor:
     def __setitem__(self, index, value):
         _indexing.setitem(self, index, value)
 
-    def gather(self, dim, index, *, sparse_grad=False):
+    def gather(self, *args, **kwargs):  # (dim, index, *, sparse_grad=False)
         try:
-            return _indexing.gather(self, dim, index)
-        except (AttributeError, TypeError):
-            _arguments.check("Tensor.gather", (dim, index))
+            return _indexing.gather(self, *args, **kwargs)
+        except Exception:  # whatever the op raised, PyTorch parses first
+            _arguments.check("Tensor.gather", args, kwargs)
             raise
 
     def scatter(self, dim, index, src=None, *, value=None, reduce=None):
@@ -1465,11 +1465,11 @@ class Tensor:
     def scatter_add_(self, dim, index, src):
         return _indexing.scatter_add_(self, dim, index, src)
 
-    def index_select(self, dim, index):
+    def index_select(self, *args, **kwargs):  # (dim, index)
         try:
-            return _indexing.index_select(self, dim, index)
-        except (AttributeError, TypeError):
-            _arguments.check("Tensor.index_select", (dim, index))
+            return _indexing.index_select(self, *args, **kwargs)
+        except Exception:  # whatever the op raised, PyTorch parses first
+            _arguments.check("Tensor.index_select", args, kwargs)
             raise
 
     def index_add(self, dim, index, source, *, alpha=1):
