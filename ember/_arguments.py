@@ -321,7 +321,7 @@ def _unmatched_kwargs(option, kwargs):
     arguments = option[0]
     start = max(len(arguments) - len(kwargs), 0)
     names = [a[0] for a in arguments[start:]]
-    return [key for key in kwargs if key not in names]
+    return [key for key in _keyword_order(kwargs) if key not in names]
 
 
 def _describe(obj):
@@ -349,10 +349,73 @@ def _marked_args(option, args, kwargs):
 
 
 def _plain_args(args, kwargs):
-    # PyTorch lists the keywords last to first
     parts = [typename(a) for a in args] + [
-        f"{k}={typename(v)}" for k, v in reversed(kwargs.items())]
+        f"{key}={typename(kwargs[key])}" for key in _keyword_order(kwargs)]
     return _join(parts, bool(args))
+
+
+# PyTorch copies the keywords into a C++ std::unordered_map<std::string, ...> before
+# listing them, so they come out in libstdc++'s iteration order: usually last to first,
+# except where two names share a bucket. Reproduced here from libstdc++'s documented
+# behaviour: std::hash<std::string> (64-bit MurmurHash2, seed 0xc70f6907), 13 buckets
+# on the first insertion, a new key put first in its bucket, and an empty bucket's key
+# put first in the list.
+_MASK64 = (1 << 64) - 1
+_MURMUR = 0xc6a4a7935bd1e995
+_SMALL_BUCKETS = (2, 2, 2, 3, 5, 5, 7, 7, 11, 11, 11, 11, 13, 13)
+
+
+def _keyword_order(kwargs):
+    if len(kwargs) < 2:
+        return list(kwargs)
+    hashes = {key: _string_hash(key) for key in kwargs}
+    buckets, grow_at, order = 1, 0, []
+    for key in kwargs:
+        if len(order) + 1 > grow_at:
+            wanted = max(len(order) + 1, 0 if grow_at else 11)
+            if wanted >= buckets:
+                wanted = max(wanted + 1, buckets * 2)
+                buckets = (_SMALL_BUCKETS[wanted] if wanted < len(_SMALL_BUCKETS)
+                           else _next_prime(wanted))
+                order = _rebucket(order, hashes, buckets)
+            grow_at = buckets
+        order = _bucket_insert(order, key, hashes, buckets)
+    return order
+
+
+def _bucket_insert(order, key, hashes, buckets):
+    bucket = hashes[key] % buckets
+    for i, other in enumerate(order):
+        if hashes[other] % buckets == bucket:
+            return order[:i] + [key] + order[i:]
+    return [key] + order
+
+
+def _rebucket(order, hashes, buckets):
+    rebuilt = []
+    for key in order:
+        rebuilt = _bucket_insert(rebuilt, key, hashes, buckets)
+    return rebuilt
+
+
+def _next_prime(n):
+    while any(n % d == 0 for d in range(2, int(n ** 0.5) + 1)):
+        n += 1
+    return n
+
+
+def _string_hash(text):
+    data = text.encode()
+    size = len(data)
+    value = (0xc70f6907 ^ size * _MURMUR) & _MASK64
+    whole = size & ~7
+    for i in range(0, whole, 8):
+        word = int.from_bytes(data[i:i + 8], "little") * _MURMUR & _MASK64
+        value = (value ^ (word ^ word >> 47) * _MURMUR & _MASK64) * _MURMUR & _MASK64
+    if size & 7:
+        value = (value ^ int.from_bytes(data[whole:], "little")) * _MURMUR & _MASK64
+    value = (value ^ value >> 47) * _MURMUR & _MASK64
+    return value ^ value >> 47
 
 
 def _join(parts, trim):
