@@ -577,26 +577,34 @@ def _plain_door(name, function, method):
 
 
 def _screening_door(name, function, method, positions, keywords):
+    first = positions[0][0] if positions else 1 << 30
+
     def wrapped(*args, **kwargs):
-        count = len(args)
-        for i, usual in positions:
-            if i >= count:
-                break
-            if args[i].__class__ not in usual:
-                check(name, args[1:] if method else args, kwargs)
-                break
-        if kwargs:
-            for key, value in kwargs.items():
-                usual = keywords.get(key)
-                if usual is not None and value.__class__ not in usual:
-                    check(name, args[1:] if method else args, kwargs)
-                    break
+        if kwargs or len(args) > first:
+            _screen(name, method, args, kwargs, positions, keywords)
         try:
             return function(*args, **kwargs)
         except Exception:
             check(name, args[1:] if method else args, kwargs)
             raise
     return wrapped
+
+
+def _screen(name, method, args, kwargs, positions, keywords):
+    """PyTorch's TypeError when an argument's class is not one its position usually
+    takes and a full parse refuses it; nothing when the parse accepts it."""
+    count = len(args)
+    for i, usual in positions:
+        if i >= count:
+            break
+        if args[i].__class__ not in usual:
+            check(name, args[1:] if method else args, kwargs)
+            return
+    for key, value in kwargs.items():
+        usual = keywords.get(key)
+        if usual is not None and value.__class__ not in usual:
+            check(name, args[1:] if method else args, kwargs)
+            return
 
 
 _NONE = type(None)
@@ -612,7 +620,9 @@ _USUAL = {"int": frozenset({int}), "SymInt": frozenset({int}), "bool": frozenset
           "ember.dtype": frozenset({_dtype.dtype}), "str": frozenset({str}),
           "c10::string_view": frozenset({str}),
           "Device": frozenset({str, int, _device_class}),
-          "ember.device": frozenset({str, int, _device_class})}
+          "ember.device": frozenset({str, int, _device_class}),
+          # ember has no layouts or memory formats: only None gets through
+          "ember.layout": frozenset(), "ember.memory_format": frozenset()}
 
 
 def _plan(name, offset):

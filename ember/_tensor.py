@@ -155,7 +155,7 @@ class Tensor:
     def data_ptr(self):
         return _address(self._data)
 
-    def is_contiguous(self, memory_format=None):
+    def is_contiguous(self, *, memory_format=None):
         """C-contiguity as PyTorch defines it (size-1 dimensions may have any stride)."""
         if self._data.size == 0:
             return True
@@ -456,46 +456,46 @@ class Tensor:
     def type_as(self, other):
         return _conversion.to(self, other.dtype)
 
-    def cpu(self, memory_format=None):
+    def cpu(self, *, memory_format=None):
         return _conversion.to(self, "cpu")
 
     def cuda(self, device=None, non_blocking=False, memory_format=None):
         return _conversion.to(self, "cuda" if device is None else device)
 
-    def float(self, memory_format=None):
+    def float(self, *, memory_format=None):
         return _conversion.to(self, _dtype.float32)
 
-    def double(self, memory_format=None):
+    def double(self, *, memory_format=None):
         return _conversion.to(self, _dtype.float64)
 
-    def half(self, memory_format=None):
+    def half(self, *, memory_format=None):
         return _conversion.to(self, _dtype.float16)
 
-    def bfloat16(self, memory_format=None):
+    def bfloat16(self, *, memory_format=None):
         return _conversion.to(self, _dtype.bfloat16)
 
-    def long(self, memory_format=None):
+    def long(self, *, memory_format=None):
         return _conversion.to(self, _dtype.int64)
 
-    def int(self, memory_format=None):
+    def int(self, *, memory_format=None):
         return _conversion.to(self, _dtype.int32)
 
-    def short(self, memory_format=None):
+    def short(self, *, memory_format=None):
         return _conversion.to(self, _dtype.int16)
 
-    def char(self, memory_format=None):
+    def char(self, *, memory_format=None):
         return _conversion.to(self, _dtype.int8)
 
-    def byte(self, memory_format=None):
+    def byte(self, *, memory_format=None):
         return _conversion.to(self, _dtype.uint8)
 
-    def bool(self, memory_format=None):
+    def bool(self, *, memory_format=None):
         return _conversion.to(self, _dtype.bool)
 
     def clone(self, *, memory_format=None):
         return _conversion.clone(self, memory_format=memory_format)
 
-    def contiguous(self, memory_format=None):
+    def contiguous(self, *, memory_format=None):
         return _conversion.contiguous(self)
 
     def copy_(self, src, non_blocking=False):
