@@ -42,18 +42,29 @@ def typename(obj):
 
 
 class _Param:
-    __slots__ = ("type_name", "name", "optional", "allow_none", "keyword_only")
+    __slots__ = ("type_name", "name", "optional", "allow_none", "keyword_only", "numbers")
 
-    def __init__(self, text, keyword_only):
+    def __init__(self, text, keyword_only, numbers_as_tensors=False):
         text, _, default = text.partition(" = ")
         self.type_name, _, self.name = text.rpartition(" ")
         self.optional = bool(default)
         self.allow_none = default == "None"
         self.keyword_only = keyword_only
+        self.numbers = numbers_as_tensors and self.type_name == "Tensor"
 
     def check(self, obj):
         """(matches, index of the first bad element of a list or -1)."""
+        if self.numbers:
+            return _tensor_or_number(obj)
         return _CHECKS.get(self.type_name, _never)(obj)
+
+
+# The ops whose Tensor parameters PyTorch's parser lets a Python number fill
+# (x.add_(1.5) reaches the op, which then refuses the cast with a RuntimeError).
+_NUMBERS_AS_TENSORS = {"add", "add_", "div", "div_", "divide", "divide_", "mul", "mul_",
+                       "multiply", "multiply_", "sub", "sub_", "subtract", "subtract_",
+                       "true_divide", "true_divide_", "to", "copy_", "floor_divide",
+                       "floor_divide_"}
 
 
 class _Signature:
@@ -65,11 +76,12 @@ class _Signature:
         self.hidden = hidden
         params = []
         keyword_only = False
+        numbers = name in _NUMBERS_AS_TENSORS
         for part in text[1:-1].split(", ") if text != "()" else ():
             if part == "*":
                 keyword_only = True
                 continue
-            params.append(_Param(part, keyword_only))
+            params.append(_Param(part, keyword_only, numbers))
         self.params = params
         self.min_args = sum(1 for p in params if not p.optional)
         self.max_args = len(params)
@@ -102,6 +114,10 @@ class _Signature:
                 return self._fail(raise_exception, self._missing_args(i))
             else:
                 matches, failed = param.check(obj)
+                if failed != -1 and param.type_name == "tuple of Tensors":
+                    # PyTorch's tensor-list check raises at once, whatever the overloads
+                    raise TypeError(f"expected Tensor as element {failed} in argument {i}, "
+                                    f"but got {typename(obj[failed])}")
                 if matches:
                     if lists is not None and param.type_name == "tuple of ints":
                         lists.append((param, obj))
@@ -432,6 +448,11 @@ def _never(obj):
 
 def _is_tensor(obj):
     return isinstance(obj, _Tensor), -1
+
+
+def _tensor_or_number(obj):
+    return isinstance(obj, (_Tensor, int, float, complex)) or (
+        type(obj).__module__ == "numpy" and hasattr(obj, "__float__")), -1
 
 
 def _is_int(obj):

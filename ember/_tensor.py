@@ -1292,9 +1292,10 @@ class Tensor:
         return _reduction.unique(self, sorted, return_inverse, return_counts, dim)
 
     # ================================================================ views and shapes (ops/views.py)
-    def view(self, *shape):
-        if shape and shape[0].__class__ is bool:  # PyTorch refuses view(True); ember reads 1
-            _arguments.check("Tensor.view", shape)
+    def view(self, *shape, **kwargs):
+        if kwargs or shape and shape[0].__class__ is bool:  # view(True) is refused, not 1
+            _arguments.check("Tensor.view", shape, kwargs)
+            shape += tuple(kwargs.values())  # the one keyword PyTorch's signatures allow
         try:
             return _views.view(self, *shape)
         except Exception:  # whatever the op raised, PyTorch parses first
@@ -1304,9 +1305,10 @@ class Tensor:
     def view_as(self, other):
         return _views.view(self, other.shape)
 
-    def reshape(self, *shape):
-        if shape and shape[0].__class__ is bool:  # PyTorch refuses view(True); ember reads 1
-            _arguments.check("Tensor.reshape", shape)
+    def reshape(self, *shape, **kwargs):
+        if kwargs or shape and shape[0].__class__ is bool:  # view(True) is refused, not 1
+            _arguments.check("Tensor.reshape", shape, kwargs)
+            shape += tuple(kwargs.values())  # the one keyword PyTorch's signatures allow
         try:
             return _views.reshape(self, *shape)
         except Exception:  # whatever the op raised, PyTorch parses first
