@@ -661,7 +661,7 @@ def _plan(name, offset):
         position = 0
         for param in params:
             usual = _USUAL.get(param.type_name)
-            if usual is not None and param.allow_none:
+            if usual is not None:  # None always passes: the printed text drops "int?"
                 usual = usual | {_NONE}
             if not param.keyword_only:
                 by_position.setdefault(position, []).append(usual)
