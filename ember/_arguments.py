@@ -543,7 +543,7 @@ _CHECKS = {"Tensor": _is_tensor, "int": _is_int, "SymInt": _is_int, "float": _is
            "Device": _is_device, "ember.device": _is_device, "object": _always,
            "ember.layout": _named("ember.layout"),
            "ember.memory_format": _named("ember.memory_format"),
-           "ember.Generator": _named("ember.Generator")}
+           "ember.Generator": _named("ember._C.Generator")}
 
 
 # ---------------------------------------------------------------- signatures
