@@ -34,24 +34,37 @@ def typename(obj):
     module = kind.__module__
     if module in _BUILTIN_MODULES:
         return kind.__name__
+    if module == "ember._random" and kind.__name__ == "Generator":
+        return "ember._C.Generator"  # torch._C.Generator, as PyTorch's C type is named
     if module == "numpy":
         return "numpy." + kind.__name__
     return kind.__name__
 
 
 class _Param:
-    __slots__ = ("type_name", "name", "optional", "allow_none", "keyword_only")
+    __slots__ = ("type_name", "name", "optional", "allow_none", "keyword_only", "numbers")
 
-    def __init__(self, text, keyword_only):
+    def __init__(self, text, keyword_only, numbers_as_tensors=False):
         text, _, default = text.partition(" = ")
         self.type_name, _, self.name = text.rpartition(" ")
         self.optional = bool(default)
         self.allow_none = default == "None"
         self.keyword_only = keyword_only
+        self.numbers = numbers_as_tensors and self.type_name == "Tensor"
 
     def check(self, obj):
         """(matches, index of the first bad element of a list or -1)."""
+        if self.numbers:
+            return _tensor_or_number(obj)
         return _CHECKS.get(self.type_name, _never)(obj)
+
+
+# The ops whose Tensor parameters PyTorch's parser lets a Python number fill
+# (x.add_(1.5) reaches the op, which then refuses the cast with a RuntimeError).
+_NUMBERS_AS_TENSORS = {"add", "add_", "div", "div_", "divide", "divide_", "mul", "mul_",
+                       "multiply", "multiply_", "sub", "sub_", "subtract", "subtract_",
+                       "true_divide", "true_divide_", "to", "copy_", "floor_divide",
+                       "floor_divide_"}
 
 
 class _Signature:
@@ -63,31 +76,26 @@ class _Signature:
         self.hidden = hidden
         params = []
         keyword_only = False
+        numbers = name in _NUMBERS_AS_TENSORS
         for part in text[1:-1].split(", ") if text != "()" else ():
             if part == "*":
                 keyword_only = True
                 continue
-            params.append(_Param(part, keyword_only))
+            params.append(_Param(part, keyword_only, numbers))
         self.params = params
         self.min_args = sum(1 for p in params if not p.optional)
         self.max_args = len(params)
         self.max_pos_args = sum(1 for p in params if not p.keyword_only)
 
-    def parse(self, args, kwargs, raise_exception):
+    def parse(self, args, kwargs, raise_exception, lists=None):
         """PyTorch's FunctionSignature::parse: True when the arguments fit; with
-        `raise_exception`, a TypeError naming the first argument that does not."""
+        `raise_exception`, a TypeError naming the first argument that does not. The int
+        lists it accepted (on their first element only) go to `lists` for `unpack`."""
         nargs = len(args)
         params = self.params
         if (self.max_pos_args == 1 and params[0].type_name == "tuple of ints" and nargs > 1
                 and _is_int(args[0])[0]):
-            # view(2, 3) means view((2, 3)); a later bad element fails when unpacking
-            failed = next((i for i, item in enumerate(args)
-                           if not (_is_int(item)[0] or isinstance(item, bool))), -1)
-            if failed != -1:  # PyTorch's unpacking takes a later bool as an int
-                raise TypeError(f"{self.name}(): argument '{params[0].name}' failed to unpack "
-                                f"the object at pos {failed + 1} with error \"type must be "
-                                f"tuple of ints,but got {typename(args[failed])}\"")
-            args, nargs = (args,), 1
+            args, nargs = (args,), 1  # view(2, 3) means view((2, 3))
         if nargs > self.max_pos_args:
             return self._fail(raise_exception, self._extra_args(nargs))
         arg_pos = 0
@@ -106,8 +114,13 @@ class _Signature:
                 return self._fail(raise_exception, self._missing_args(i))
             else:
                 matches, failed = param.check(obj)
+                if failed != -1 and param.type_name == "tuple of Tensors":
+                    # PyTorch's tensor-list check raises at once, whatever the overloads
+                    raise TypeError(f"expected Tensor as element {failed} in argument {i}, "
+                                    f"but got {typename(obj[failed])}")
                 if matches:
-                    pass
+                    if lists is not None and param.type_name == "tuple of ints":
+                        lists.append((param, obj))
                 elif not raise_exception:
                     return False
                 else:
@@ -120,6 +133,21 @@ class _Signature:
         if remaining > 0:
             return self._fail(raise_exception, self._extra_kwargs(kwargs, nargs))
         return True
+
+    def unpack(self, lists):
+        """The TypeError PyTorch raises after choosing this signature, when an int list
+        it accepted on its first element holds a later element that is no integer (a
+        later bool is one: `amax([0, True])` works, `amax([True, 0])` does not)."""
+        for param, obj in lists:
+            if not isinstance(obj, (tuple, list)):
+                continue
+            for i in range(1, len(obj)):
+                item = obj[i]
+                if not (item.__class__ is bool or _is_int(item)[0]):
+                    return TypeError(f"{self.name}(): argument '{param.name}' failed to unpack "
+                                     f"the object at pos {i + 1} with error \"type must be "
+                                     f"tuple of ints,but got {typename(item)}\"")
+        return None
 
     @staticmethod
     def _fail(raise_exception, message):
@@ -190,15 +218,20 @@ def explain(name, args, kwargs):
 
     `name` is "Tensor.sum" for a method (self is not an argument) or "sum" for a function.
     """
-    parsed = _PARSED.get(name)
-    if parsed is None:
-        kind, _, short = name.rpartition(".")
-        table = _signatures.METHODS if kind == "Tensor" else _signatures.FUNCTIONS
-        texts = table.get(short) or SIGNATURES.get(name)
-        if texts is None:
-            return None
-        parsed = _PARSED[name] = _parse_all(short, texts)
-    return _explain(parsed, args, kwargs)
+    parsed = _PARSED.get(name) or _parsed(name)
+    return None if parsed is None else _explain(parsed, args, kwargs)
+
+
+def _parsed(name):
+    """The parsed signatures of "Tensor.sum" or "sum" (cached), or None for a name
+    PyTorch's parser does not check."""
+    kind, _, short = name.rpartition(".")
+    table = _signatures.METHODS if kind == "Tensor" else _signatures.FUNCTIONS
+    texts = table.get(short) or SIGNATURES.get(name)
+    if texts is None:
+        return None
+    parsed = _PARSED[name] = _parse_all(short, texts)
+    return parsed
 
 
 def explain_with(name, texts, args, kwargs):
@@ -220,11 +253,14 @@ def _explain(parsed, args, kwargs):
             return TypeError(f"Tensor.{name}() takes no keyword arguments")
         return TypeError(f"Tensor.{name}() takes no arguments ({len(args)} given)") if args else None
     try:
+        lists = []
         if len(parsed) == 1:
-            parsed[0].parse(args, kwargs, True)
-            return None
-        if any(s.parse(args, kwargs, False) for s in parsed):
-            return None
+            parsed[0].parse(args, kwargs, True, lists)
+            return parsed[0].unpack(lists)
+        for signature in parsed:
+            if signature.parse(args, kwargs, False, lists):
+                return signature.unpack(lists)
+            lists.clear()
         count = len(args) + len(kwargs)
         plausible = [s for s in parsed if s.min_args <= count <= s.max_args and not s.hidden]
         if len(plausible) == 1:
@@ -301,7 +337,7 @@ def _unmatched_kwargs(option, kwargs):
     arguments = option[0]
     start = max(len(arguments) - len(kwargs), 0)
     names = [a[0] for a in arguments[start:]]
-    return [key for key in kwargs if key not in names]
+    return [key for key in _keyword_order(kwargs) if key not in names]
 
 
 def _describe(obj):
@@ -329,8 +365,73 @@ def _marked_args(option, args, kwargs):
 
 
 def _plain_args(args, kwargs):
-    parts = [typename(a) for a in args] + [f"{k}={typename(v)}" for k, v in kwargs.items()]
+    parts = [typename(a) for a in args] + [
+        f"{key}={typename(kwargs[key])}" for key in _keyword_order(kwargs)]
     return _join(parts, bool(args))
+
+
+# PyTorch copies the keywords into a C++ std::unordered_map<std::string, ...> before
+# listing them, so they come out in libstdc++'s iteration order: usually last to first,
+# except where two names share a bucket. Reproduced here from libstdc++'s documented
+# behaviour: std::hash<std::string> (64-bit MurmurHash2, seed 0xc70f6907), 13 buckets
+# on the first insertion, a new key put first in its bucket, and an empty bucket's key
+# put first in the list.
+_MASK64 = (1 << 64) - 1
+_MURMUR = 0xc6a4a7935bd1e995
+_SMALL_BUCKETS = (2, 2, 2, 3, 5, 5, 7, 7, 11, 11, 11, 11, 13, 13)
+
+
+def _keyword_order(kwargs):
+    if len(kwargs) < 2:
+        return list(kwargs)
+    hashes = {key: _string_hash(key) for key in kwargs}
+    buckets, grow_at, order = 1, 0, []
+    for key in kwargs:
+        if len(order) + 1 > grow_at:
+            wanted = max(len(order) + 1, 0 if grow_at else 11)
+            if wanted >= buckets:
+                wanted = max(wanted + 1, buckets * 2)
+                buckets = (_SMALL_BUCKETS[wanted] if wanted < len(_SMALL_BUCKETS)
+                           else _next_prime(wanted))
+                order = _rebucket(order, hashes, buckets)
+            grow_at = buckets
+        order = _bucket_insert(order, key, hashes, buckets)
+    return order
+
+
+def _bucket_insert(order, key, hashes, buckets):
+    bucket = hashes[key] % buckets
+    for i, other in enumerate(order):
+        if hashes[other] % buckets == bucket:
+            return order[:i] + [key] + order[i:]
+    return [key] + order
+
+
+def _rebucket(order, hashes, buckets):
+    rebuilt = []
+    for key in order:
+        rebuilt = _bucket_insert(rebuilt, key, hashes, buckets)
+    return rebuilt
+
+
+def _next_prime(n):
+    while any(n % d == 0 for d in range(2, int(n ** 0.5) + 1)):
+        n += 1
+    return n
+
+
+def _string_hash(text):
+    data = text.encode()
+    size = len(data)
+    value = (0xc70f6907 ^ size * _MURMUR) & _MASK64
+    whole = size & ~7
+    for i in range(0, whole, 8):
+        word = int.from_bytes(data[i:i + 8], "little") * _MURMUR & _MASK64
+        value = (value ^ (word ^ word >> 47) * _MURMUR & _MASK64) * _MURMUR & _MASK64
+    if size & 7:
+        value = (value ^ int.from_bytes(data[whole:], "little")) * _MURMUR & _MASK64
+    value = (value ^ value >> 47) * _MURMUR & _MASK64
+    return value ^ value >> 47
 
 
 def _join(parts, trim):
@@ -349,13 +450,18 @@ def _is_tensor(obj):
     return isinstance(obj, _Tensor), -1
 
 
+def _tensor_or_number(obj):
+    return isinstance(obj, (_Tensor, int, float, complex)) or (
+        type(obj).__module__ == "numpy" and hasattr(obj, "__float__")), -1
+
+
 def _is_int(obj):
     if isinstance(obj, bool):
         return False, -1
     if isinstance(obj, int):
         return True, -1
-    if isinstance(obj, _Tensor):
-        return obj.ndim == 0 and obj.dtype.category == _dtype.INTEGRAL, -1
+    if isinstance(obj, _Tensor):  # through __index__: any one-element integer tensor
+        return obj.numel() == 1 and obj.dtype.category == _dtype.INTEGRAL, -1
     return hasattr(obj, "__index__") and not isinstance(obj, float), -1
 
 
@@ -380,11 +486,9 @@ def _is_bool(obj):
 
 
 def _int_list(obj):
+    # PyTorch looks at the first element only; the others are checked when unpacking
     if isinstance(obj, (tuple, list)):
-        for i, item in enumerate(obj):
-            if not _is_int(item)[0]:
-                return False, i
-        return True, -1
+        return (True, -1) if not obj or _is_int(obj[0])[0] else (False, 0)
     return _is_int(obj)
 
 
@@ -439,7 +543,7 @@ _CHECKS = {"Tensor": _is_tensor, "int": _is_int, "SymInt": _is_int, "float": _is
            "Device": _is_device, "ember.device": _is_device, "object": _always,
            "ember.layout": _named("ember.layout"),
            "ember.memory_format": _named("ember.memory_format"),
-           "ember.Generator": _named("ember.Generator")}
+           "ember.Generator": _named("ember._C.Generator")}
 
 
 # ---------------------------------------------------------------- signatures
@@ -458,42 +562,120 @@ SIGNATURES = {
 def door(name, function):
     """`function` behind a try that turns a wrong-typed call into PyTorch's TypeError.
 
-    For the doors that are not hot: the wrapper costs one Python frame per call (see
-    the timings in tests/test_errors.py's notes); hot Tensor methods write the same try
-    inline instead, which costs nothing until something raises. A ValueError is caught
-    too: NumPy's (`x.masked_fill(b, 'a')`: "could not convert string to float") is
-    PyTorch's TypeError when the arguments fit no signature, and re-raised when they do.
-    Python's own TypeError for a missing or unexpected argument becomes PyTorch's text.
+    For the doors that are not hot: the wrapper costs one Python frame per call;
+    hot Tensor methods write the same try inline instead, which costs nothing until
+    something raises. Whatever the op raises (NumPy's ValueError for `masked_fill(b, 'a')`,
+    a RuntimeError from a shape check that ran before ember looked at the types, Python's
+    own TypeError for a missing argument) becomes PyTorch's TypeError when the arguments
+    fit no signature, as PyTorch parses them before anything runs; when they do fit, the
+    original error is re-raised.
+
+    Where ember's op would quietly accept what PyTorch's parser refuses (True as an int,
+    1 as a bool, 1.5 as a dim), the door first compares the class of each argument in a
+    non-tensor position with the classes that position usually takes (`_plan`); only an
+    unusual one costs a full parse.
     """
     method = name.startswith("Tensor.")
-    if name.rpartition(".")[2] in _SCREENED:
-        def wrapped(*args, **kwargs):
-            if len(args) > 1 or kwargs:
-                screen(name, args[1:], kwargs, () if method else args[:1])
-            try:
-                return function(*args, **kwargs)
-            except (AttributeError, TypeError, ValueError):
-                check(name, args[1:] if method else args, kwargs)
-                raise
+    positions, keywords = _plan(name, 1 if method else 0)
+    if positions or keywords:
+        wrapped = _screening_door(name, function, method, positions, keywords)
     else:
-        def wrapped(*args, **kwargs):
-            try:
-                return function(*args, **kwargs)
-            except (AttributeError, TypeError, ValueError):
-                check(name, args[1:] if method else args, kwargs)
-                raise
-
+        wrapped = _plain_door(name, function, method)
     wrapped.__name__, wrapped.__qualname__ = function.__name__, function.__qualname__
     wrapped.__doc__, wrapped.__wrapped__ = function.__doc__, function
     wrapped.__module__ = function.__module__
     return wrapped
 
 
-# Reductions whose (dim, keepdim) come first: their doors `screen` before the call, as
-# the hot Tensor.sum/mean do inline (ember's ops would read True as dim 1, 1 as keepdim).
-_SCREENED = {"sum", "mean", "nansum", "nanmean", "prod", "amax", "amin", "argmax", "argmin",
-             "logsumexp"}
-_DOOR_CODES = (door("", abs).__code__, door("sum", abs).__code__)
+def _plain_door(name, function, method):
+    def wrapped(*args, **kwargs):
+        try:
+            return function(*args, **kwargs)
+        except Exception:
+            check(name, args[1:] if method else args, kwargs)
+            raise
+    return wrapped
+
+
+def _screening_door(name, function, method, positions, keywords):
+    first = positions[0][0] if positions else 1 << 30
+
+    def wrapped(*args, **kwargs):
+        if kwargs or len(args) > first:
+            _screen(name, method, args, kwargs, positions, keywords)
+        try:
+            return function(*args, **kwargs)
+        except Exception:
+            check(name, args[1:] if method else args, kwargs)
+            raise
+    return wrapped
+
+
+def _screen(name, method, args, kwargs, positions, keywords):
+    """PyTorch's TypeError when an argument's class is not one its position usually
+    takes and a full parse refuses it; nothing when the parse accepts it."""
+    count = len(args)
+    for i, usual in positions:
+        if i >= count:
+            break
+        if args[i].__class__ not in usual:
+            check(name, args[1:] if method else args, kwargs)
+            return
+    for key, value in kwargs.items():
+        usual = keywords.get(key)
+        if usual is not None and value.__class__ not in usual:
+            check(name, args[1:] if method else args, kwargs)
+            return
+
+
+_NONE = type(None)
+_NUMBERS = frozenset({int, float, bool, complex})
+# The classes a parameter type usually receives; anything else (a numpy integer, a
+# 0-dim tensor for a Number, a bool for an int) is decided by a full parse. Types whose
+# wrong values ember's ops refuse on their own (tensors, generators, ...) are absent.
+_USUAL = {"int": frozenset({int}), "SymInt": frozenset({int}), "bool": frozenset({bool}),
+          "float": frozenset({float, int, bool}), "Number": _NUMBERS, "complex": _NUMBERS,
+          "tuple of ints": frozenset({tuple, list, Size, int}),
+          "tuple of floats": frozenset({tuple, list, float, int}),
+          "tuple of Scalars": frozenset({tuple, list, float, int}),
+          "ember.dtype": frozenset({_dtype.dtype}), "str": frozenset({str}),
+          "c10::string_view": frozenset({str}),
+          "Device": frozenset({str, int, _device_class}),
+          "ember.device": frozenset({str, int, _device_class}),
+          # ember has no layouts or memory formats: only None gets through
+          "ember.layout": frozenset(), "ember.memory_format": frozenset()}
+
+
+def _plan(name, offset):
+    """((index into the call's args, usual classes), ...) and {keyword: usual classes}
+    for the positions every signature of `name` types as a screenable non-tensor."""
+    parsed = _parsed(name)
+    if parsed is None or parsed[0].text == "(noargs)":
+        return (), {}
+    by_position, by_keyword = {}, {}
+    last_position = None
+    for signature in parsed:
+        params = signature.params
+        if signature.max_pos_args == 1 and params[0].type_name == "tuple of ints":
+            last_position = 0  # view(2, True): later positions are unpacked, not parsed
+        position = 0
+        for param in params:
+            usual = _USUAL.get(param.type_name)
+            if usual is not None:  # None always passes: the printed text drops "int?"
+                usual = usual | {_NONE}
+            if not param.keyword_only:
+                by_position.setdefault(position, []).append(usual)
+                position += 1
+            by_keyword.setdefault(param.name, []).append(usual)
+    positions = tuple((i + offset, frozenset().union(*found)) for i, found in sorted(
+        by_position.items()) if None not in found and (last_position is None or i <= last_position))
+    keywords = {key: frozenset().union(*found) for key, found in by_keyword.items()
+                if None not in found}
+    return positions, keywords
+
+
+_DOOR_CODES = (_plain_door("", abs, False).__code__,
+               _screening_door("", abs, False, (), {}).__code__)
 
 
 def wire(namespace, names):

@@ -289,6 +289,9 @@ class finfo:
 
     def __init__(self, type=None):
         type = _defaults.float_dtype if type is None else type
+        if type.__class__ is not dtype:  # PyTorch's argument parser, in its words
+            raise TypeError("finfo(): argument 'type' (position 1) must be ember.dtype, not "
+                            f"{builtins.type(type).__name__}")
         if not type.is_floating_point:
             raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo "
                             "to handle 'torch.finfo'".replace("torch.", "ember."))
@@ -315,6 +318,9 @@ class iinfo:
     __slots__ = ("bits", "max", "min", "dtype")
 
     def __init__(self, type):
+        if type.__class__ is not dtype:  # PyTorch's argument parser, in its words
+            raise TypeError("iinfo(): argument 'type' (position 1) must be ember.dtype, not "
+                            f"{builtins.type(type).__name__}")
         if type.is_floating_point:
             raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo to "
                             "handle 'torch.iinfo'".replace("torch.", "ember."))

@@ -25,16 +25,10 @@ METHODS = {'abs': ('noargs',),
               '(Number value, Tensor tensor1, Tensor tensor2)|hidden'),
  'addmm': ('(Tensor mat1, Tensor mat2, *, Number beta = 1, Number alpha = 1)',
            '(Number beta, Number alpha, Tensor mat1, Tensor mat2)|hidden',
-           '(Number beta, Tensor mat1, Tensor mat2)|hidden',
-           '(Number beta, Tensor input, Number alpha, Tensor mat1, Tensor mat2, *, Tensor out = '
-           'None)|hidden',
-           '(Number beta, Tensor input, Tensor mat1, Tensor mat2, *, Tensor out = None)|hidden'),
+           '(Number beta, Tensor mat1, Tensor mat2)|hidden'),
  'addmv': ('(Tensor mat, Tensor vec, *, Number beta = 1, Number alpha = 1)',
            '(Number beta, Number alpha, Tensor mat, Tensor vec)|hidden',
-           '(Number beta, Tensor mat, Tensor vec)|hidden',
-           '(Number beta, Tensor input, Number alpha, Tensor mat, Tensor vec, *, Tensor out = '
-           'None)|hidden',
-           '(Number beta, Tensor input, Tensor mat, Tensor vec, *, Tensor out = None)|hidden'),
+           '(Number beta, Tensor mat, Tensor vec)|hidden'),
  'adjoint': ('noargs',),
  'all': ('()',
          '(tuple of ints dim = None, bool keepdim = False)',
@@ -77,16 +71,13 @@ METHODS = {'abs': ('noargs',),
  'atanh_': ('noargs',),
  'baddbmm': ('(Tensor batch1, Tensor batch2, *, Number beta = 1, Number alpha = 1)',
              '(Number beta, Number alpha, Tensor batch1, Tensor batch2)|hidden',
-             '(Number beta, Tensor batch1, Tensor batch2)|hidden',
-             '(Number beta, Tensor input, Number alpha, Tensor batch1, Tensor batch2, *, Tensor '
-             'out = None)|hidden',
-             '(Number beta, Tensor input, Tensor batch1, Tensor batch2, *, Tensor out = '
-             'None)|hidden'),
+             '(Number beta, Tensor batch1, Tensor batch2)|hidden'),
  'bernoulli': ('(*, ember.Generator generator = None)',
                '(float p, *, ember.Generator generator = None)'),
  'bernoulli_': ('(Tensor p, *, ember.Generator generator = None)',
                 '(float p = 0.5, *, ember.Generator generator = None)'),
  'bfloat16': ('(*, ember.memory_format memory_format = None)',),
+ 'bincount': ('(Tensor weights = None, int minlength = 0)',),
  'bitwise_and': ('(Tensor other)', '(Number other)'),
  'bitwise_and_': ('(Tensor other)', '(Number other)'),
  'bitwise_left_shift': ('(Tensor other)', '(Number other)'),
@@ -106,6 +97,9 @@ METHODS = {'abs': ('noargs',),
  'ceil': ('noargs',),
  'ceil_': ('noargs',),
  'char': ('(*, ember.memory_format memory_format = None)',),
+ 'cholesky': ('(bool upper = False)',),
+ 'cholesky_inverse': ('(bool upper = False)',),
+ 'cholesky_solve': ('(Tensor input2, bool upper = False)',),
  'chunk': ('(int chunks, int dim = 0)',),
  'clamp': ('(Tensor min = None, Tensor max = None)', '(Number min = None, Number max = None)'),
  'clamp_': ('(Tensor min = None, Tensor max = None)', '(Number min = None, Number max = None)'),
@@ -119,12 +113,15 @@ METHODS = {'abs': ('noargs',),
  'contiguous': ('(*, ember.memory_format memory_format = contiguous_format)',),
  'copysign': ('(Tensor other)', '(Number other)'),
  'copysign_': ('(Tensor other)', '(Number other)'),
+ 'corrcoef': ('noargs',),
  'cos': ('noargs',),
  'cos_': ('noargs',),
  'cosh': ('noargs',),
  'cosh_': ('noargs',),
  'count_nonzero': ('(int dim = None)', '(tuple of ints dim)'),
+ 'cov': ('(*, int correction = 1, Tensor fweights = None, Tensor aweights = None)',),
  'cpu': ('(*, ember.memory_format memory_format = None)',),
+ 'cross': ('(Tensor other, int dim = None)',),
  'cuda': ('(ember.device device = None, bool non_blocking = False, *, ember.memory_format '
           'memory_format = None)',
           '(ember.device device = None, bool async = False, *, ember.memory_format memory_format = '
@@ -136,11 +133,14 @@ METHODS = {'abs': ('noargs',),
  'cumsum_': ('(int dim, *, ember.dtype dtype = None)',),
  'deg2rad': ('noargs',),
  'deg2rad_': ('noargs',),
+ 'det': ('noargs',),
  'detach': ('noargs',),
  'detach_': ('noargs',),
  'diag': ('(int diagonal = 0)',),
  'diag_embed': ('(int offset = 0, int dim1 = -2, int dim2 = -1)',),
  'diagonal': ('(int offset = 0, int dim1 = 0, int dim2 = 1)',),
+ 'diff': ('(int n = 1, int dim = -1, Tensor prepend = None, Tensor append = None)',),
+ 'digamma': ('noargs',),
  'div': ('(Tensor other)',
          '(Tensor other, *, str rounding_mode)',
          '(Number other, *, str rounding_mode)'),
@@ -199,8 +199,14 @@ METHODS = {'abs': ('noargs',),
  'gt': ('(Tensor other)', '(Number other)'),
  'gt_': ('(Tensor other)', '(Number other)'),
  'half': ('(*, ember.memory_format memory_format = None)',),
+ 'histc': ('(int bins = 100, Number min = 0, Number max = 0)',),
+ 'histogram': ('(Tensor bins, *, Tensor weight = None, bool density = False)',
+               '(int bins = 100, *, tuple of floats range = None, Tensor weight = None, bool '
+               'density = False)'),
  'hypot': ('(Tensor other)',),
  'hypot_': ('(Tensor other)',),
+ 'i0': ('noargs',),
+ 'i0_': ('noargs',),
  'index_add': ('(int dim, Tensor index, Tensor source, *, Number alpha = 1)',),
  'index_add_': ('(int dim, Tensor index, Tensor source, *, Number alpha = 1)',),
  'index_fill': ('(int dim, Tensor index, Tensor value)', '(int dim, Tensor index, Number value)'),
@@ -210,6 +216,7 @@ METHODS = {'abs': ('noargs',),
  'index_select': ('(int dim, Tensor index)',),
  'inner': ('(Tensor other)',),
  'int': ('(*, ember.memory_format memory_format = None)',),
+ 'inverse': ('noargs',),
  'is_complex': ('noargs',),
  'is_contiguous': ('(*, ember.memory_format memory_format = contiguous_format)',),
  'is_floating_point': ('noargs',),
@@ -221,6 +228,7 @@ METHODS = {'abs': ('noargs',),
  'isneginf': ('noargs',),
  'isposinf': ('noargs',),
  'isreal': ('noargs',),
+ 'kron': ('(Tensor other)',),
  'kthvalue': ('(int k, int dim = -1, bool keepdim = False)',),
  'le': ('(Tensor other)', '(Number other)'),
  'le_': ('(Tensor other)', '(Number other)'),
@@ -230,6 +238,7 @@ METHODS = {'abs': ('noargs',),
  'less_': ('(Tensor other)', '(Number other)'),
  'less_equal': ('(Tensor other)', '(Number other)'),
  'less_equal_': ('(Tensor other)', '(Number other)'),
+ 'lgamma': ('noargs',),
  'log': ('noargs',),
  'log10': ('noargs',),
  'log10_': ('noargs',),
@@ -242,6 +251,8 @@ METHODS = {'abs': ('noargs',),
  'log_softmax': ('(int dim, ember.dtype dtype = None)',),
  'logaddexp': ('(Tensor other)',),
  'logaddexp2': ('(Tensor other)',),
+ 'logcumsumexp': ('(int dim)',),
+ 'logdet': ('noargs',),
  'logical_and': ('(Tensor other)',),
  'logical_and_': ('(Tensor other)',),
  'logical_not': ('noargs',),
@@ -261,6 +272,8 @@ METHODS = {'abs': ('noargs',),
  'masked_scatter_': ('(Tensor mask, Tensor source)',),
  'masked_select': ('(Tensor mask)',),
  'matmul': ('(Tensor other)',),
+ 'matrix_exp': ('noargs',),
+ 'matrix_power': ('(int n)',),
  'maximum': ('(Tensor other)',),
  'mean': ('(*, ember.dtype dtype = None)',
           '(tuple of ints dim, bool keepdim = False, *, ember.dtype dtype = None)'),
@@ -277,9 +290,15 @@ METHODS = {'abs': ('noargs',),
  'multiply': ('(Tensor other)', '(Number other)'),
  'multiply_': ('(Tensor other)', '(Number other)'),
  'mv': ('(Tensor vec)',),
+ 'mvlgamma': ('(int p)',),
+ 'mvlgamma_': ('(int p)',),
  'nan_to_num': ('(float nan = None, float posinf = None, float neginf = None)',),
  'nan_to_num_': ('(float nan = None, float posinf = None, float neginf = None)',),
  'nanmean': ('(tuple of ints dim = None, bool keepdim = False, *, ember.dtype dtype = None)',),
+ 'nanquantile': ('(Tensor q, int dim = None, bool keepdim = False, *, str interpolation = '
+                 '"linear")',
+                 '(float q, int dim = None, bool keepdim = False, *, str interpolation = '
+                 '"linear")'),
  'nansum': ('(tuple of ints dim = None, bool keepdim = False, *, ember.dtype dtype = None)',),
  'narrow': ('(int dim, Tensor start, int length)', '(int dim, int start, int length)'),
  'ne': ('(Tensor other)', '(Number other)'),
@@ -302,11 +321,17 @@ METHODS = {'abs': ('noargs',),
  'numpy': ('(*, bool force = False)',),
  'outer': ('(Tensor vec2)',),
  'permute': ('(tuple of ints dims)',),
+ 'pinverse': ('(float rcond = 1e-15)',),
+ 'polygamma': ('(int n)',),
+ 'polygamma_': ('(int n)',),
  'positive': ('noargs',),
  'pow': ('(Tensor exponent)', '(Number exponent)'),
  'pow_': ('(Tensor exponent)', '(Number exponent)'),
  'prod': ('(*, ember.dtype dtype = None)',
           '(int dim, bool keepdim = False, *, ember.dtype dtype = None)'),
+ 'qr': ('(bool some = True)',),
+ 'quantile': ('(Tensor q, int dim = None, bool keepdim = False, *, str interpolation = "linear")',
+              '(float q, int dim = None, bool keepdim = False, *, str interpolation = "linear")'),
  'rad2deg': ('noargs',),
  'rad2deg_': ('noargs',),
  'random_': ('(*, ember.Generator generator = None)',
@@ -319,7 +344,11 @@ METHODS = {'abs': ('noargs',),
  'relu_': ('noargs',),
  'remainder': ('(Tensor other)', '(Number other)'),
  'remainder_': ('(Tensor other)', '(Number other)'),
+ 'renorm': ('(Number p, int dim, Number maxnorm)',),
+ 'renorm_': ('(Number p, int dim, Number maxnorm)',),
  'repeat': ('(tuple of ints repeats)',),
+ 'repeat_interleave': ('(Tensor repeats, int dim = None, *, int output_size = None)',
+                       '(int repeats, int dim = None, *, int output_size = None)'),
  'requires_grad_': ('(bool requires_grad = True)',),
  'reshape': ('(tuple of ints shape)',),
  'reshape_as': ('(Tensor other)',),
@@ -348,9 +377,12 @@ METHODS = {'abs': ('noargs',),
  'signbit': ('noargs',),
  'sin': ('noargs',),
  'sin_': ('noargs',),
+ 'sinc': ('noargs',),
+ 'sinc_': ('noargs',),
  'sinh': ('noargs',),
  'sinh_': ('noargs',),
  'size': ('(int dim = None)',),
+ 'slogdet': ('noargs',),
  'softmax': ('(int dim, ember.dtype dtype = None)',),
  'sort': ('(*, bool stable, int dim = -1, bool descending = False)',
           '(int dim = -1, bool descending = False)'),
@@ -367,10 +399,12 @@ METHODS = {'abs': ('noargs',),
  'subtract_': ('(Tensor other, *, Number alpha = 1)', '(Number other, Number alpha = 1)'),
  'sum': ('(*, ember.dtype dtype = None)',
          '(tuple of ints dim, bool keepdim = False, *, ember.dtype dtype = None)'),
+ 'svd': ('(bool some = True, bool compute_uv = True)',),
  'swapaxes': ('(int axis0, int axis1)',),
  'swapdims': ('(int dim0, int dim1)',),
  't': ('noargs',),
  'take': ('(Tensor index)',),
+ 'take_along_dim': ('(Tensor indices, int dim = None)',),
  'tan': ('noargs',),
  'tan_': ('noargs',),
  'tanh': ('noargs',),
@@ -389,6 +423,8 @@ METHODS = {'abs': ('noargs',),
  'trace': ('noargs',),
  'transpose': ('(int dim0, int dim1)',),
  'transpose_': ('(int dim0, int dim1)',),
+ 'triangular_solve': ('(Tensor A, bool upper = True, bool transpose = False, bool unitriangular = '
+                      'False)',),
  'tril': ('(int diagonal = 0)',),
  'tril_': ('(int diagonal = 0)',),
  'triu': ('(int diagonal = 0)',),
@@ -406,6 +442,7 @@ METHODS = {'abs': ('noargs',),
  'vdot': ('(Tensor other)',),
  'view': ('(ember.dtype dtype)', '(tuple of ints size)'),
  'view_as': ('(Tensor other)',),
+ 'where': ('(Tensor condition, Tensor other)', '(Tensor condition, Number other)'),
  'xlogy': ('(Tensor other)', '(Number other)'),
  'xlogy_': ('(Tensor other)', '(Number other)'),
  'zero_': ('noargs',)}
@@ -438,7 +475,15 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
  'addmm': ('(Tensor input, Tensor mat1, Tensor mat2, *, Number beta = 1, Number alpha = 1, Tensor '
            'out = None)',
            '(Tensor input, Tensor mat1, Tensor mat2, ember.dtype out_dtype, *, Number beta = 1, '
-           'Number alpha = 1, Tensor out = None)'),
+           'Number alpha = 1, Tensor out = None)',
+           '(Number beta, Tensor input, Number alpha, Tensor mat1, Tensor mat2, *, Tensor out = '
+           'None)|hidden',
+           '(Number beta, Tensor input, Tensor mat1, Tensor mat2, *, Tensor out = None)|hidden'),
+ 'addmv': ('(Tensor input, Tensor mat, Tensor vec, *, Number beta = 1, Number alpha = 1, Tensor '
+           'out = None)',
+           '(Number beta, Tensor input, Number alpha, Tensor mat, Tensor vec, *, Tensor out = '
+           'None)|hidden',
+           '(Number beta, Tensor input, Tensor mat, Tensor vec, *, Tensor out = None)|hidden'),
  'adjoint': ('(Tensor input)',),
  'all': ('(Tensor input, *, Tensor out = None)',
          '(Tensor input, tuple of ints dim = None, bool keepdim = False, *, Tensor out = None)',
@@ -452,6 +497,14 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
  'any': ('(Tensor input, *, Tensor out = None)',
          '(Tensor input, tuple of ints dim = None, bool keepdim = False, *, Tensor out = None)',
          '(Tensor input, int dim, bool keepdim = False, *, Tensor out = None)'),
+ 'arange': ('(Number end, *, Tensor out = None, ember.dtype dtype = None, ember.layout layout = '
+            'None, ember.device device = None, bool pin_memory = False, bool requires_grad = '
+            'False)',
+            '(Number start, Number end, *, ember.dtype dtype = None, ember.layout layout = None, '
+            'ember.device device = None, bool pin_memory = False, bool requires_grad = False)',
+            '(Number start, Number end, Number step = 1, *, Tensor out = None, ember.dtype dtype = '
+            'None, ember.layout layout = None, ember.device device = None, bool pin_memory = '
+            'False, bool requires_grad = False)'),
  'arccos': ('(Tensor input, *, Tensor out = None)',),
  'arccos_': ('(Tensor input)',),
  'arccosh': ('(Tensor input, *, Tensor out = None)',),
@@ -471,6 +524,9 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
              'None)',
              '(Tensor input, int dim = -1, bool descending = False)'),
  'argwhere': ('(Tensor input)',),
+ 'as_tensor': ('(object data, *, ember.dtype dtype = None, ember.device device = None)',),
+ 'asarray': ('(object obj, *, ember.dtype dtype = None, ember.device device = None, bool copy = '
+             'None, bool requires_grad = None)',),
  'asin': ('(Tensor input, *, Tensor out = None)',),
  'asin_': ('(Tensor input)',),
  'asinh': ('(Tensor input, *, Tensor out = None)',),
@@ -491,19 +547,60 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
  'baddbmm': ('(Tensor input, Tensor batch1, Tensor batch2, *, Number beta = 1, Number alpha = 1, '
              'Tensor out = None)',
              '(Tensor input, Tensor batch1, Tensor batch2, ember.dtype out_dtype, *, Number beta = '
-             '1, Number alpha = 1, Tensor out = None)'),
+             '1, Number alpha = 1, Tensor out = None)',
+             '(Number beta, Tensor input, Number alpha, Tensor batch1, Tensor batch2, *, Tensor '
+             'out = None)|hidden',
+             '(Number beta, Tensor input, Tensor batch1, Tensor batch2, *, Tensor out = '
+             'None)|hidden'),
+ 'bartlett_window': ('(int window_length, *, ember.dtype dtype = None, ember.layout layout = None, '
+                     'ember.device device = None, bool pin_memory = False, bool requires_grad = '
+                     'False)',
+                     '(int window_length, bool periodic, *, ember.dtype dtype = None, ember.layout '
+                     'layout = None, ember.device device = None, bool pin_memory = False, bool '
+                     'requires_grad = False)'),
  'bernoulli': ('(Tensor input, *, ember.Generator generator = None, Tensor out = None)',
                '(Tensor input, float p, *, ember.Generator generator = None)'),
  'bilinear': ('(Tensor input1, Tensor input2, Tensor weight, Tensor bias = None)',),
  'binary_cross_entropy': ('(Tensor input, Tensor target, Tensor weight = None, int reduction = 1, '
                           '*, Tensor out = None)',),
+ 'bincount': ('(Tensor input, Tensor weights = None, int minlength = 0)',),
+ 'bitwise_and': ('(Tensor input, Tensor other, *, Tensor out = None)',
+                 '(Number self, Tensor other)',
+                 '(Tensor input, Number other, *, Tensor out = None)'),
+ 'bitwise_left_shift': ('(Tensor input, Tensor other, *, Tensor out = None)',
+                        '(Number self, Tensor other)',
+                        '(Tensor input, Number other, *, Tensor out = None)'),
  'bitwise_not': ('(Tensor input, *, Tensor out = None)',),
+ 'bitwise_or': ('(Tensor input, Tensor other, *, Tensor out = None)',
+                '(Number self, Tensor other)',
+                '(Tensor input, Number other, *, Tensor out = None)'),
+ 'bitwise_right_shift': ('(Tensor input, Tensor other, *, Tensor out = None)',
+                         '(Number self, Tensor other)',
+                         '(Tensor input, Number other, *, Tensor out = None)'),
+ 'bitwise_xor': ('(Tensor input, Tensor other, *, Tensor out = None)',
+                 '(Number self, Tensor other)',
+                 '(Tensor input, Number other, *, Tensor out = None)'),
+ 'blackman_window': ('(int window_length, *, ember.dtype dtype = None, ember.layout layout = None, '
+                     'ember.device device = None, bool pin_memory = False, bool requires_grad = '
+                     'False)',
+                     '(int window_length, bool periodic, *, ember.dtype dtype = None, ember.layout '
+                     'layout = None, ember.device device = None, bool pin_memory = False, bool '
+                     'requires_grad = False)'),
  'bmm': ('(Tensor input, Tensor mat2, *, Tensor out = None)',
          '(Tensor input, Tensor mat2, ember.dtype out_dtype, *, Tensor out = None)'),
  'broadcast_to': ('(Tensor input, tuple of ints size)',),
+ 'bucketize': ('(Tensor input, Tensor boundaries, *, bool out_int32 = False, bool right = False, '
+               'Tensor out = None)',
+               '(Number self, Tensor boundaries, *, bool out_int32 = False, bool right = False)'),
+ 'can_cast': ('(ember.dtype from_, ember.dtype to)',),
+ 'cat': ('(tuple of Tensors tensors, int dim = 0, *, Tensor out = None)',),
  'ceil': ('(Tensor input, *, Tensor out = None)',),
  'ceil_': ('(Tensor input)',),
  'celu_': ('(Tensor input, Number alpha = 1.0)',),
+ 'channel_shuffle': ('(Tensor input, int groups)',),
+ 'cholesky': ('(Tensor input, bool upper = False, *, Tensor out = None)',),
+ 'cholesky_inverse': ('(Tensor input, bool upper = False, *, Tensor out = None)',),
+ 'cholesky_solve': ('(Tensor input, Tensor input2, bool upper = False, *, Tensor out = None)',),
  'chunk': ('(Tensor input, int chunks, int dim = 0)',),
  'clamp': ('(Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)',
            '(Tensor input, Number min = None, Number max = None, *, Tensor out = None)'),
@@ -519,6 +616,10 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
           '(Tensor input, Number min = None, Number max = None, *, Tensor out = None)'),
  'clip_': ('(Tensor input, Tensor min = None, Tensor max = None)',
            '(Tensor input, Number min = None, Number max = None)'),
+ 'column_stack': ('(tuple of Tensors tensors, *, Tensor out = None)',),
+ 'combinations': ('(Tensor input, int r = 2, bool with_replacement = False)',),
+ 'concat': ('(tuple of Tensors tensors, int dim = 0, *, Tensor out = None)',),
+ 'concatenate': ('(tuple of Tensors tensors, int dim = 0, *, Tensor out = None)',),
  'conv1d': ('(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of '
             'ints padding = 0, tuple of ints dilation = 1, int groups = 1)',
             '(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, str '
@@ -542,20 +643,31 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
                       '1, tuple of ints dilation = 1)',),
  'copysign': ('(Tensor input, Tensor other, *, Tensor out = None)',
               '(Tensor input, Number other, *, Tensor out = None)'),
+ 'corrcoef': ('(Tensor input)',),
  'cos': ('(Tensor input, *, Tensor out = None)',),
  'cos_': ('(Tensor input)',),
  'cosh': ('(Tensor input, *, Tensor out = None)',),
  'cosh_': ('(Tensor input)',),
+ 'cosine_similarity': ('(Tensor x1, Tensor x2, int dim = 1, float eps = 1e-08)',),
  'count_nonzero': ('(Tensor input, int dim = None)', '(Tensor input, tuple of ints dim)'),
+ 'cov': ('(Tensor input, *, int correction = 1, Tensor fweights = None, Tensor aweights = None)',),
+ 'cross': ('(Tensor input, Tensor other, int dim = None, *, Tensor out = None)',),
  'cummax': ('(Tensor input, int dim, *, tuple of Tensors out = None)',),
  'cummin': ('(Tensor input, int dim, *, tuple of Tensors out = None)',),
  'cumprod': ('(Tensor input, int dim, *, ember.dtype dtype = None, Tensor out = None)',),
  'cumsum': ('(Tensor input, int dim, *, ember.dtype dtype = None, Tensor out = None)',),
+ 'cumulative_trapezoid': ('(Tensor y, Tensor x, *, int dim = -1)',
+                          '(Tensor y, *, Number dx = 1, int dim = -1)'),
  'deg2rad': ('(Tensor input, *, Tensor out = None)',),
  'deg2rad_': ('(Tensor input)',),
+ 'det': ('(Tensor input)',),
+ 'device': ('(ember.device device)', '(str type, int index = -1)'),
  'diag': ('(Tensor input, int diagonal = 0, *, Tensor out = None)',),
  'diag_embed': ('(Tensor input, int offset = 0, int dim1 = -2, int dim2 = -1)',),
  'diagonal': ('(Tensor input, int offset = 0, int dim1 = 0, int dim2 = 1)',),
+ 'diff': ('(Tensor input, int n = 1, int dim = -1, Tensor prepend = None, Tensor append = None, *, '
+          'Tensor out = None)',),
+ 'digamma': ('(Tensor input, *, Tensor out = None)',),
  'div': ('(Tensor input, Tensor other, *, Tensor out = None)',
          '(Tensor input, Tensor other, *, str rounding_mode, Tensor out = None)',
          '(Tensor input, Number other, *, str rounding_mode)'),
@@ -564,12 +676,19 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
             '(Tensor input, Number other)',
             '(Tensor input, Number other, *, str rounding_mode)'),
  'dot': ('(Tensor input, Tensor tensor, *, Tensor out = None)',),
+ 'dstack': ('(tuple of Tensors tensors, *, Tensor out = None)',),
  'elu': ('(Tensor input, Number alpha = 1, Number scale = 1, Number input_scale = 1, *, Tensor out '
          '= None)',),
  'elu_': ('(Tensor input, Number alpha = 1, Number scale = 1, Number input_scale = 1)',),
+ 'empty': ('(tuple of ints size, *, ember.memory_format memory_format = None, Tensor out = None, '
+           'ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool '
+           'pin_memory = False, bool requires_grad = False)',),
  'empty_like': ('(Tensor input, *, ember.memory_format memory_format = None, ember.dtype dtype = '
                 'None, ember.layout layout = None, ember.device device = None, bool pin_memory = '
                 'False, bool requires_grad = False)',),
+ 'empty_strided': ('(tuple of ints size, tuple of ints stride, *, ember.dtype dtype = None, '
+                   'ember.layout layout = None, ember.device device = None, bool pin_memory = '
+                   'False, bool requires_grad = False)',),
  'eq': ('(Tensor input, Tensor other, *, Tensor out = None)',
         '(Tensor input, Number other, *, Tensor out = None)'),
  'equal': ('(Tensor input, Tensor other)',),
@@ -584,13 +703,21 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
  'exp_': ('(Tensor input)',),
  'expm1': ('(Tensor input, *, Tensor out = None)',),
  'expm1_': ('(Tensor input)',),
+ 'eye': ('(int n, *, Tensor out = None, ember.dtype dtype = None, ember.layout layout = None, '
+         'ember.device device = None, bool pin_memory = False, bool requires_grad = False)',
+         '(int n, int m, *, Tensor out = None, ember.dtype dtype = None, ember.layout layout = '
+         'None, ember.device device = None, bool pin_memory = False, bool requires_grad = False)'),
  'fill_': ('(Tensor input, Tensor value)', '(Tensor input, Number value)'),
+ 'finfo': ('(ember.dtype type)', '()'),
  'fix': ('(Tensor input, *, Tensor out = None)',),
  'fix_': ('(Tensor input)',),
  'flatten': ('(Tensor input, int start_dim = 0, int end_dim = -1)',),
  'flip': ('(Tensor input, tuple of ints dims)',),
  'fliplr': ('(Tensor input)',),
  'flipud': ('(Tensor input)',),
+ 'float_power': ('(Tensor input, Tensor exponent, *, Tensor out = None)',
+                 '(Number self, Tensor exponent, *, Tensor out = None)',
+                 '(Tensor input, Number exponent, *, Tensor out = None)'),
  'floor': ('(Tensor input, *, Tensor out = None)',),
  'floor_': ('(Tensor input)',),
  'floor_divide': ('(Tensor input, Tensor other, *, Tensor out = None)',
@@ -601,6 +728,9 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
           '(Tensor input, Number other, *, Tensor out = None)'),
  'frac': ('(Tensor input, *, Tensor out = None)',),
  'frac_': ('(Tensor input)',),
+ 'full': ('(tuple of ints size, Number fill_value, *, Tensor out = None, ember.dtype dtype = None, '
+          'ember.layout layout = None, ember.device device = None, bool pin_memory = False, bool '
+          'requires_grad = False)',),
  'full_like': ('(Tensor input, Number fill_value, *, ember.memory_format memory_format = None, '
                'ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, '
                'bool pin_memory = False, bool requires_grad = False)',),
@@ -610,6 +740,7 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
         '(Tensor input, Number other, *, Tensor out = None)'),
  'gelu': ('(Tensor input, *, str approximate = "none", Tensor out = None)',),
  'ger': ('(Tensor input, Tensor vec2, *, Tensor out = None)',),
+ 'get_autocast_dtype': ('(str device_type)',),
  'glu': ('(Tensor input, int dim = -1, *, Tensor out = None)',),
  'greater': ('(Tensor input, Tensor other, *, Tensor out = None)',
              '(Tensor input, Number other, *, Tensor out = None)'),
@@ -617,14 +748,40 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
                    '(Tensor input, Number other, *, Tensor out = None)'),
  'gt': ('(Tensor input, Tensor other, *, Tensor out = None)',
         '(Tensor input, Number other, *, Tensor out = None)'),
+ 'hamming_window': ('(int window_length, *, ember.dtype dtype = None, ember.layout layout = None, '
+                    'ember.device device = None, bool pin_memory = False, bool requires_grad = '
+                    'False)',
+                    '(int window_length, bool periodic, *, ember.dtype dtype = None, ember.layout '
+                    'layout = None, ember.device device = None, bool pin_memory = False, bool '
+                    'requires_grad = False)',
+                    '(int window_length, bool periodic, float alpha, *, ember.dtype dtype = None, '
+                    'ember.layout layout = None, ember.device device = None, bool pin_memory = '
+                    'False, bool requires_grad = False)',
+                    '(int window_length, bool periodic, float alpha, float beta, *, ember.dtype '
+                    'dtype = None, ember.layout layout = None, ember.device device = None, bool '
+                    'pin_memory = False, bool requires_grad = False)'),
+ 'hann_window': ('(int window_length, *, ember.dtype dtype = None, ember.layout layout = None, '
+                 'ember.device device = None, bool pin_memory = False, bool requires_grad = False)',
+                 '(int window_length, bool periodic, *, ember.dtype dtype = None, ember.layout '
+                 'layout = None, ember.device device = None, bool pin_memory = False, bool '
+                 'requires_grad = False)'),
  'hardshrink': ('(Tensor input, Number lambd = 0.5, *, Tensor out = None)',),
  'hardsigmoid': ('(Tensor input, *, Tensor out = None)',),
  'hardswish': ('(Tensor input, *, Tensor out = None)',),
  'hardtanh': ('(Tensor input, Number min_val = -1, Number max_val = 1, *, Tensor out = None)',),
  'hardtanh_': ('(Tensor input, Number min_val = -1, Number max_val = 1)',),
+ 'histc': ('(Tensor input, int bins = 100, Number min = 0, Number max = 0, *, Tensor out = None)',),
+ 'histogram': ('(Tensor input, Tensor bins, *, Tensor weight = None, bool density = False, tuple '
+               'of Tensors out = None)',
+               '(Tensor input, int bins = 100, *, tuple of floats range = None, Tensor weight = '
+               'None, bool density = False, tuple of Tensors out = None)'),
+ 'hstack': ('(tuple of Tensors tensors, *, Tensor out = None)',),
  'huber_loss': ('(Tensor input, Tensor target, int reduction = 1, float delta = 1.0, *, Tensor out '
                 '= None)',),
  'hypot': ('(Tensor input, Tensor other, *, Tensor out = None)',),
+ 'i0': ('(Tensor input, *, Tensor out = None)',),
+ 'i0_': ('(Tensor input)',),
+ 'iinfo': ('(ember.dtype type)',),
  'index_add': ('(Tensor input, int dim, Tensor index, Tensor source, *, Number alpha = 1, Tensor '
                'out = None)',),
  'index_fill': ('(Tensor input, int dim, Tensor index, Tensor value)',
@@ -632,14 +789,32 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
  'index_put': ('(Tensor input, tuple of Tensors indices, Tensor values, bool accumulate = False)',),
  'index_select': ('(Tensor input, int dim, Tensor index, *, Tensor out = None)',),
  'inner': ('(Tensor input, Tensor other, *, Tensor out = None)',),
+ 'inverse': ('(Tensor input, *, Tensor out = None)',),
+ 'is_autocast_enabled': ('(str device_type)', '()'),
  'isclose': ('(Tensor input, Tensor other, float rtol = 1e-05, float atol = 1e-08, bool equal_nan '
              '= False)',),
  'isfinite': ('(Tensor input)',),
+ 'isin': ('(Tensor elements, Tensor test_elements, *, bool assume_unique = False, bool invert = '
+          'False, Tensor out = None)',
+          '(Number element, Tensor test_elements, *, bool assume_unique = False, bool invert = '
+          'False, Tensor out = None)',
+          '(Tensor elements, Number test_element, *, bool assume_unique = False, bool invert = '
+          'False, Tensor out = None)'),
  'isinf': ('(Tensor input)',),
  'isnan': ('(Tensor input)',),
  'isneginf': ('(Tensor input, *, Tensor out = None)',),
  'isposinf': ('(Tensor input, *, Tensor out = None)',),
  'isreal': ('(Tensor input)',),
+ 'kaiser_window': ('(int window_length, *, ember.dtype dtype = None, ember.layout layout = None, '
+                   'ember.device device = None, bool pin_memory = False, bool requires_grad = '
+                   'False)',
+                   '(int window_length, bool periodic, *, ember.dtype dtype = None, ember.layout '
+                   'layout = None, ember.device device = None, bool pin_memory = False, bool '
+                   'requires_grad = False)',
+                   '(int window_length, bool periodic, float beta, *, ember.dtype dtype = None, '
+                   'ember.layout layout = None, ember.device device = None, bool pin_memory = '
+                   'False, bool requires_grad = False)'),
+ 'kron': ('(Tensor input, Tensor other, *, Tensor out = None)',),
  'kthvalue': ('(Tensor input, int k, int dim = -1, bool keepdim = False, *, tuple of Tensors out = '
               'None)',),
  'l1_loss': ('(Tensor input, Tensor target, int reduction = 1)',),
@@ -653,7 +828,20 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
           '(Tensor input, Number other, *, Tensor out = None)'),
  'less_equal': ('(Tensor input, Tensor other, *, Tensor out = None)',
                 '(Tensor input, Number other, *, Tensor out = None)'),
+ 'lgamma': ('(Tensor input, *, Tensor out = None)',),
  'linear': ('(Tensor input, Tensor weight, Tensor bias = None, *, Tensor out = None)',),
+ 'linspace': ('(Tensor start, Tensor end, int steps, *, Tensor out = None, ember.dtype dtype = '
+              'None, ember.layout layout = None, ember.device device = None, bool pin_memory = '
+              'False, bool requires_grad = False)',
+              '(Number start, Tensor end, int steps, *, Tensor out = None, ember.dtype dtype = '
+              'None, ember.layout layout = None, ember.device device = None, bool pin_memory = '
+              'False, bool requires_grad = False)',
+              '(Tensor start, Number end, int steps, *, Tensor out = None, ember.dtype dtype = '
+              'None, ember.layout layout = None, ember.device device = None, bool pin_memory = '
+              'False, bool requires_grad = False)',
+              '(Number start, Number end, int steps, *, Tensor out = None, ember.dtype dtype = '
+              'None, ember.layout layout = None, ember.device device = None, bool pin_memory = '
+              'False, bool requires_grad = False)'),
  'log': ('(Tensor input, *, Tensor out = None)',),
  'log10': ('(Tensor input, *, Tensor out = None)',),
  'log10_': ('(Tensor input)',),
@@ -665,20 +853,38 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
  'log_softmax': ('(Tensor input, int dim, ember.dtype dtype = None, *, Tensor out = None)',),
  'logaddexp': ('(Tensor input, Tensor other, *, Tensor out = None)',),
  'logaddexp2': ('(Tensor input, Tensor other, *, Tensor out = None)',),
+ 'logcumsumexp': ('(Tensor input, int dim, *, Tensor out = None)',),
+ 'logdet': ('(Tensor input)',),
  'logical_and': ('(Tensor input, Tensor other, *, Tensor out = None)',),
  'logical_not': ('(Tensor input, *, Tensor out = None)',),
  'logical_or': ('(Tensor input, Tensor other, *, Tensor out = None)',),
  'logical_xor': ('(Tensor input, Tensor other, *, Tensor out = None)',),
  'logit': ('(Tensor input, float eps = None, *, Tensor out = None)',),
  'logit_': ('(Tensor input, float eps = None)',),
+ 'logspace': ('(Tensor start, Tensor end, int steps, float base = 10.0, *, Tensor out = None, '
+              'ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, '
+              'bool pin_memory = False, bool requires_grad = False)',
+              '(Number start, Tensor end, int steps, float base = 10.0, *, Tensor out = None, '
+              'ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, '
+              'bool pin_memory = False, bool requires_grad = False)',
+              '(Tensor start, Number end, int steps, float base = 10.0, *, Tensor out = None, '
+              'ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, '
+              'bool pin_memory = False, bool requires_grad = False)',
+              '(Number start, Number end, int steps, float base = 10.0, *, Tensor out = None, '
+              'ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, '
+              'bool pin_memory = False, bool requires_grad = False)'),
  'logsumexp': ('(Tensor input, tuple of ints dim, bool keepdim = False, *, Tensor out = None)',),
  'lt': ('(Tensor input, Tensor other, *, Tensor out = None)',
         '(Tensor input, Number other, *, Tensor out = None)'),
+ 'lu_unpack': ('(Tensor LU_data, Tensor LU_pivots, bool unpack_data = True, bool unpack_pivots = '
+               'True, *, tuple of Tensors out = None)',),
  'masked_fill': ('(Tensor input, Tensor mask, Tensor value)',
                  '(Tensor input, Tensor mask, Number value)'),
  'masked_scatter': ('(Tensor input, Tensor mask, Tensor source)',),
  'masked_select': ('(Tensor input, Tensor mask, *, Tensor out = None)',),
  'matmul': ('(Tensor input, Tensor other, *, Tensor out = None)',),
+ 'matrix_exp': ('(Tensor input)',),
+ 'matrix_power': ('(Tensor input, int n, *, Tensor out = None)',),
  'max': ('(Tensor input, *, Tensor out = None)',
          '(Tensor input, Tensor other, *, Tensor out = None)',
          '(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)'),
@@ -688,6 +894,10 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
  'max_pool3d_with_indices': ('(Tensor input, tuple of ints kernel_size, tuple of ints stride = '
                              'None, tuple of ints padding = 0, tuple of ints dilation = 1, bool '
                              'ceil_mode = False, *, tuple of Tensors out = None)',),
+ 'max_unpool2d': ('(Tensor input, Tensor indices, tuple of ints output_size, *, Tensor out = '
+                  'None)',),
+ 'max_unpool3d': ('(Tensor input, Tensor indices, tuple of ints output_size, tuple of ints stride, '
+                  'tuple of ints padding, *, Tensor out = None)',),
  'maximum': ('(Tensor input, Tensor other, *, Tensor out = None)',),
  'mean': ('(Tensor input, *, ember.dtype dtype = None, Tensor out = None)',
           '(Tensor input, tuple of ints dim, bool keepdim = False, *, ember.dtype dtype = None, '
@@ -708,19 +918,29 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
  'mse_loss': ('(Tensor input, Tensor target, int reduction = 1, *, Tensor out = None)',),
  'msort': ('(Tensor input, *, Tensor out = None)',),
  'mul': ('(Tensor input, Tensor other, *, Tensor out = None)',),
+ 'multi_margin_loss': ('(Tensor input, Tensor target, Number p = 1, Number margin = 1, Tensor '
+                       'weight = None, int reduction = 1, *, Tensor out = None)',),
+ 'multilabel_margin_loss': ('(Tensor input, Tensor target, int reduction = 1, *, Tensor out = '
+                            'None)',),
  'multinomial': ('(Tensor input, int num_samples, bool replacement = False, *, ember.Generator '
                  'generator = None, Tensor out = None)',),
  'multiply': ('(Tensor input, Tensor other, *, Tensor out = None)', '(Tensor input, Number other)'),
  'mv': ('(Tensor input, Tensor vec, *, Tensor out = None)',),
+ 'mvlgamma': ('(Tensor input, int p, *, Tensor out = None)',),
  'nan_to_num': ('(Tensor input, float nan = None, float posinf = None, float neginf = None, *, '
                 'Tensor out = None)',),
  'nan_to_num_': ('(Tensor input, float nan = None, float posinf = None, float neginf = None)',),
  'nanmean': ('(Tensor input, tuple of ints dim = None, bool keepdim = False, *, ember.dtype dtype '
              '= None, Tensor out = None)',),
+ 'nanquantile': ('(Tensor input, Tensor q, int dim = None, bool keepdim = False, *, str '
+                 'interpolation = "linear", Tensor out = None)',
+                 '(Tensor input, float q, int dim = None, bool keepdim = False, *, str '
+                 'interpolation = "linear", Tensor out = None)'),
  'nansum': ('(Tensor input, tuple of ints dim = None, bool keepdim = False, *, ember.dtype dtype = '
             'None, Tensor out = None)',),
  'narrow': ('(Tensor input, int dim, Tensor start, int length)',
             '(Tensor input, int dim, int start, int length)'),
+ 'native_channel_shuffle': ('(Tensor input, int groups)',),
  'ne': ('(Tensor input, Tensor other, *, Tensor out = None)',
         '(Tensor input, Number other, *, Tensor out = None)'),
  'neg': ('(Tensor input, *, Tensor out = None)',),
@@ -730,27 +950,69 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
  'nll_loss': ('(Tensor input, Tensor target, Tensor weight = None, int reduction = 1, int '
               'ignore_index = -100, *, Tensor out = None)',),
  'nonzero': ('(Tensor input, *, bool as_tuple = False, Tensor out = None)',),
+ 'normal': ('(Tensor mean, Tensor std, *, ember.Generator generator = None, Tensor out = None)',
+            '(Tensor mean, float std = 1, *, ember.Generator generator = None, Tensor out = None)',
+            '(float mean, Tensor std, *, ember.Generator generator = None, Tensor out = None)',
+            '(float mean, float std, tuple of ints size, *, ember.Generator generator = None, '
+            'Tensor out = None, ember.dtype dtype = None, ember.layout layout = None, ember.device '
+            'device = None, bool pin_memory = False, bool requires_grad = False)'),
  'not_equal': ('(Tensor input, Tensor other, *, Tensor out = None)',
                '(Tensor input, Number other, *, Tensor out = None)'),
  'one_hot': ('(Tensor input, int num_classes = -1)',),
+ 'ones': ('(tuple of ints size, *, Tensor out = None, ember.dtype dtype = None, ember.layout '
+          'layout = None, ember.device device = None, bool pin_memory = False, bool requires_grad '
+          '= False)',),
  'ones_like': ('(Tensor input, *, ember.memory_format memory_format = None, ember.dtype dtype = '
                'None, ember.layout layout = None, ember.device device = None, bool pin_memory = '
                'False, bool requires_grad = False)',),
  'outer': ('(Tensor input, Tensor vec2, *, Tensor out = None)',),
+ 'pairwise_distance': ('(Tensor x1, Tensor x2, float p = 2, float eps = 1e-06, bool keepdim = '
+                       'False)',),
  'permute': ('(Tensor input, tuple of ints dims)',),
+ 'pinverse': ('(Tensor input, float rcond = 1e-15)',),
+ 'pixel_shuffle': ('(Tensor input, int upscale_factor)',),
+ 'pixel_unshuffle': ('(Tensor input, int downscale_factor)',),
+ 'polygamma': ('(int n, Tensor input, *, Tensor out = None)',),
  'positive': ('(Tensor input)',),
+ 'pow': ('(Tensor input, Tensor exponent, *, Tensor out = None)',
+         '(Number self, Tensor exponent, *, Tensor out = None)',
+         '(Tensor input, Number exponent, *, Tensor out = None)'),
  'prelu': ('(Tensor input, Tensor weight)',),
  'prod': ('(Tensor input, *, ember.dtype dtype = None)',
           '(Tensor input, int dim, bool keepdim = False, *, ember.dtype dtype = None, Tensor out = '
           'None)'),
+ 'promote_types': ('(ember.dtype type1, ember.dtype type2)',),
+ 'qr': ('(Tensor input, bool some = True, *, tuple of Tensors out = None)',),
+ 'quantile': ('(Tensor input, Tensor q, int dim = None, bool keepdim = False, *, str interpolation '
+              '= "linear", Tensor out = None)',
+              '(Tensor input, float q, int dim = None, bool keepdim = False, *, str interpolation '
+              '= "linear", Tensor out = None)'),
  'rad2deg': ('(Tensor input, *, Tensor out = None)',),
  'rad2deg_': ('(Tensor input)',),
+ 'rand': ('(tuple of ints size, *, ember.Generator generator, Tensor out = None, ember.dtype dtype '
+          '= None, ember.layout layout = None, ember.device device = None, bool pin_memory = '
+          'False, bool requires_grad = False)',
+          '(tuple of ints size, *, Tensor out = None, ember.dtype dtype = None, ember.layout '
+          'layout = None, ember.device device = None, bool pin_memory = False, bool requires_grad '
+          '= False)'),
  'rand_like': ('(Tensor input, *, ember.Generator generator, ember.memory_format memory_format = '
                'None, ember.dtype dtype = None, ember.layout layout = None, ember.device device = '
                'None, bool pin_memory = False, bool requires_grad = False)',
                '(Tensor input, *, ember.memory_format memory_format = None, ember.dtype dtype = '
                'None, ember.layout layout = None, ember.device device = None, bool pin_memory = '
                'False, bool requires_grad = False)'),
+ 'randint': ('(int high, tuple of ints size, *, ember.Generator generator, Tensor out = None, '
+             'ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, '
+             'bool pin_memory = False, bool requires_grad = False)',
+             '(int high, tuple of ints size, *, Tensor out = None, ember.dtype dtype = None, '
+             'ember.layout layout = None, ember.device device = None, bool pin_memory = False, '
+             'bool requires_grad = False)',
+             '(int low, int high, tuple of ints size, *, ember.Generator generator, Tensor out = '
+             'None, ember.dtype dtype = None, ember.layout layout = None, ember.device device = '
+             'None, bool pin_memory = False, bool requires_grad = False)',
+             '(int low, int high, tuple of ints size, *, Tensor out = None, ember.dtype dtype = '
+             'None, ember.layout layout = None, ember.device device = None, bool pin_memory = '
+             'False, bool requires_grad = False)'),
  'randint_like': ('(Tensor input, int low, int high, *, ember.Generator generator, '
                   'ember.memory_format memory_format = None, ember.dtype dtype = None, '
                   'ember.layout layout = None, ember.device device = None, bool pin_memory = '
@@ -772,36 +1034,70 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
                   '(Tensor input, int high, *, ember.memory_format memory_format = None, '
                   'ember.dtype dtype = None, ember.layout layout = None, ember.device device = '
                   'None, bool pin_memory = False, bool requires_grad = False)'),
+ 'randn': ('(tuple of ints size, *, ember.Generator generator, Tensor out = None, ember.dtype '
+           'dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory '
+           '= False, bool requires_grad = False)',
+           '(tuple of ints size, *, Tensor out = None, ember.dtype dtype = None, ember.layout '
+           'layout = None, ember.device device = None, bool pin_memory = False, bool requires_grad '
+           '= False)'),
  'randn_like': ('(Tensor input, *, ember.Generator generator, ember.memory_format memory_format = '
                 'None, ember.dtype dtype = None, ember.layout layout = None, ember.device device = '
                 'None, bool pin_memory = False, bool requires_grad = False)',
                 '(Tensor input, *, ember.memory_format memory_format = None, ember.dtype dtype = '
                 'None, ember.layout layout = None, ember.device device = None, bool pin_memory = '
                 'False, bool requires_grad = False)'),
+ 'randperm': ('(int n, *, ember.Generator generator, Tensor out = None, ember.dtype dtype = None, '
+              'ember.layout layout = None, ember.device device = None, bool pin_memory = False, '
+              'bool requires_grad = False)',
+              '(int n, *, Tensor out = None, ember.dtype dtype = None, ember.layout layout = None, '
+              'ember.device device = None, bool pin_memory = False, bool requires_grad = False)'),
+ 'range': ('(Number start, Number end, Number step = 1, *, Tensor out = None, ember.dtype dtype = '
+           'None, ember.layout layout = ember.strided, ember.device device = None, bool '
+           'requires_grad = False)',),
  'ravel': ('(Tensor input)',),
  'reciprocal': ('(Tensor input, *, Tensor out = None)',),
  'reciprocal_': ('(Tensor input)',),
  'relu': ('(Tensor input)',),
  'relu6': ('(Tensor input)',),
  'relu_': ('(Tensor input)',),
+ 'remainder': ('(Tensor input, Tensor other, *, Tensor out = None)',
+               '(Number self, Tensor other)',
+               '(Tensor input, Number other, *, Tensor out = None)'),
+ 'renorm': ('(Tensor input, Number p, int dim, Number maxnorm, *, Tensor out = None)',),
  'reshape': ('(Tensor input, tuple of ints shape)',),
+ 'result_type': ('(Tensor tensor, Tensor other)',
+                 '(Number scalar, Tensor tensor)',
+                 '(Tensor tensor, Number other)',
+                 '(Number scalar1, Number scalar2)'),
  'roll': ('(Tensor input, tuple of ints shifts, tuple of ints dims = None)',),
  'rot90': ('(Tensor input, int k = 1, tuple of ints dims = {0,1})',),
  'round': ('(Tensor input, *, Tensor out = None)',
            '(Tensor input, *, int decimals, Tensor out = None)'),
  'round_': ('(Tensor input)', '(Tensor input, *, int decimals)'),
+ 'row_stack': ('(tuple of Tensors tensors, *, Tensor out = None)',),
+ 'rrelu_': ('(Tensor input, Number lower = 0.125, Number upper = 0.3333333333333333, bool training '
+            '= False, ember.Generator generator = None)',),
  'rsqrt': ('(Tensor input, *, Tensor out = None)',),
  'rsqrt_': ('(Tensor input)',),
  'rsub': ('(Tensor input, Tensor other, *, Number alpha = 1)',
           '(Tensor input, Number other, Number alpha = 1)'),
+ 'scalar_tensor': ('(Number s, *, ember.dtype dtype = None, ember.layout layout = None, '
+                   'ember.device device = None, bool pin_memory = False, bool requires_grad = '
+                   'False)',),
  'scatter': ('(Tensor input, int dim, Tensor index, Tensor src, *, Tensor out = None)',
              '(Tensor input, int dim, Tensor index, Tensor src, *, str reduce, Tensor out = None)',
              '(Tensor input, int dim, Tensor index, Number value, *, Tensor out = None)',
              '(Tensor input, int dim, Tensor index, Number value, *, str reduce, Tensor out = '
              'None)'),
  'scatter_add': ('(Tensor input, int dim, Tensor index, Tensor src, *, Tensor out = None)',),
+ 'searchsorted': ('(Tensor sorted_sequence, Tensor input, *, bool out_int32 = False, bool right = '
+                  'False, str side = None, Tensor sorter = None, Tensor out = None)',
+                  '(Tensor sorted_sequence, Number self, *, bool out_int32 = False, bool right = '
+                  'False, str side = None, Tensor sorter = None, Tensor out = None)'),
  'select': ('(Tensor input, int dim, int index)',),
  'selu_': ('(Tensor input)',),
+ 'set_autocast_dtype': ('(str device_type, ember.dtype dtype)',),
+ 'set_autocast_enabled': ('(str device_type, bool enabled)', '(bool enabled)'),
  'sgn': ('(Tensor input, *, Tensor out = None)',),
  'sigmoid': ('(Tensor input, *, Tensor out = None)',),
  'sigmoid_': ('(Tensor input)',),
@@ -810,10 +1106,14 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
  'silu': ('(Tensor input, *, Tensor out = None)',),
  'sin': ('(Tensor input, *, Tensor out = None)',),
  'sin_': ('(Tensor input)',),
+ 'sinc': ('(Tensor input, *, Tensor out = None)',),
+ 'sinc_': ('(Tensor input)',),
  'sinh': ('(Tensor input, *, Tensor out = None)',),
  'sinh_': ('(Tensor input)',),
+ 'slogdet': ('(Tensor input, *, tuple of Tensors out = None)',),
  'smooth_l1_loss': ('(Tensor input, Tensor target, int reduction = 1, float beta = 1.0, *, Tensor '
                     'out = None)',),
+ 'soft_margin_loss': ('(Tensor input, Tensor target, int reduction = 1, *, Tensor out = None)',),
  'softmax': ('(Tensor input, int dim, ember.dtype dtype = None, *, Tensor out = None)',),
  'softplus': ('(Tensor input, Number beta = 1, Number threshold = 20, *, Tensor out = None)',),
  'softshrink': ('(Tensor input, Number lambd = 0.5, *, Tensor out = None)',),
@@ -825,6 +1125,7 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
  'square': ('(Tensor input, *, Tensor out = None)',),
  'square_': ('(Tensor input)',),
  'squeeze': ('(Tensor input)', '(Tensor input, int dim)', '(Tensor input, tuple of ints dim)'),
+ 'stack': ('(tuple of Tensors tensors, int dim = 0, *, Tensor out = None)',),
  'std': ('(Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False, *, Tensor '
          'out = None)',
          '(Tensor input, tuple of ints dim = None, *, Number correction = None, bool keepdim = '
@@ -841,14 +1142,19 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
  'sum': ('(Tensor input, *, ember.dtype dtype = None)',
          '(Tensor input, tuple of ints dim, bool keepdim = False, *, ember.dtype dtype = None, '
          'Tensor out = None)'),
+ 'svd': ('(Tensor input, bool some = True, bool compute_uv = True, *, tuple of Tensors out = '
+         'None)',),
  'swapaxes': ('(Tensor input, int axis0, int axis1)',),
  'swapdims': ('(Tensor input, int dim0, int dim1)',),
  't': ('(Tensor input)',),
  'take': ('(Tensor input, Tensor index, *, Tensor out = None)',),
+ 'take_along_dim': ('(Tensor input, Tensor indices, int dim = None, *, Tensor out = None)',),
  'tan': ('(Tensor input, *, Tensor out = None)',),
  'tan_': ('(Tensor input)',),
  'tanh': ('(Tensor input, *, Tensor out = None)',),
  'tanh_': ('(Tensor input)',),
+ 'tensor': ('(object data, *, ember.dtype dtype = None, ember.device device = None, bool '
+            'pin_memory = False, bool requires_grad = False)',),
  'tensor_split': ('(Tensor input, tuple of ints indices, int dim = 0)',
                   '(Tensor input, Tensor tensor_indices_or_sections, int dim = 0)',
                   '(Tensor input, int sections, int dim = 0)'),
@@ -858,8 +1164,19 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
           'of Tensors out = None)',),
  'trace': ('(Tensor input)',),
  'transpose': ('(Tensor input, int dim0, int dim1)',),
+ 'trapezoid': ('(Tensor y, Tensor x, *, int dim = -1)',
+               '(Tensor y, *, Number dx = 1, int dim = -1)'),
+ 'trapz': ('(Tensor y, *, float dx = 1, int dim = -1)', '(Tensor y, Tensor x, *, int dim = -1)'),
+ 'triangular_solve': ('(Tensor input, Tensor A, bool upper = True, bool transpose = False, bool '
+                      'unitriangular = False, *, tuple of Tensors out = None)',),
  'tril': ('(Tensor input, int diagonal = 0, *, Tensor out = None)',),
+ 'tril_indices': ('(int row, int col, int offset = 0, *, ember.dtype dtype = None, ember.layout '
+                  'layout = None, ember.device device = None, bool pin_memory = False, bool '
+                  'requires_grad = False)',),
  'triu': ('(Tensor input, int diagonal = 0, *, Tensor out = None)',),
+ 'triu_indices': ('(int row, int col, int offset = 0, *, ember.dtype dtype = None, ember.layout '
+                  'layout = None, ember.device device = None, bool pin_memory = False, bool '
+                  'requires_grad = False)',),
  'true_divide': ('(Tensor input, Tensor other, *, Tensor out = None)',
                  '(Tensor input, Number other)'),
  'trunc': ('(Tensor input, *, Tensor out = None)',),
@@ -867,6 +1184,7 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
  'unbind': ('(Tensor input, int dim = 0)',),
  'unflatten': ('(Tensor input, int dim, tuple of ints sizes)',),
  'unsqueeze': ('(Tensor input, int dim)',),
+ 'vander': ('(Tensor x, int N = None, bool increasing = False)',),
  'var': ('(Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False, *, Tensor '
          'out = None)',
          '(Tensor input, tuple of ints dim = None, *, Number correction = None, bool keepdim = '
@@ -877,8 +1195,15 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
               '= False)',
               '(Tensor input, bool unbiased = True)'),
  'vdot': ('(Tensor input, Tensor other, *, Tensor out = None)',),
+ 'vstack': ('(tuple of Tensors tensors, *, Tensor out = None)',),
+ 'xlogy': ('(Tensor input, Tensor other, *, Tensor out = None)',
+           '(Number self, Tensor other, *, Tensor out = None)',
+           '(Tensor input, Number other, *, Tensor out = None)'),
  'xlogy_': ('(Tensor input, Tensor other)', '(Tensor input, Number other)'),
  'zero_': ('(Tensor input)',),
+ 'zeros': ('(tuple of ints size, *, Tensor out = None, ember.dtype dtype = None, ember.layout '
+           'layout = None, ember.device device = None, bool pin_memory = False, bool requires_grad '
+           '= False)',),
  'zeros_like': ('(Tensor input, *, ember.memory_format memory_format = None, ember.dtype dtype = '
                 'None, ember.layout layout = None, ember.device device = None, bool pin_memory = '
                 'False, bool requires_grad = False)',)}
@@ -890,21 +1215,28 @@ NN_FUNCTIONAL = ('adaptive_avg_pool1d',
  'avg_pool3d',
  'bilinear',
  'celu_',
+ 'channel_shuffle',
  'conv1d',
  'conv2d',
  'conv3d',
  'conv_transpose1d',
  'conv_transpose2d',
  'conv_transpose3d',
+ 'cosine_similarity',
  'elu_',
  'gelu',
  'hardshrink',
  'hardtanh_',
  'leaky_relu_',
  'linear',
+ 'native_channel_shuffle',
  'one_hot',
+ 'pairwise_distance',
+ 'pixel_shuffle',
+ 'pixel_unshuffle',
  'prelu',
  'relu_',
+ 'rrelu_',
  'selu_',
  'softplus',
  'softshrink',

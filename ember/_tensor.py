@@ -156,7 +156,7 @@ class Tensor:
     def data_ptr(self):
         return _address(self._data)
 
-    def is_contiguous(self, memory_format=None):
+    def is_contiguous(self, *, memory_format=None):
         """C-contiguity as PyTorch defines it (size-1 dimensions may have any stride)."""
         if self._data.size == 0:
             return True
@@ -468,46 +468,46 @@ class Tensor:
     def type_as(self, other):
         return _conversion.to(self, other.dtype)
 
-    def cpu(self, memory_format=None):
+    def cpu(self, *, memory_format=None):
         return _conversion.to(self, "cpu")
 
     def cuda(self, device=None, non_blocking=False, memory_format=None):
         return _conversion.to(self, "cuda" if device is None else device)
 
-    def float(self, memory_format=None):
+    def float(self, *, memory_format=None):
         return _conversion.to(self, _dtype.float32)
 
-    def double(self, memory_format=None):
+    def double(self, *, memory_format=None):
         return _conversion.to(self, _dtype.float64)
 
-    def half(self, memory_format=None):
+    def half(self, *, memory_format=None):
         return _conversion.to(self, _dtype.float16)
 
-    def bfloat16(self, memory_format=None):
+    def bfloat16(self, *, memory_format=None):
         return _conversion.to(self, _dtype.bfloat16)
 
-    def long(self, memory_format=None):
+    def long(self, *, memory_format=None):
         return _conversion.to(self, _dtype.int64)
 
-    def int(self, memory_format=None):
+    def int(self, *, memory_format=None):
         return _conversion.to(self, _dtype.int32)
 
-    def short(self, memory_format=None):
+    def short(self, *, memory_format=None):
         return _conversion.to(self, _dtype.int16)
 
-    def char(self, memory_format=None):
+    def char(self, *, memory_format=None):
         return _conversion.to(self, _dtype.int8)
 
-    def byte(self, memory_format=None):
+    def byte(self, *, memory_format=None):
         return _conversion.to(self, _dtype.uint8)
 
-    def bool(self, memory_format=None):
+    def bool(self, *, memory_format=None):
         return _conversion.to(self, _dtype.bool)
 
     def clone(self, *, memory_format=None):
         return _conversion.clone(self, memory_format=memory_format)
 
-    def contiguous(self, memory_format=None):
+    def contiguous(self, *, memory_format=None):
         return _conversion.contiguous(self)
 
     def copy_(self, src, non_blocking=False):
@@ -1203,7 +1203,7 @@ class Tensor:
             _arguments.screen("Tensor.sum", args, kwargs)
         try:
             return _reduction.sum(self, *args, **kwargs)
-        except (AttributeError, TypeError):
+        except Exception:  # whatever the op raised, PyTorch parses first
             _arguments.check("Tensor.sum", args, kwargs)
             raise
 
@@ -1215,7 +1215,7 @@ class Tensor:
             _arguments.screen("Tensor.mean", args, kwargs)
         try:
             return _reduction.mean(self, *args, **kwargs)
-        except (AttributeError, TypeError):
+        except Exception:  # whatever the op raised, PyTorch parses first
             _arguments.check("Tensor.mean", args, kwargs)
             raise
 
@@ -1304,35 +1304,37 @@ class Tensor:
         return _reduction.unique(self, sorted, return_inverse, return_counts, dim)
 
     # ================================================================ views and shapes (ops/views.py)
-    def view(self, *shape):
-        if shape and shape[0].__class__ is bool:  # PyTorch refuses view(True); ember reads 1
-            _arguments.check("Tensor.view", shape)
+    def view(self, *shape, **kwargs):
+        if kwargs or shape and shape[0].__class__ is bool:  # view(True) is refused, not 1
+            _arguments.check("Tensor.view", shape, kwargs)
+            shape += tuple(kwargs.values())  # the one keyword PyTorch's signatures allow
         try:
             return _views.view(self, *shape)
-        except (AttributeError, TypeError):
+        except Exception:  # whatever the op raised, PyTorch parses first
             _arguments.check("Tensor.view", shape)
             raise
 
     def view_as(self, other):
         return _views.view(self, other.shape)
 
-    def reshape(self, *shape):
-        if shape and shape[0].__class__ is bool:  # PyTorch refuses view(True); ember reads 1
-            _arguments.check("Tensor.reshape", shape)
+    def reshape(self, *shape, **kwargs):
+        if kwargs or shape and shape[0].__class__ is bool:  # view(True) is refused, not 1
+            _arguments.check("Tensor.reshape", shape, kwargs)
+            shape += tuple(kwargs.values())  # the one keyword PyTorch's signatures allow
         try:
             return _views.reshape(self, *shape)
-        except (AttributeError, TypeError):
+        except Exception:  # whatever the op raised, PyTorch parses first
             _arguments.check("Tensor.reshape", shape)
             raise
 
     def reshape_as(self, other):
         return _views.reshape(self, other.shape)
 
-    def transpose(self, dim0, dim1):
+    def transpose(self, *args, **kwargs):  # (dim0, dim1); a wrong call gets PyTorch's words
         try:
-            return _views.transpose(self, dim0, dim1)
-        except (AttributeError, TypeError):
-            _arguments.check("Tensor.transpose", (dim0, dim1))
+            return _views.transpose(self, *args, **kwargs)
+        except Exception:  # whatever the op raised, PyTorch parses first
+            _arguments.check("Tensor.transpose", args, kwargs)
             raise
 
     def transpose_(self, dim0, dim1):
@@ -1373,11 +1375,11 @@ class Tensor:
 
     moveaxis = movedim
 
-    def squeeze(self, dim=None):
-        return _views.squeeze(self, dim)
+    def squeeze(self, dim=None, *dims):  # squeeze(0, 1) is squeeze((0, 1)), as in PyTorch
+        return _views.squeeze(self, (dim,) + dims if dims else dim)
 
-    def squeeze_(self, dim=None):
-        return _views.squeeze_(self, dim)
+    def squeeze_(self, dim=None, *dims):
+        return _views.squeeze_(self, (dim,) + dims if dims else dim)
 
     def unsqueeze(self, dim):
         return _views.unsqueeze(self, dim)
@@ -1458,11 +1460,11 @@ class Tensor:
     def __setitem__(self, index, value):
         _indexing.setitem(self, index, value)
 
-    def gather(self, dim, index, *, sparse_grad=False):
+    def gather(self, *args, **kwargs):  # (dim, index, *, sparse_grad=False)
         try:
-            return _indexing.gather(self, dim, index)
-        except (AttributeError, TypeError):
-            _arguments.check("Tensor.gather", (dim, index))
+            return _indexing.gather(self, *args, **kwargs)
+        except Exception:  # whatever the op raised, PyTorch parses first
+            _arguments.check("Tensor.gather", args, kwargs)
             raise
 
     def scatter(self, dim, index, src=None, *, value=None, reduce=None):
@@ -1477,11 +1479,11 @@ class Tensor:
     def scatter_add_(self, dim, index, src):
         return _indexing.scatter_add_(self, dim, index, src)
 
-    def index_select(self, dim, index):
+    def index_select(self, *args, **kwargs):  # (dim, index)
         try:
-            return _indexing.index_select(self, dim, index)
-        except (AttributeError, TypeError):
-            _arguments.check("Tensor.index_select", (dim, index))
+            return _indexing.index_select(self, *args, **kwargs)
+        except Exception:  # whatever the op raised, PyTorch parses first
+            _arguments.check("Tensor.index_select", args, kwargs)
             raise
 
     def index_add(self, dim, index, source, *, alpha=1):

@@ -114,14 +114,25 @@ def fits(name, texts, method):
 
 
 def choose(name, natives, method):
-    forms = [(b, f) for b, f in natives
-             if (method != b.startswith(("Tensor input", "Tensor self")))]
-    texts = tuple(printed(b, f) for b, f in deprecated_last(forms))
-    texts = tuple(dict.fromkeys(texts))
-    for candidate in _orders(texts) if texts else [("()",), ("noargs",)]:
-        if fits(name, candidate, method):
-            return candidate
+    for forms in _form_sets(natives, method):
+        texts = tuple(printed(b, f) for b, f in deprecated_last(forms))
+        texts = tuple(dict.fromkeys(texts))
+        for candidate in _orders(texts) if texts else [("()",), ("noargs",)]:
+            if fits(name, candidate, method):
+                return candidate
     return None
+
+
+def _form_sets(natives, method):
+    """Which stored strings may be this parser's: a method's never name self or input;
+    a function's usually do, but cat(tensors, dim) or where(condition) do not, so
+    failing the first guess, a function tries every string."""
+    def is_function(body):
+        return re.search(r"(^|, )\S+ (self|input)\b", body) is not None
+    first = [(b, f) for b, f in natives if is_function(b) != method]
+    yield first
+    if not method and len(first) != len(natives):
+        yield natives
 
 
 def _orders(texts):

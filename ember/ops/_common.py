@@ -447,11 +447,18 @@ def wrap_dim(dim, ndim):
     return _canonical_dim(dim, ndim)
 
 
+def wrap_dim_list(dims, ndim):
+    """Dims from a list or tuple. PyTorch's parser checks the first element's type only
+    and unpacks the rest as indices, so `amax([0, True])` reduces dims 0 and 1."""
+    return tuple(wrap_dim(int(d) if i and d.__class__ is bool else d, ndim)
+                 for i, d in enumerate(dims))
+
+
 def wrap_dims(dims, ndim):
     """A tuple of non-negative dims, rejecting repeats as PyTorch does."""
     if isinstance(dims, int) or hasattr(dims, "__index__") and not isinstance(dims, (tuple, list)):
         return (wrap_dim(dims, ndim),)
-    out = tuple(wrap_dim(d, ndim) for d in dims)
+    out = wrap_dim_list(dims, ndim)
     if len(set(out)) != len(out):
         for d in out:
             if out.count(d) > 1:

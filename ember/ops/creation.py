@@ -45,7 +45,7 @@ def size_arg(args, name, size=None):
     shape = []
     for i, s in enumerate(args):
         if s.__class__ is not int:
-            if isinstance(s, bool) or not hasattr(s, "__index__") or isinstance(s, float):
+            if s.__class__ is bool and i == 0 or not hasattr(s, "__index__") or isinstance(s, float):
                 if single:
                     raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of "
                                     f"ints, not {type(s).__name__}")

@@ -8,7 +8,7 @@ import warnings
 
 from .. import _backend, _errors
 from ..autograd.graph import Node
-from ._common import attach, grad_state, make_view, wrap_dim
+from ._common import attach, grad_state, make_view, wrap_dim, wrap_dim_list
 
 __all__ = []
 
@@ -155,7 +155,7 @@ def permute(input, *args, dims=None):
             "permute(sparse_coo): number of dimensions in the tensor input does not match the "
             "length of the desired ordering of dimensions i.e. input.dim() = "
             f"{ndim} is not equal to len(dims) = {len(dims)}")
-    dims = tuple(wrap_dim(d, ndim) for d in dims)
+    dims = wrap_dim_list(dims, ndim)
     if len(set(dims)) != ndim:
         raise RuntimeError("permute(): duplicate dims are not allowed.")
     out = make_view(data.transpose(dims), input)
@@ -234,7 +234,7 @@ def _squeeze(input, dim, node_type):
     if dim is None:
         dims = range(len(shape))
     elif isinstance(dim, (tuple, list)):
-        dims = tuple(wrap_dim(d, len(shape)) for d in dim)
+        dims = wrap_dim_list(dim, len(shape))
         if len(set(dims)) != len(dims):
             for d in dims:
                 if dims.count(d) > 1:

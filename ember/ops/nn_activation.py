@@ -86,9 +86,13 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """input clamped to [min_val, max_val]; integers keep their dtype."""
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
-    if inplace:
-        return hardtanh_(input, min_val, max_val)
-    return _hardtanh(input, min_val, max_val)
+    try:
+        if inplace:
+            return hardtanh_(input, min_val, max_val)
+        return _hardtanh(input, min_val, max_val)
+    except (AttributeError, TypeError):  # PyTorch's Python door hands these to its parser
+        _arguments.check("hardtanh_" if inplace else "hardtanh", (input, min_val, max_val))
+        raise
 
 
 def hardtanh_(input, min_val=-1.0, max_val=1.0):
@@ -119,6 +123,12 @@ class HardtanhBackward0(_SavedInput):
 
 def relu6(input, inplace=False):
     """min(max(input, 0), 6): PyTorch records it as a hardtanh."""
+    if not inplace:
+        try:
+            return _hardtanh(input, 0.0, 6.0)
+        except (AttributeError, TypeError):
+            _arguments.check("relu6", (input,))
+            raise
     return hardtanh(input, 0.0, 6.0, inplace)
 
 
@@ -481,10 +491,14 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
 # ---------------------------------------------------------------- glu
 def glu(input, dim=-1):
     """a * sigmoid(b), where a and b are the two halves of input along `dim`."""
-    a = _floating(input, "glu_cpu")
-    if a.ndim == 0:
+    if input.dim() == 0:  # first, as PyTorch's Python-level F.glu asks
         raise RuntimeError("glu does not support scalars because halving size must be even")
-    axis = wrap_dim(dim, a.ndim)
+    a = _floating(input, "glu_cpu")
+    try:
+        axis = wrap_dim(dim, a.ndim)
+    except (AttributeError, TypeError):
+        _arguments.check("glu", (input, dim))
+        raise
     size = a.shape[axis]
     if size % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {axis} is size {size}")

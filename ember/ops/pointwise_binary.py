@@ -360,6 +360,8 @@ def addcdiv_(input, tensor1, tensor2, *, value=1):
 def lerp(input, end, weight):
     """input + weight * (end - input), evaluated from the nearer end as PyTorch does."""
     require_tensor(end, "lerp", "end")
+    if weight is None:
+        raise TypeError("lerp: weight is None")  # the door gives PyTorch's words
     a, b = input._data, end._data
     if a.dtype != b.dtype:
         raise RuntimeError(_lerp_dtype_message(input, end, "end"))

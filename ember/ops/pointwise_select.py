@@ -283,6 +283,8 @@ def clamp(input, min=None, max=None):
     """Bound input to [min, max] (max wins where min > max); bounds are numbers or tensors."""
     if min is None and max is None:
         raise RuntimeError("ember.clamp: At least one of 'min' or 'max' must not be None")
+    if min is not None and max is not None and isinstance(min, Tensor) != isinstance(max, Tensor):
+        raise TypeError("clamp: bounds mix a tensor and a number")  # door: PyTorch's words
     a, low, high = _clamp_arrays(input, min, max)
     xp = input._device.xp
     out = wrap(_clamp_forward(xp, a, low, high), input._device)
@@ -342,6 +344,8 @@ class ClampBackward0(ClampBackward1):
 
 def clamp_min(input, min):
     """max(input, min), elementwise."""
+    if min is None:
+        raise TypeError("clamp_min: min is None")  # the door gives PyTorch's words
     a, low, _ = _clamp_arrays(input, min, None)
     out = wrap(_clamp_forward(input._device.xp, a, low, None), input._device)
     if any_requires_grad(input, min):
@@ -371,6 +375,8 @@ class ClampMinBackward1(ClampMinBackward0):
 
 def clamp_max(input, max):
     """min(input, max), elementwise."""
+    if max is None:
+        raise TypeError("clamp_max: max is None")  # the door gives PyTorch's words
     a, _, high = _clamp_arrays(input, None, max)
     out = wrap(_clamp_forward(input._device.xp, a, None, high), input._device)
     if any_requires_grad(input, max):
