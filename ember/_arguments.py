@@ -16,6 +16,7 @@ doors use.
 from types import FunctionType as _FunctionType
 
 from . import _dtype
+from ._layout import layout as _layout_class
 from ._device import device as _device_class
 from ._size import Size
 from ._tensor import Tensor as _Tensor
@@ -29,7 +30,7 @@ _BUILTIN_MODULES = {"builtins"}
 def typename(obj):
     """The name PyTorch prints for an argument's type (CPython's tp_name)."""
     kind = type(obj)
-    if kind is _dtype.dtype or kind is Size or kind is _device_class:
+    if kind is _dtype.dtype or kind is Size or kind is _device_class or kind is _layout_class:
         return "ember." + kind.__name__
     module = kind.__module__
     if module in _BUILTIN_MODULES:
@@ -501,8 +502,11 @@ def _tensor_list(obj):
     return False, -1
 
 
+_PYTHON_DTYPES = (float, int, bool, complex)  # PyTorch reads these classes as dtypes
+
+
 def _is_dtype(obj):
-    return isinstance(obj, _dtype.dtype), -1
+    return isinstance(obj, _dtype.dtype) or obj in _PYTHON_DTYPES, -1
 
 
 def _is_str(obj):
@@ -642,8 +646,8 @@ _USUAL = {"int": frozenset({int}), "SymInt": frozenset({int}), "bool": frozenset
           "c10::string_view": frozenset({str}),
           "Device": frozenset({str, int, _device_class}),
           "ember.device": frozenset({str, int, _device_class}),
-          # ember has no layouts or memory formats: only None gets through
-          "ember.layout": frozenset(), "ember.memory_format": frozenset()}
+          # ember has no memory formats: only None gets through
+          "ember.layout": frozenset({_layout_class}), "ember.memory_format": frozenset()}
 
 
 def _plan(name, offset):

@@ -443,3 +443,12 @@ def test_flags_round_trip(torch):
         assert lib.is_warn_always_enabled()
         lib.set_warn_always(False)
         assert not lib.is_warn_always_enabled()
+
+
+def test_native_channel_shuffle_matches_torch(torch):
+    def run(lib):
+        x = lib.arange(16.0).reshape(1, 4, 2, 2)
+        return lib.nn.functional.native_channel_shuffle(x, 2), lib.native_channel_shuffle(x, 2)
+    got, expected = run(ember), run(torch)
+    for g, e in zip(got, expected):
+        assert g.tolist() == e.tolist()
