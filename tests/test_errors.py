@@ -423,11 +423,12 @@ def test_every_signature_with_a_wrong_value_in_each_position(torch):
         got = _position_outcome(ember, *case)
         if got != expected:
             different.append((case, expected[1], got))
-    # 163 of 7605 remain (7367 of 15255 before this walk existed, the full walk), most of
+    # 169 remain (163 of 7605 on the errs10 branch; the ops merged after it add six;
+    # 7367 of 15255 before this walk existed, the full walk), most of
     # them None where PyTorch wants a value: doors let None through (the printed "int to"
     # of random_ is PyTorch's "int? to"), so ops must refuse it. Others: ops that accept
     # what the parser refuses in a position that also takes a tensor (linspace's
     # end=None, normal's mean=None, tensor_split(True)), a [True] int list (tile([True])),
     # keyword forms of int lists in varargs signatures (randint(size=[0, 1.5])), and the
     # classes ember.device/finfo/iinfo, which have no door. Lower this as they are fixed.
-    assert len(different) <= 163, different[:3]
+    assert len(different) <= 169, different[:3]
