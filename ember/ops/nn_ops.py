@@ -39,6 +39,11 @@ def _shifted(xp, x, axis):
     return xp.asarray(shifted) if x.ndim == 0 else shifted  # 0-dim: NumPy gives a scalar
 
 
+def _rounded(array, dtype):
+    """A float32 array rounded through `dtype` and back."""
+    return array.astype(dtype).astype(_FLOAT32)
+
+
 def softmax(input, dim, dtype=None):
     """exp(x) / sum(exp(x)) along `dim`."""
     input, x, axis = _prepare(input, dim, dtype, "softmax")
@@ -70,7 +75,13 @@ def log_softmax(input, dim, dtype=None):
     xp = input._device.xp
     values = _shifted(xp, x, axis)
     if values.size:
-        values -= xp.log(xp.exp(values).sum(axis=axis, keepdims=True))
+        total = xp.exp(values).sum(axis=axis, keepdims=True)
+        dtype = input._data.dtype
+        if dtype in _REDUCED and axis == x.ndim - 1:
+            # PyTorch's last-dim kernel rounds the sum, and its log, to float16/bfloat16
+            values -= _rounded(xp.log(_rounded(total, dtype)), dtype)
+        else:
+            values -= xp.log(total)
     out = make_tensor(values.astype(input._data.dtype, copy=False), input._device)
     if grad_state.enabled and input._requires_grad:
         node = LogSoftmaxBackward0()
