@@ -1,8 +1,8 @@
 """Neural-net ops: softmax and log_softmax along one dimension.
 
 Both subtract the maximum along `dim` before exponentiating, so large inputs do
-not overflow; float16/bfloat16 are computed in float32 and rounded once. Their
-backward formulas are written in ember ops, so double backward works.
+not overflow; float16/bfloat16 are computed in float32 and rounded once, forward and
+backward. The backward formulas are written in ember ops, so double backward works.
 """
 from .. import _dtype, _errors
 from ..autograd.graph import Node
@@ -44,6 +44,14 @@ def _rounded(array, dtype):
     return array.astype(dtype).astype(_FLOAT32)
 
 
+def _widened(grad, result):
+    """float16/bfloat16 gradients in float32, with the dtype to round back to (None for
+    other dtypes): PyTorch's backward kernels round once, at the end."""
+    if result._data.dtype not in _REDUCED:
+        return grad, result, None
+    return grad.float(), result.float(), result.dtype
+
+
 def softmax(input, dim, dtype=None):
     """exp(x) / sum(exp(x)) along `dim`."""
     input, x, axis = _prepare(input, dim, dtype, "softmax")
@@ -66,7 +74,9 @@ class SoftmaxBackward0(Node):
 
     def backward(self, grad):
         (result,) = self.saved_tensors
-        return (result * (grad - (grad * result).sum(self.dim, keepdim=True)),)
+        grad, result, dtype = _widened(grad, result)
+        grad_input = result * (grad - (grad * result).sum(self.dim, keepdim=True))
+        return (grad_input if dtype is None else grad_input.to(dtype),)
 
 
 def log_softmax(input, dim, dtype=None):
@@ -96,4 +106,6 @@ class LogSoftmaxBackward0(Node):
 
     def backward(self, grad):
         (result,) = self.saved_tensors
-        return (grad - result.exp() * grad.sum(self.dim, keepdim=True),)
+        grad, result, dtype = _widened(grad, result)
+        grad_input = grad - result.exp() * grad.sum(self.dim, keepdim=True)
+        return (grad_input if dtype is None else grad_input.to(dtype),)
