@@ -314,7 +314,7 @@ print(x, y, sep='\n')
 
 config = GPTConfig(block_size=dataset.block_size, vocab_size=dataset.vocab_size)
 model = GPT(config).to(device)
-print(model.transformer.h[0])
+print(model)
 print('non-embedding parameters', model.get_num_params(),
       'all', model.get_num_params(non_embedding=False))
 
@@ -338,10 +338,13 @@ def estimate_loss():
     for split, ds in (('train', train_dataset), ('val', val_dataset)):
         loader = DataLoader(ds, shuffle=False, batch_size=tc.batch_size)
         losses = torch.zeros(len(loader))
+        correct = 0
         for k, (x, y) in enumerate(loader):
-            _, loss = model(x.to(device), y.to(device))
+            logits, loss = model(x.to(device), y.to(device))
             losses[k] = loss.item()
+            correct += (logits.argmax(dim=-1) == y).sum().item()
         out[split] = losses.mean()
+        out[split + '_acc'] = correct / (len(ds) * dataset.block_size)
     model.train()
     return out
 
@@ -368,7 +371,8 @@ for it in range(tc.max_iters):
     if it % 10 == 0:
         print(f"iter {it}: loss {loss.item():.4f}, lr {lr:.2e}, grad norm {norm:.4f}")
 losses = estimate_loss()
-print(f"iter {tc.max_iters}: train loss {losses['train']:.4f}, val loss {losses['val']:.4f}")
+print(f"iter {tc.max_iters}: train loss {losses['train']:.4f}, val loss {losses['val']:.4f}",
+      f"accuracy {losses['train_acc']:.3f} / {losses['val_acc']:.3f}")
 print(loss)
 print('logits', logits.shape, logits.dtype, logits.grad_fn.name())
 print(model.transformer.h[1].mlp.c_fc.weight[:2, :4])
