@@ -386,6 +386,8 @@ def _add_scaled(input, product, beta, alpha):
     Raises PyTorch's expand error when `input` does not broadcast to the product.
     """
     c = input._data
+    if c.dtype != product.dtype:  # a float16/bfloat16 input joins a float32 product
+        c = c.astype(product.dtype)
     if c.shape != product.shape and not _broadcastable(c.shape, product.shape):
         input.expand(product.shape)  # raises with PyTorch's text
     if beta == 1 and alpha == 1:
@@ -398,6 +400,16 @@ def _add_scaled(input, product, beta, alpha):
     if beta != 0:  # beta == 0 ignores input entirely: its nan and inf do not propagate
         product += c * beta if beta != 1 else c
     return product
+
+
+def _add_product(xp, input, a, b, beta, alpha):
+    """beta * input + alpha * (a @ b) on arrays. float16/bfloat16 round once, after the
+    sum: PyTorch's CPU kernels keep the whole fused expression in float32, so bias + product
+    in nn.Linear is not rounded twice."""
+    if a.dtype in _REDUCED:
+        wide = xp.matmul(a.astype(_FLOAT32), b.astype(_FLOAT32))
+        return _add_scaled(input, wide, beta, alpha).astype(a.dtype)
+    return _add_scaled(input, xp.matmul(a, b), beta, alpha)
 
 
 def _broadcastable(shape, target):
@@ -428,7 +440,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
                         f"{type(input).__name__}")
     _check_addmm(input._data, a, b)
     device = mat1._device
-    out = make_tensor(_add_scaled(input, _product(device.xp, a, b), beta, alpha), device)
+    out = make_tensor(_add_product(device.xp, input, a, b, beta, alpha), device)
     if grad_state.enabled and (input._requires_grad or mat1._requires_grad
                                or mat2._requires_grad):
         _record_add_product(out, AddmmBackward0, beta, alpha, input, mat1, mat2)
@@ -457,7 +469,7 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
                         f"{type(input).__name__}")
     _check_addmv(input._data, a, b)
     device = mat._device
-    out = make_tensor(_add_scaled(input, _product(device.xp, a, b), beta, alpha), device)
+    out = make_tensor(_add_product(device.xp, input, a, b, beta, alpha), device)
     if grad_state.enabled and (input._requires_grad or mat._requires_grad
                                or vec._requires_grad):
         _record_add_product(out, AddmvBackward0, beta, alpha, input, mat, vec)
@@ -490,7 +502,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
                            f"batch1: {_cpp_name(a)}, batch2: {_cpp_name(b)}")
     _check_bmm(a, b)
     device = batch1._device
-    out = make_tensor(_add_scaled(input, _product(device.xp, a, b), beta, alpha), device)
+    out = make_tensor(_add_product(device.xp, input, a, b, beta, alpha), device)
     if grad_state.enabled and (input._requires_grad or batch1._requires_grad
                                or batch2._requires_grad):
         _record_add_product(out, BaddbmmBackward0, beta, alpha, input, batch1, batch2)

@@ -257,15 +257,21 @@ class GeluBackward0(_SavedInput):
 
     def backward(self, grad):
         (x,) = self.saved_tensors
+        dtype = x.dtype if x._data.dtype in _REDUCED else None
+        if dtype is not None:  # PyTorch's kernel works in float32 and rounds once
+            x, grad = x.float(), grad.float()
         if self.params == "none":
             cdf = 0.5 * (1 + (x * _SQRT_HALF).erf())
             pdf = (x * x * -0.5).exp() * _INV_SQRT_2PI
-            return (grad * (cdf + x * pdf),)
-        x_sq = x * x
-        inner_tanh = ((x + x_sq * x * _GELU_KAPPA) * _GELU_BETA).tanh()
-        left = 0.5 * (1 + inner_tanh)
-        right = 0.5 * x * (1 - inner_tanh * inner_tanh) * _GELU_BETA * (1 + 3 * _GELU_KAPPA * x_sq)
-        return (grad * (left + right),)
+            grad_input = grad * (cdf + x * pdf)
+        else:
+            x_sq = x * x
+            inner_tanh = ((x + x_sq * x * _GELU_KAPPA) * _GELU_BETA).tanh()
+            left = 0.5 * (1 + inner_tanh)
+            right = (0.5 * x * (1 - inner_tanh * inner_tanh) * _GELU_BETA
+                     * (1 + 3 * _GELU_KAPPA * x_sq))
+            grad_input = grad * (left + right)
+        return (grad_input if dtype is None else grad_input.to(dtype),)
 
 
 def silu(input, inplace=False):

@@ -1,8 +1,8 @@
 """Neural-net ops: softmax and log_softmax along one dimension.
 
 Both subtract the maximum along `dim` before exponentiating, so large inputs do
-not overflow; float16/bfloat16 are computed in float32 and rounded once. Their
-backward formulas are written in ember ops, so double backward works.
+not overflow; float16/bfloat16 are computed in float32 and rounded once, forward and
+backward. The backward formulas are written in ember ops, so double backward works.
 """
 from .._dtype import is_floating as _is_floating
 from .. import _dtype, _errors
@@ -41,6 +41,19 @@ def _shifted(xp, x, axis):
     return xp.asarray(shifted) if x.ndim == 0 else shifted  # 0-dim: NumPy gives a scalar
 
 
+def _rounded(array, dtype):
+    """A float32 array rounded through `dtype` and back."""
+    return array.astype(dtype).astype(_FLOAT32)
+
+
+def _widened(grad, result):
+    """float16/bfloat16 gradients in float32, with the dtype to round back to (None for
+    other dtypes): PyTorch's backward kernels round once, at the end."""
+    if result._data.dtype not in _REDUCED:
+        return grad, result, None
+    return grad.float(), result.float(), result.dtype
+
+
 def softmax(input, dim, dtype=None):
     """exp(x) / sum(exp(x)) along `dim`."""
     input, x, axis = _prepare(input, dim, dtype, "softmax")
@@ -63,7 +76,9 @@ class SoftmaxBackward0(Node):
 
     def backward(self, grad):
         (result,) = self.saved_tensors
-        return (result * (grad - (grad * result).sum(self.dim, keepdim=True)),)
+        grad, result, dtype = _widened(grad, result)
+        grad_input = result * (grad - (grad * result).sum(self.dim, keepdim=True))
+        return (grad_input if dtype is None else grad_input.to(dtype),)
 
 
 def log_softmax(input, dim, dtype=None):
@@ -72,7 +87,13 @@ def log_softmax(input, dim, dtype=None):
     xp = input._device.xp
     values = _shifted(xp, x, axis)
     if values.size:
-        values -= xp.log(xp.exp(values).sum(axis=axis, keepdims=True))
+        total = xp.exp(values).sum(axis=axis, keepdims=True)
+        dtype = input._data.dtype
+        if dtype in _REDUCED and axis == x.ndim - 1:
+            # PyTorch's last-dim kernel rounds the sum, and its log, to float16/bfloat16
+            values -= _rounded(xp.log(_rounded(total, dtype)), dtype)
+        else:
+            values -= xp.log(total)
     out = make_tensor(values.astype(input._data.dtype, copy=False), input._device)
     if grad_state.enabled and input._requires_grad:
         node = LogSoftmaxBackward0()
@@ -87,4 +108,6 @@ class LogSoftmaxBackward0(Node):
 
     def backward(self, grad):
         (result,) = self.saved_tensors
-        return (grad - result.exp() * grad.sum(self.dim, keepdim=True),)
+        grad, result, dtype = _widened(grad, result)
+        grad_input = grad - result.exp() * grad.sum(self.dim, keepdim=True)
+        return (grad_input if dtype is None else grad_input.to(dtype),)

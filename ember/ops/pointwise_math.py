@@ -299,6 +299,9 @@ class TanhBackward0(Node):
 
     def backward(self, grad):
         (result,) = self.saved_tensors
+        if result._data.dtype in _dtype.COMPUTED_IN_FLOAT32:  # PyTorch rounds once
+            wide = result.float()
+            return ((grad.float() * (1 - wide * wide)).to(result.dtype),)
         return (grad * (1 - result * result),)
 
 
