@@ -206,6 +206,15 @@ class LRScheduler:
         # stacklevel 3: the user's `scheduler.step()` call, past `step` itself.
         warnings.warn(message, UserWarning, stacklevel=3)
 
+    def _current_lrs(self):
+        """The groups' lrs as they are (copies): a chainable schedule's answer on an epoch
+        where it changes nothing."""
+        return _param_groups_val_list(self.optimizer, "lr")
+
+    def _scaled_lrs(self, factor):
+        """Every group's current lr times `factor`: the chainable update."""
+        return [group["lr"] * factor for group in self.optimizer.param_groups]
+
     def _update_lr(self, epoch=None):
         """Compute the lrs of the next (or the given) epoch and write them to the groups."""
         # An explicit epoch jumps there, through the closed form where a schedule has one.
