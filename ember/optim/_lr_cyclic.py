@@ -272,13 +272,13 @@ def _momentum_at_top(groups, use_beta1, lows, highs):
 def _total_steps(total_steps, epochs, steps_per_epoch):
     """OneCycleLR's cycle length: `total_steps`, or else `epochs * steps_per_epoch`."""
     if total_steps is not None:
-        if total_steps <= 0 or not isinstance(total_steps, int):
+        if not (total_steps > 0 and isinstance(total_steps, int)):
             raise ValueError(f"Expected positive integer total_steps, but got {total_steps}")
         return total_steps
     if epochs is not None and steps_per_epoch is not None:
-        if not isinstance(epochs, int) or epochs <= 0:
+        if not (isinstance(epochs, int) and epochs > 0):
             raise ValueError(f"Expected positive integer epochs, but got {epochs}")
-        if not isinstance(steps_per_epoch, int) or steps_per_epoch <= 0:
+        if not (isinstance(steps_per_epoch, int) and steps_per_epoch > 0):
             raise ValueError(
                 f"Expected positive integer steps_per_epoch, but got {steps_per_epoch}")
         return epochs * steps_per_epoch
