@@ -30,15 +30,12 @@ def _copy(value):
 
 def _format_param(name, optimizer, param):
     """One value per param group: a scalar is repeated, a list must match the groups."""
-    if isinstance(param, (list, tuple)):
-        if len(param) != len(optimizer.param_groups):
-            raise ValueError(
-                f"{name} must have the same length as optimizer.param_groups. "
-                f"{name} has {len(param)} values, param_groups has "
-                f"{len(optimizer.param_groups)}.")
-    else:
-        param = [param] * len(optimizer.param_groups)
-    return [_copy(value) for value in param]
+    groups = len(optimizer.param_groups)
+    values = param if isinstance(param, (list, tuple)) else [param] * groups
+    if len(values) != groups:
+        raise ValueError(f"{name} must have the same length as optimizer.param_groups. "
+                         f"{name} has {len(values)} values, param_groups has {groups}.")
+    return [_copy(value) for value in values]
 
 
 def _param_groups_val_list(optimizer, key):
@@ -48,12 +45,11 @@ def _param_groups_val_list(optimizer, key):
 
 def _update_param_group_val(param_group, key, value):
     """Set `param_group[key]`; a Tensor entry is filled in place so it keeps its identity."""
-    if isinstance(param_group[key], Tensor):
-        if isinstance(value, Tensor) and value.dim() != 0:
-            value = value.squeeze()
-        param_group[key].fill_(value)
-    else:
+    held = param_group[key]
+    if not isinstance(held, Tensor):
         param_group[key] = value
+        return
+    held.fill_(value.squeeze() if isinstance(value, Tensor) and value.dim() != 0 else value)
 
 
 def _set_momentum(group, use_beta1, momentum):
@@ -95,31 +91,30 @@ def _mark_optimizer_steps(optimizer):
     optimizer.step = wrapper
 
 
-class _enable_get_lr_call:
-    """Marks `get_lr()` calls made by `step()`, which therefore do not warn."""
+class _Flagged:
+    """Holds one boolean attribute of a scheduler true for the length of a `with` block."""
 
-    def __init__(self, scheduler):
-        self.scheduler = scheduler
+    __slots__ = ("owner", "attribute")
+
+    def __init__(self, owner, attribute):
+        self.owner, self.attribute = owner, attribute
 
     def __enter__(self):
-        self.scheduler._get_lr_called_within_step = True
+        setattr(self.owner, self.attribute, True)
         return self
 
-    def __exit__(self, type, value, traceback):
-        self.scheduler._get_lr_called_within_step = False
+    def __exit__(self, *exc_info):
+        setattr(self.owner, self.attribute, False)
 
 
-class _initial_mode:
+def _enable_get_lr_call(scheduler):
+    """Marks `get_lr()` calls made by `step()`, which therefore do not warn."""
+    return _Flagged(scheduler, "_get_lr_called_within_step")
+
+
+def _initial_mode(scheduler):
     """Marks the constructor's step, which must not move a resumed schedule forward."""
-
-    def __init__(self, scheduler):
-        self.scheduler = scheduler
-
-    def __enter__(self):
-        self.scheduler._is_initial = True
-
-    def __exit__(self, type, value, traceback):
-        self.scheduler._is_initial = False
+    return _Flagged(scheduler, "_is_initial")
 
 
 def _warn_get_lr_called_within_step(scheduler):
@@ -187,40 +182,55 @@ class LRScheduler:
     def step(self, epoch=None):
         """Advance one epoch (call it after `optimizer.step()`); `epoch` is deprecated."""
         if self._step_count == 1:
-            if not hasattr(self.optimizer.step, "_wrapped_by_lr_sched"):
-                warnings.warn(
-                    "Seems like `optimizer.step()` has been overridden after learning rate "
-                    "scheduler initialization. Please, make sure to call `optimizer.step()` "
-                    f"before `lr_scheduler.step()`. See more details at {_ORDER_URL}",
-                    UserWarning, stacklevel=2)
-            elif not getattr(self.optimizer, "_opt_called", False):
-                warnings.warn(
-                    "Detected call of `lr_scheduler.step()` before `optimizer.step()`. "
-                    "In PyTorch 1.1.0 and later, you should call them in the opposite order: "
-                    "`optimizer.step()` before `lr_scheduler.step()`.  Failure to do this "
-                    "will result in PyTorch skipping the first value of the learning rate "
-                    f"schedule. See more details at {_ORDER_URL}",
-                    UserWarning, stacklevel=2)
-        self._step_count += 1
-        if epoch is not None:
+            self._warn_if_out_of_order()
+        self._step_count = self._step_count + 1
+        if epoch is not None:  # the closed form is used; PyTorch asks users to stop
             warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
         self._update_lr(epoch)
 
+    def _warn_if_out_of_order(self):
+        """The first real step checks that `optimizer.step()` ran first (and was not
+        replaced after the scheduler wrapped it)."""
+        if not hasattr(self.optimizer.step, "_wrapped_by_lr_sched"):
+            message = ("Seems like `optimizer.step()` has been overridden after learning rate "
+                       "scheduler initialization. Please, make sure to call `optimizer.step()` "
+                       f"before `lr_scheduler.step()`. See more details at {_ORDER_URL}")
+        elif not getattr(self.optimizer, "_opt_called", False):
+            message = ("Detected call of `lr_scheduler.step()` before `optimizer.step()`. "
+                       "In PyTorch 1.1.0 and later, you should call them in the opposite order: "
+                       "`optimizer.step()` before `lr_scheduler.step()`.  Failure to do this "
+                       "will result in PyTorch skipping the first value of the learning rate "
+                       f"schedule. See more details at {_ORDER_URL}")
+        else:
+            return
+        # stacklevel 3: the user's `scheduler.step()` call, past `step` itself.
+        warnings.warn(message, UserWarning, stacklevel=3)
+
+    def _current_lrs(self):
+        """The groups' lrs as they are (copies): a chainable schedule's answer on an epoch
+        where it changes nothing."""
+        return _param_groups_val_list(self.optimizer, "lr")
+
+    def _scaled_lrs(self, factor):
+        """Every group's current lr times `factor`: the chainable update."""
+        return [group["lr"] * factor for group in self.optimizer.param_groups]
+
     def _update_lr(self, epoch=None):
         """Compute the lrs of the next (or the given) epoch and write them to the groups."""
+        # An explicit epoch jumps there, through the closed form where a schedule has one.
+        self.last_epoch = self.last_epoch + 1 if epoch is None else epoch
+        compute = self.get_lr if epoch is None else getattr(self, "_get_closed_form_lr",
+                                                            self.get_lr)
         with _enable_get_lr_call(self):
-            if epoch is None:
-                self.last_epoch += 1
-                values = self.get_lr()
-            else:
-                self.last_epoch = epoch
-                if hasattr(self, "_get_closed_form_lr"):
-                    values = self._get_closed_form_lr()
-                else:
-                    values = self.get_lr()
-        for group, lr in zip(self.optimizer.param_groups, values, strict=True):
+            values = compute()
+        self._write_lrs(values)
+
+    def _write_lrs(self, values):
+        """Set each group's lr (tensor lrs in place) and remember copies as the last lrs."""
+        groups = self.optimizer.param_groups
+        for group, lr in zip(groups, values, strict=True):
             _update_param_group_val(group, "lr", lr)
-        self._last_lr = _param_groups_val_list(self.optimizer, "lr")
+        self._last_lr = [_copy(group["lr"]) for group in groups]
 
 
 class _LRScheduler(LRScheduler):

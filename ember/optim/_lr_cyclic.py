@@ -9,7 +9,7 @@ import types
 from functools import partial
 
 from ._lr_base import (LRScheduler, _check_cycle_momentum, _check_optimizer,
-                       _enable_get_lr_call, _format_param, _param_groups_val_list,
+                       _enable_get_lr_call, _format_param,
                        _set_momentum, _update_param_group_val, _warn_get_lr_called_within_step)
 
 __all__ = ["CyclicLR", "OneCycleLR", "CosineAnnealingWarmRestarts"]
@@ -27,55 +27,49 @@ class CyclicLR(LRScheduler):
                  cycle_momentum=True, base_momentum=0.8, max_momentum=0.9, last_epoch=-1):
         _check_optimizer(optimizer)
         self.optimizer = optimizer
+        groups = optimizer.param_groups
+        fresh = last_epoch == -1
         base_lrs = _format_param("base_lr", optimizer, base_lr)
-        if last_epoch == -1:
-            for lr, group in zip(base_lrs, optimizer.param_groups, strict=True):
+        if fresh:  # a new schedule starts every group at its lower bound
+            for group, lr in zip(groups, base_lrs, strict=True):
                 _update_param_group_val(group, "lr", lr)
         self.max_lrs = _format_param("max_lr", optimizer, max_lr)
-        step_size_up = float(step_size_up)
-        step_size_down = float(step_size_down) if step_size_down is not None else step_size_up
-        self.total_size = step_size_up + step_size_down
-        self.step_ratio = step_size_up / self.total_size
-        if mode not in ["triangular", "triangular2", "exp_range"] and scale_fn is None:
+        rise = float(step_size_up)
+        fall = rise if step_size_down is None else float(step_size_down)
+        self.total_size = rise + fall
+        self.step_ratio = rise / self.total_size
+        if scale_fn is None and mode not in ("triangular", "triangular2", "exp_range"):
             raise ValueError("mode is invalid and scale_fn is None")
-        self.mode = mode
-        self.gamma = gamma
-        self._scale_fn_custom = scale_fn
-        self.scale_mode = scale_mode
+        self.mode, self.gamma = mode, gamma
+        self._scale_fn_custom, self.scale_mode = scale_fn, scale_mode
         self._init_scale_fn()
         self.cycle_momentum = cycle_momentum
         if cycle_momentum:
             self.use_beta1 = _check_cycle_momentum(optimizer)
             self.base_momentums = _format_param("base_momentum", optimizer, base_momentum)
             self.max_momentums = _format_param("max_momentum", optimizer, max_momentum)
-            if last_epoch == -1:
-                for max_m, base_m, group in zip(self.max_momentums, self.base_momentums,
-                                                optimizer.param_groups, strict=True):
-                    _set_momentum(group, self.use_beta1, max_m)
-                    group["max_momentum"] = max_m
-                    group["base_momentum"] = base_m
+            if fresh:
+                _momentum_at_top(groups, self.use_beta1, self.base_momentums,
+                                 self.max_momentums)
         super().__init__(optimizer, last_epoch)
         self.base_lrs = base_lrs
 
     def _init_scale_fn(self):
-        """Pick the built-in scale policy; it fixes `scale_mode` as PyTorch does."""
+        """Pick the built-in scale policy; it fixes `scale_mode` as PyTorch does. Kept out
+        of the state dict (a bound method) and rebuilt on load."""
         if self._scale_fn_custom is not None:
             return
-        if self.mode == "triangular":
-            self._scale_fn_ref = self._triangular_scale_fn
-            self.scale_mode = "cycle"
-        elif self.mode == "triangular2":
-            self._scale_fn_ref = self._triangular2_scale_fn
-            self.scale_mode = "cycle"
-        elif self.mode == "exp_range":
+        if self.mode == "exp_range":
             self._scale_fn_ref = partial(self._exp_range_scale_fn, self.gamma)
             self.scale_mode = "iterations"
+        elif self.mode in ("triangular", "triangular2"):
+            self._scale_fn_ref = getattr(self, f"_{self.mode}_scale_fn")
+            self.scale_mode = "cycle"
 
     def scale_fn(self, x):
         """The amplitude scale at cycle (or iteration) `x`."""
-        if self._scale_fn_custom is not None:
-            return self._scale_fn_custom(x)
-        return self._scale_fn_ref(x)
+        custom = self._scale_fn_custom
+        return (self._scale_fn_ref if custom is None else custom)(x)
 
     @staticmethod
     def _triangular_scale_fn(x):
@@ -83,7 +77,7 @@ class CyclicLR(LRScheduler):
 
     @staticmethod
     def _triangular2_scale_fn(x):
-        return 1 / (2.0 ** (x - 1))
+        return 1 / (2.0 ** (x - 1))  # the amplitude halves each cycle
 
     @staticmethod
     def _exp_range_scale_fn(gamma, x):
@@ -92,20 +86,19 @@ class CyclicLR(LRScheduler):
     def get_lr(self):
         """The lrs at batch `last_epoch`; also sets the cycled momentum as a side effect."""
         _warn_get_lr_called_within_step(self)
-        cycle = math.floor(1 + self.last_epoch / self.total_size)
-        x = 1.0 + self.last_epoch / self.total_size - cycle
-        if x <= self.step_ratio:
-            scale_factor = x / self.step_ratio
-        else:
-            scale_factor = (x - 1) / (self.step_ratio - 1)
+        progress = self.last_epoch / self.total_size
+        cycle = math.floor(1 + progress)
+        x = 1.0 + progress - cycle  # position within the current cycle, in [0, 1)
+        ratio = self.step_ratio
+        height = x / ratio if x <= ratio else (x - 1) / (ratio - 1)
+        at = cycle if self.scale_mode == "cycle" else self.last_epoch
         # scale_fn is called once per value, as PyTorch does: a stateful one sees the same calls
-        x_scale = cycle if self.scale_mode == "cycle" else self.last_epoch
-        lrs = [base_lr + (max_lr - base_lr) * scale_factor * self.scale_fn(x_scale)
-               for base_lr, max_lr in zip(self.base_lrs, self.max_lrs, strict=True)]
+        lrs = [low + (high - low) * height * self.scale_fn(at)
+               for low, high in zip(self.base_lrs, self.max_lrs, strict=True)]
         if self.cycle_momentum:
-            momentums = [max_m - (max_m - base_m) * scale_factor * self.scale_fn(x_scale)
-                         for base_m, max_m in zip(self.base_momentums, self.max_momentums,
-                                                  strict=True)]
+            momentums = [high - (high - low) * height * self.scale_fn(at)
+                         for low, high in zip(self.base_momentums, self.max_momentums,
+                                              strict=True)]
             for group, momentum in zip(self.optimizer.param_groups, momentums, strict=True):
                 _set_momentum(group, self.use_beta1, momentum)
         return lrs
@@ -115,17 +108,16 @@ class CyclicLR(LRScheduler):
         a custom `scale_fn` keeps its `__dict__` if it is a callable object."""
         state = super().state_dict()
         state.pop("_scale_fn_ref", None)
-        fn = state.pop("_scale_fn_custom")
-        state["_scale_fn_custom"] = None
-        if fn is not None and not isinstance(fn, types.FunctionType):
-            state["_scale_fn_custom"] = fn.__dict__.copy()
+        custom = state.pop("_scale_fn_custom")
+        savable = custom is not None and not isinstance(custom, types.FunctionType)
+        state["_scale_fn_custom"] = custom.__dict__.copy() if savable else None
         return state
 
     def load_state_dict(self, state_dict):
-        fn = state_dict.pop("_scale_fn_custom")
+        saved_attributes = state_dict.pop("_scale_fn_custom")
         super().load_state_dict(state_dict)
-        if fn is not None:
-            self._scale_fn_custom.__dict__.update(fn)
+        if saved_attributes is not None:
+            self._scale_fn_custom.__dict__.update(saved_attributes)
         self._init_scale_fn()
 
 
@@ -137,59 +129,53 @@ class CosineAnnealingWarmRestarts(LRScheduler):
     """
 
     def __init__(self, optimizer, T_0, T_mult=1, eta_min=0.0, last_epoch=-1):
-        if T_0 <= 0 or not isinstance(T_0, int):
+        if not (T_0 > 0 and isinstance(T_0, int)):
             raise ValueError(f"Expected positive integer T_0, but got {T_0}")
-        if T_mult < 1 or not isinstance(T_mult, int):
+        if not (T_mult >= 1 and isinstance(T_mult, int)):
             raise ValueError(f"Expected integer T_mult >= 1, but got {T_mult}")
         if not isinstance(eta_min, (float, int)):
             raise ValueError(
                 f"Expected float or int eta_min, but got {eta_min} of type {type(eta_min)}")
-        self.T_0 = T_0
-        self.T_i = T_0
-        self.T_mult = T_mult
-        self.eta_min = eta_min
-        self.T_cur = last_epoch
+        self.T_0 = self.T_i = T_0  # T_i: the current period
+        self.T_mult, self.eta_min = T_mult, eta_min
+        self.T_cur = last_epoch  # epochs since the last restart
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
         _warn_get_lr_called_within_step(self)
-        return [self.eta_min + (base_lr - self.eta_min)
-                * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
+        phase = math.pi * self.T_cur / self.T_i
+        return [self.eta_min + (base_lr - self.eta_min) * (1 + math.cos(phase)) / 2
                 for base_lr in self.base_lrs]
 
     def step(self, epoch=None):
         """Advance one epoch, or jump to `epoch` (which may be fractional)."""
-        if epoch is None and self.last_epoch < 0:
-            epoch = 0
-        if epoch is None:
+        if epoch is None and self.last_epoch >= 0:
             epoch = self.last_epoch + 1
             self.T_cur = self.T_cur + 1
-            if self.T_cur >= self.T_i:
-                self.T_cur = self.T_cur % self.T_i
-                self.T_i = self.T_i * self.T_mult
+            if self.T_cur >= self.T_i:  # a restart: the period grows by T_mult
+                self.T_cur, self.T_i = self.T_cur % self.T_i, self.T_i * self.T_mult
         else:
+            epoch = 0 if epoch is None else epoch  # the constructor's step starts at 0
             if epoch < 0:
                 raise ValueError(f"Expected non-negative epoch, but got {epoch}")
             self._jump_to(epoch)
         self.last_epoch = math.floor(epoch)
         with _enable_get_lr_call(self):
-            for group, lr in zip(self.optimizer.param_groups, self.get_lr(), strict=True):
-                _update_param_group_val(group, "lr", lr)
-        self._last_lr = _param_groups_val_list(self.optimizer, "lr")
+            lrs = self.get_lr()
+        self._write_lrs(lrs)
 
     def _jump_to(self, epoch):
         """Set T_cur and T_i for an arbitrary epoch: the restart it falls after is found by
         summing the geometric series of periods."""
-        if epoch >= self.T_0:
-            if self.T_mult == 1:
-                self.T_cur = epoch % self.T_0
-            else:
-                n = int(math.log((epoch / self.T_0 * (self.T_mult - 1) + 1), self.T_mult))
-                self.T_cur = epoch - self.T_0 * (self.T_mult ** n - 1) / (self.T_mult - 1)
-                self.T_i = self.T_0 * self.T_mult ** n
+        first, growth = self.T_0, self.T_mult
+        if epoch < first:
+            self.T_i, self.T_cur = first, epoch
+        elif growth == 1:
+            self.T_cur = epoch % first
         else:
-            self.T_i = self.T_0
-            self.T_cur = epoch
+            restarts = int(math.log((epoch / first * (growth - 1) + 1), growth))
+            self.T_cur = epoch - first * (growth ** restarts - 1) / (growth - 1)
+            self.T_i = first * growth ** restarts
 
 
 class OneCycleLR(LRScheduler):
@@ -222,72 +208,77 @@ class OneCycleLR(LRScheduler):
         self.cycle_momentum = cycle_momentum
         if self.cycle_momentum:
             self.use_beta1 = _check_cycle_momentum(self.optimizer)
-            max_momentums = _format_param("max_momentum", optimizer, max_momentum)
-            base_momentums = _format_param("base_momentum", optimizer, base_momentum)
+            highs = _format_param("max_momentum", optimizer, max_momentum)
+            lows = _format_param("base_momentum", optimizer, base_momentum)
             if last_epoch == -1:
-                for max_m, base_m, group in zip(max_momentums, base_momentums,
-                                                optimizer.param_groups, strict=True):
-                    _set_momentum(group, self.use_beta1, max_m)
-                    group["max_momentum"] = max_m
-                    group["base_momentum"] = base_m
+                _momentum_at_top(optimizer.param_groups, self.use_beta1, lows, highs)
         super().__init__(optimizer, last_epoch)
 
+    # The annealing curves by name; the name (not the bound method) is what a checkpoint holds.
+    _ANNEALERS = {"cos": "_annealing_cos", "linear": "_annealing_linear"}
+
     def _anneal_func(self, *args, **kwargs):
-        if hasattr(self, "_anneal_func_type"):
-            if self._anneal_func_type == "cos":
-                return self._annealing_cos(*args, **kwargs)
-            if self._anneal_func_type == "linear":
-                return self._annealing_linear(*args, **kwargs)
+        if not hasattr(self, "_anneal_func_type"):
+            return self.anneal_func(*args, **kwargs)   # schedulers pickled by old PyTorch
+        method = self._ANNEALERS.get(self._anneal_func_type)
+        if method is None:
             raise ValueError(f"Unknown _anneal_func_type: {self._anneal_func_type}")
-        return self.anneal_func(*args, **kwargs)   # schedulers pickled by old PyTorch
+        return getattr(self, method)(*args, **kwargs)
 
     @staticmethod
     def _annealing_cos(start, end, pct):
-        """Cosine anneal from `start` to `end` as pct goes from 0.0 to 1.0."""
-        cos_out = math.cos(math.pi * pct) + 1
-        return end + (start - end) / 2.0 * cos_out
+        """Half a cosine from `start` (pct 0.0) down or up to `end` (pct 1.0)."""
+        return end + (start - end) / 2.0 * (math.cos(math.pi * pct) + 1)
 
     @staticmethod
     def _annealing_linear(start, end, pct):
-        """Linearly anneal from `start` to `end` as pct goes from 0.0 to 1.0."""
-        return (end - start) * pct + start
+        """A straight line from `start` (pct 0.0) to `end` (pct 1.0)."""
+        return start + (end - start) * pct
 
     def get_lr(self):
         """The lrs at batch `last_epoch`; also sets the annealed momentum as a side effect."""
         _warn_get_lr_called_within_step(self)
-        step_num = self.last_epoch
-        if step_num > self.total_steps:
-            raise ValueError(f"Tried to step {step_num} times. The specified number of total "
+        now = self.last_epoch
+        if now > self.total_steps:
+            raise ValueError(f"Tried to step {now} times. The specified number of total "
                              f"steps is {self.total_steps}")
-        last_phase = len(self._schedule_phases) - 1
+        # The phase `now` falls in (the last one takes any overshoot), and how far into it.
+        phases = self._schedule_phases
+        begin = 0.0
+        for phase in phases[:-1]:
+            if now <= phase["end_step"]:
+                break
+            begin = phase["end_step"]
+        else:
+            phase = phases[-1]
+        pct = (now - begin) / (phase["end_step"] - begin)
         lrs = []
         for group in self.optimizer.param_groups:
-            start_step = 0.0
-            for i, phase in enumerate(self._schedule_phases):
-                end_step = phase["end_step"]
-                if step_num <= end_step or i == last_phase:
-                    pct = (step_num - start_step) / (end_step - start_step)
-                    lrs.append(self._anneal_func(group[phase["start_lr"]],
-                                                 group[phase["end_lr"]], pct))
-                    if self.cycle_momentum:
-                        momentum = self._anneal_func(group[phase["start_momentum"]],
-                                                     group[phase["end_momentum"]], pct)
-                        _set_momentum(group, self.use_beta1, momentum)
-                    break
-                start_step = phase["end_step"]
+            lrs.append(self._anneal_func(group[phase["start_lr"]], group[phase["end_lr"]], pct))
+            if self.cycle_momentum:
+                _set_momentum(group, self.use_beta1, self._anneal_func(
+                    group[phase["start_momentum"]], group[phase["end_momentum"]], pct))
         return lrs
+
+
+def _momentum_at_top(groups, use_beta1, lows, highs):
+    """A fresh cyclic schedule starts the momentum at its top, opposite to the lr, and
+    records both bounds in each group (where `get_lr` reads them)."""
+    for group, low, high in zip(groups, lows, highs, strict=True):
+        _set_momentum(group, use_beta1, high)
+        group.update(max_momentum=high, base_momentum=low)
 
 
 def _total_steps(total_steps, epochs, steps_per_epoch):
     """OneCycleLR's cycle length: `total_steps`, or else `epochs * steps_per_epoch`."""
     if total_steps is not None:
-        if total_steps <= 0 or not isinstance(total_steps, int):
+        if not (total_steps > 0 and isinstance(total_steps, int)):
             raise ValueError(f"Expected positive integer total_steps, but got {total_steps}")
         return total_steps
     if epochs is not None and steps_per_epoch is not None:
-        if not isinstance(epochs, int) or epochs <= 0:
+        if not (isinstance(epochs, int) and epochs > 0):
             raise ValueError(f"Expected positive integer epochs, but got {epochs}")
-        if not isinstance(steps_per_epoch, int) or steps_per_epoch <= 0:
+        if not (isinstance(steps_per_epoch, int) and steps_per_epoch > 0):
             raise ValueError(
                 f"Expected positive integer steps_per_epoch, but got {steps_per_epoch}")
         return epochs * steps_per_epoch

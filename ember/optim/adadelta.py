@@ -7,12 +7,10 @@ Each update is written twice, with the same arithmetic in the same order: with e
 ops (`_adadelta_ops`: autograd, tensor hyper-parameters, any dtype) and as in-place array
 kernels (`_adadelta_arrays`, the hot path; see `_kernels`).
 """
-from .._tensor import Tensor
-from ..ops.creation import zeros, zeros_like
-from . import _kernels
-from .optimizer import (Optimizer, _check_capturable, _get_scalar_dtype, _get_value,
-                        _to_scalar, _use_grad_for_differentiable)
-from .rmsprop import _tensor_steps
+from ..ops.creation import zeros_like
+from . import _checks, _kernels
+from .optimizer import (Optimizer, _check_capturable, _get_value, _to_scalar,
+                        _use_grad_for_differentiable)
 
 __all__ = ["Adadelta"]
 
@@ -33,58 +31,37 @@ class Adadelta(Optimizer):
 
     def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *,
                  capturable=False, maximize=False, differentiable=False):
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= rho <= 1.0:
-            raise ValueError(f"Invalid rho value: {rho}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        defaults = {"lr": lr, "rho": rho, "eps": eps, "weight_decay": weight_decay,
-                    "maximize": maximize, "capturable": capturable, "foreach": foreach,
-                    "differentiable": differentiable}
-        super().__init__(params, defaults)
+        _checks.refuse_invalid(_checks.lr_row(lr), ("rho value", rho, _checks.FRACTION),
+                               ("epsilon value", eps, _checks.AT_LEAST_ZERO),
+                               ("weight_decay value", weight_decay, _checks.AT_LEAST_ZERO))
+        super().__init__(params, dict(
+            lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize,
+            capturable=capturable, foreach=foreach, differentiable=differentiable))
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
-            _tensor_steps(self.state, group)
+        _checks.restore(self, {"foreach": None, "maximize": False, "differentiable": False,
+                               "capturable": False})
 
-    def _init_group(self, group, params, grads, square_avgs, acc_deltas, state_steps):
-        """Collect the parameters that have a gradient; create their state on first use."""
-        for p in group["params"]:
-            if p.grad is None:
-                continue
-            params.append(p)
-            grads.append(p.grad)
-            state = self.state[p]
-            if len(state) == 0:
-                state["step"] = (zeros((), dtype=_get_scalar_dtype(), device=p.device)
-                                 if group["capturable"] else zeros((), dtype=_get_scalar_dtype()))
-                state["square_avg"] = zeros_like(p)
-                state["acc_delta"] = zeros_like(p)
-            square_avgs.append(state["square_avg"])
-            acc_deltas.append(state["acc_delta"])
-            state_steps.append(state["step"])
+    @staticmethod
+    def _fill_state(state, param, group):
+        """First use: a zero step and zero running averages of squared gradients and
+        squared updates."""
+        state["step"] = _checks.new_step(param, group["capturable"])
+        state["square_avg"] = zeros_like(param)
+        state["acc_delta"] = zeros_like(param)
 
     @_use_grad_for_differentiable
     def step(self, closure=None):
         """Perform a single optimization step; returns the closure's loss if one is given."""
         loss = self._closure_loss(closure)
         for group in self.param_groups:
-            params, grads, square_avgs, acc_deltas, state_steps = [], [], [], [], []
-            self._init_group(group, params, grads, square_avgs, acc_deltas, state_steps)
-            adadelta(params, grads, square_avgs, acc_deltas, state_steps, lr=group["lr"],
-                     rho=group["rho"], eps=group["eps"], weight_decay=group["weight_decay"],
-                     maximize=group["maximize"], differentiable=group["differentiable"],
-                     capturable=group["capturable"])
+            params, grads, states = _checks.gather(self, group, self._fill_state)
+            adadelta(params, grads, [s["square_avg"] for s in states],
+                     [s["acc_delta"] for s in states], [s["step"] for s in states],
+                     lr=group["lr"], rho=group["rho"], eps=group["eps"],
+                     weight_decay=group["weight_decay"], maximize=group["maximize"],
+                     differentiable=group["differentiable"], capturable=group["capturable"])
         return loss
 
 
@@ -113,13 +90,15 @@ def _adadelta_ops(param, grad, square_avg, acc_delta, step, lr, rho, eps, weight
     if weight_decay != 0:
         grad = grad.add(param, alpha=weight_decay)
     square_avg.mul_(rho).addcmul_(grad, grad, value=1 - rho)
-    std = square_avg.add(eps).sqrt_()
-    delta = acc_delta.add(eps).sqrt_()
+    rms_grad = square_avg.add(eps).sqrt_()
+    # The update is rms(previous updates) / rms(gradients) * gradient; a differentiable
+    # step must not write in place into a tensor the graph still needs.
+    update = acc_delta.add(eps).sqrt_()
     if differentiable:
-        delta = delta.clone()
-    delta.div_(std).mul_(grad)
-    acc_delta.mul_(rho).addcmul_(delta, delta, value=1 - rho)
-    param.add_(delta, alpha=-lr)
+        update = update.clone()
+    update.div_(rms_grad).mul_(grad)
+    acc_delta.mul_(rho).addcmul_(update, update, value=1 - rho)
+    param.add_(update, alpha=-lr)
 
 
 def _adadelta_arrays(param, grad, square_avg, acc_delta, step, lr, rho, eps, weight_decay,

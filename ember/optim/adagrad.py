@@ -8,10 +8,10 @@ ops (`_adagrad_ops`: autograd, tensor hyper-parameters, any dtype) and as in-pla
 kernels (`_adagrad_arrays`, the hot path; see `_kernels`).
 """
 from .._tensor import Tensor
-from ..ops.creation import full_like, tensor, zeros
-from . import _kernels
-from .optimizer import (Optimizer, _check_fused_flags, _check_fused_param, _get_scalar_dtype,
-                        _get_value, _to_scalar, _use_grad_for_differentiable)
+from ..ops.creation import full_like
+from . import _checks, _kernels
+from .optimizer import (Optimizer, _check_fused_flags, _check_fused_param, _get_value,
+                        _to_scalar, _use_grad_for_differentiable)
 
 __all__ = ["Adagrad"]
 
@@ -33,88 +33,65 @@ class Adagrad(Optimizer):
 
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0,
                  eps=1e-10, foreach=None, *, maximize=False, differentiable=False, fused=None):
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= lr_decay:
-            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= initial_accumulator_value:
-            raise ValueError("Invalid initial_accumulator_value value: "
-                             f"{initial_accumulator_value}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        defaults = {"lr": lr, "lr_decay": lr_decay, "eps": eps, "weight_decay": weight_decay,
-                    "initial_accumulator_value": initial_accumulator_value, "foreach": foreach,
-                    "maximize": maximize, "differentiable": differentiable, "fused": fused}
-        super().__init__(params, defaults)
+        at_least_zero = _checks.AT_LEAST_ZERO
+        _checks.refuse_invalid(
+            _checks.lr_row(lr),
+            ("lr_decay value", lr_decay, at_least_zero),
+            ("weight_decay value", weight_decay, at_least_zero),
+            ("initial_accumulator_value value", initial_accumulator_value, at_least_zero),
+            ("epsilon value", eps, at_least_zero))
+        super().__init__(params, dict(
+            lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
+            initial_accumulator_value=initial_accumulator_value, foreach=foreach,
+            maximize=maximize, differentiable=differentiable, fused=fused))
         _check_fused_flags(fused, foreach, differentiable)
         if fused:
             self._need_device_dtype_check_for_fused = True
         for group in self.param_groups:
+            start = group["initial_accumulator_value"]
             for p in group["params"]:
-                self._init_state(self.state[p], p, group["fused"],
-                                 group["initial_accumulator_value"])
+                self._fill_state(self.state[p], p, group["fused"], start)
 
     @staticmethod
-    def _init_state(state, p, fused, initial_accumulator_value):
-        state["step"] = (zeros((), dtype=_get_scalar_dtype(is_fused=fused), device=p.device)
-                         if fused else tensor(0.0, dtype=_get_scalar_dtype()))
-        state["sum"] = full_like(p, initial_accumulator_value)
+    def _fill_state(state, param, fused, start):
+        """A parameter's Adagrad state: a zero `step` counter (beside the parameter, in
+        float32, when fused) and squared-gradient sums starting at `start`."""
+        state["step"] = _checks.new_step(param, fused, fused)
+        state["sum"] = full_like(param, start)
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        fused = None
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            fused = group.setdefault("fused", None)
-            for p in group["params"]:
-                p_state = self.state.get(p, [])
-                if len(p_state) != 0 and not isinstance(p_state["step"], Tensor):
-                    step_val = float(p_state["step"])
-                    p_state["step"] = (
-                        tensor(step_val, dtype=_get_scalar_dtype(is_fused=fused),
-                               device=p.device) if group["fused"]
-                        else tensor(step_val, dtype=_get_scalar_dtype()))
+        _checks.restore(self, {"foreach": None, "maximize": False, "differentiable": False,
+                               "fused": None}, beside=("fused",))
 
     def share_memory(self):
         """Kept for PyTorch compatibility: ember tensors live in one process already."""
 
-    def _init_group(self, group, params, grads, state_sums, state_steps):
-        """Collect the parameters that have a gradient (and their state)."""
-        for p in group["params"]:
-            if p.grad is None:
-                continue
-            if group["fused"] and getattr(self, "_need_device_dtype_check_for_fused", True):
-                _check_fused_param(p)
-                self._need_device_dtype_check_for_fused = False
-            params.append(p)
-            grads.append(p.grad)
-            state = self.state[p]
-            if len(state) == 0:
+    def _gather(self, group):
+        """The group's parameters that received a gradient, with their sums and steps."""
+        live = [p for p in group["params"] if p.grad is not None]
+        fused = group["fused"]
+        if live and fused and getattr(self, "_need_device_dtype_check_for_fused", True):
+            _check_fused_param(live[0])
+            self._need_device_dtype_check_for_fused = False
+        states = [self.state[p] for p in live]
+        for p, state in zip(live, states):
+            if not state:
                 # The state was dropped (e.g. a parameter added later); PyTorch takes the
                 # accumulator's start from the optimizer's defaults here.
-                if group["fused"]:
+                if fused:
                     _check_fused_param(p)
-                self._init_state(state, p, group["fused"],
-                                 self.defaults["initial_accumulator_value"])
-            state_sums.append(state["sum"])
-            state_steps.append(state["step"])
+                self._fill_state(state, p, fused, self.defaults["initial_accumulator_value"])
+        return (live, [p.grad for p in live], [state["sum"] for state in states],
+                [state["step"] for state in states])
 
     @_use_grad_for_differentiable
     def step(self, closure=None):
         """Perform a single optimization step; returns the closure's loss if one is given."""
         loss = self._closure_loss(closure)
         for group in self.param_groups:
-            params, grads, state_sums, state_steps = [], [], [], []
-            self._init_group(group, params, grads, state_sums, state_steps)
-            adagrad(params, grads, state_sums, state_steps, lr=group["lr"],
-                    weight_decay=group["weight_decay"], lr_decay=group["lr_decay"],
-                    eps=group["eps"], maximize=group["maximize"],
+            adagrad(*self._gather(group), lr=group["lr"], weight_decay=group["weight_decay"],
+                    lr_decay=group["lr_decay"], eps=group["eps"], maximize=group["maximize"],
                     differentiable=group["differentiable"])
         return loss
 

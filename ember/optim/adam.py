@@ -12,12 +12,11 @@ ops (`_adam_ops`: autograd, tensor hyper-parameters, any dtype) and as in-place 
 kernels (`_adam_arrays`, the hot path; see `_kernels`).
 """
 from .._tensor import Tensor
-from ..ops.creation import tensor, zeros, zeros_like
+from ..ops.creation import zeros_like
 from ..ops.pointwise import maximum
-from . import _kernels
+from . import _checks, _kernels
 from .optimizer import (Optimizer, _check_capturable, _check_fused_flags, _check_fused_param,
-                        _get_scalar_dtype, _get_value, _to_scalar,
-                        _use_grad_for_differentiable)
+                        _get_value, _to_scalar, _use_grad_for_differentiable)
 
 __all__ = ["Adam"]
 
@@ -43,106 +42,75 @@ class Adam(Optimizer):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  amsgrad=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False, fused=None, decoupled_weight_decay=False):
-        _check_lr(lr, foreach, capturable)
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_tensor_lr(lr, foreach, capturable)
+        at_least_zero = _checks.AT_LEAST_ZERO
+        _checks.refuse_invalid(_checks.lr_row(lr), ("epsilon value", eps, at_least_zero))
+        # betas are indexed only once lr and eps have passed, as PyTorch reads them.
+        _checks.refuse_invalid(*_checks.beta_rows(betas),
+                               ("weight_decay value", weight_decay, at_least_zero))
         betas = _check_betas(betas, foreach, capturable)
-        defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
-                    "amsgrad": amsgrad, "maximize": maximize, "foreach": foreach,
-                    "capturable": capturable, "differentiable": differentiable, "fused": fused,
-                    "decoupled_weight_decay": decoupled_weight_decay}
-        super().__init__(params, defaults)
+        super().__init__(params, dict(
+            lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
+            maximize=maximize, foreach=foreach, capturable=capturable,
+            differentiable=differentiable, fused=fused,
+            decoupled_weight_decay=decoupled_weight_decay))
         _check_fused_flags(fused, foreach, differentiable)
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("amsgrad", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("capturable", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("decoupled_weight_decay", False)
-            fused = group.setdefault("fused", None)
-            on_device = group["capturable"] or group["fused"]
-            for p in group["params"]:
-                p_state = self.state.get(p, [])
-                if len(p_state) != 0 and not isinstance(p_state["step"], Tensor):
-                    step_val = float(p_state["step"])
-                    p_state["step"] = (
-                        tensor(step_val, dtype=_get_scalar_dtype(is_fused=fused),
-                               device=p.device) if on_device
-                        else tensor(step_val, dtype=_get_scalar_dtype()))
+        _checks.restore(self, _RESTORED_FLAGS, beside=("capturable", "fused"))
 
-    def _init_group(self, group, params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs,
-                    state_steps):
-        """Collect the parameters that have a gradient; create their state on first use."""
-        amsgrad = group["amsgrad"]
-        for p in group["params"]:
-            if p.grad is None:
-                continue
-            params.append(p)
-            grads.append(p.grad)
-            state = self.state[p]
-            if len(state) == 0:
-                if group["fused"]:
-                    _check_fused_param(p)
-                # PyTorch keeps `step` on the CPU unless capturable or fused.
-                state["step"] = (
-                    zeros((), dtype=_get_scalar_dtype(is_fused=group["fused"]), device=p.device)
-                    if group["capturable"] or group["fused"]
-                    else tensor(0.0, dtype=_get_scalar_dtype()))
-                state["exp_avg"] = zeros_like(p)
-                state["exp_avg_sq"] = zeros_like(p)
-                if amsgrad:
-                    state["max_exp_avg_sq"] = zeros_like(p)
-            exp_avgs.append(state["exp_avg"])
-            exp_avg_sqs.append(state["exp_avg_sq"])
-            if amsgrad:
-                max_exp_avg_sqs.append(state["max_exp_avg_sq"])
-            if group["differentiable"] and state["step"].requires_grad:
-                raise RuntimeError("`requires_grad` is not supported for `step` in "
-                                   "differentiable mode")
-            if group["foreach"] and isinstance(group["lr"], Tensor) and not group["capturable"]:
-                raise RuntimeError("lr as a Tensor is not supported for capturable=False and "
-                                   "foreach=True")
-            state_steps.append(state["step"])
+    @staticmethod
+    def _fill_state(state, param, group):
+        """First use: a zero step (on the CPU unless capturable or fused, as PyTorch keeps
+        it) and zero moment estimates, plus their running maximum under AMSGrad."""
+        fused = group["fused"]
+        if fused:
+            _check_fused_param(param)
+        state["step"] = _checks.new_step(param, group["capturable"] or fused, fused)
+        moments = ("exp_avg", "exp_avg_sq", "max_exp_avg_sq") if group["amsgrad"] else \
+            ("exp_avg", "exp_avg_sq")
+        for key in moments:
+            state[key] = zeros_like(param)
+
+    def _gather(self, group):
+        """The per-parameter lists `adam` takes, for the parameters that have a gradient."""
+        params, grads, states = _checks.gather(self, group, self._fill_state)
+        if states and group["differentiable"] and any(s["step"].requires_grad for s in states):
+            raise RuntimeError("`requires_grad` is not supported for `step` in "
+                               "differentiable mode")
+        if states and group["foreach"] and isinstance(group["lr"], Tensor) \
+                and not group["capturable"]:
+            raise RuntimeError("lr as a Tensor is not supported for capturable=False and "
+                               "foreach=True")
+        max_sqs = [s["max_exp_avg_sq"] for s in states] if group["amsgrad"] else []
+        return (params, grads, [s["exp_avg"] for s in states],
+                [s["exp_avg_sq"] for s in states], max_sqs, [s["step"] for s in states])
 
     @_use_grad_for_differentiable
     def step(self, closure=None):
         """Perform a single optimization step; returns the closure's loss if one is given."""
         loss = self._closure_loss(closure)
         for group in self.param_groups:
-            params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps = \
-                [], [], [], [], [], []
-            self._init_group(group, params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs,
-                             state_steps)
             beta1, beta2 = group["betas"]
-            adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps,
-                 amsgrad=group["amsgrad"], beta1=beta1, beta2=beta2, lr=group["lr"],
-                 weight_decay=group["weight_decay"], eps=group["eps"],
+            adam(*self._gather(group), amsgrad=group["amsgrad"], beta1=beta1, beta2=beta2,
+                 lr=group["lr"], weight_decay=group["weight_decay"], eps=group["eps"],
                  maximize=group["maximize"], capturable=group["capturable"],
                  differentiable=group["differentiable"],
                  decoupled_weight_decay=group["decoupled_weight_decay"])
         return loss
 
 
-def _check_lr(lr, foreach, capturable):
-    """PyTorch's checks on a learning rate given as a float or a 1-element tensor."""
-    if isinstance(lr, Tensor):
-        if foreach and not capturable:
-            raise ValueError("lr as a Tensor is not supported for capturable=False and "
-                             "foreach=True")
-        if lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-    if not 0.0 <= lr:
-        raise ValueError(f"Invalid learning rate: {lr}")
+# What a checkpoint from an older PyTorch may lack, and the value it then means.
+_RESTORED_FLAGS = {"amsgrad": False, "maximize": False, "foreach": None, "capturable": False,
+                   "differentiable": False, "decoupled_weight_decay": False, "fused": None}
+
+
+def _check_tensor_lr(lr, foreach, capturable):
+    """A tensor learning rate is refused under foreach without capturable."""
+    if isinstance(lr, Tensor) and foreach and not capturable:
+        raise ValueError("lr as a Tensor is not supported for capturable=False and "
+                         "foreach=True")
 
 
 def _check_betas(betas, foreach, capturable):

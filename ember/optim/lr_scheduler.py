@@ -96,7 +96,7 @@ class MultiplicativeLR(LRScheduler):
     def get_lr(self):
         _warn_get_lr_called_within_step(self)
         if self._is_initial:
-            return _param_groups_val_list(self.optimizer, "lr")
+            return self._current_lrs()
         return [group["lr"] * lmbda(self.last_epoch)
                 for lmbda, group in zip(self.lr_lambdas, self.optimizer.param_groups,
                                         strict=True)]
@@ -108,15 +108,14 @@ class StepLR(LRScheduler):
     """Multiply the lr by `gamma` every `step_size` epochs."""
 
     def __init__(self, optimizer, step_size, gamma=0.1, last_epoch=-1):
-        self.step_size = step_size
-        self.gamma = gamma
+        self.step_size, self.gamma = step_size, gamma
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
         _warn_get_lr_called_within_step(self)
         if self.last_epoch == 0 or self.last_epoch % self.step_size != 0:
-            return _param_groups_val_list(self.optimizer, "lr")
-        return [group["lr"] * self.gamma for group in self.optimizer.param_groups]
+            return self._current_lrs()
+        return self._scaled_lrs(self.gamma)
 
     def _get_closed_form_lr(self):
         return [base_lr * self.gamma ** (self.last_epoch // self.step_size)
@@ -134,7 +133,7 @@ class MultiStepLR(LRScheduler):
     def get_lr(self):
         _warn_get_lr_called_within_step(self)
         if self.last_epoch not in self.milestones:
-            return _param_groups_val_list(self.optimizer, "lr")
+            return self._current_lrs()
         return [group["lr"] * self.gamma ** self.milestones[self.last_epoch]
                 for group in self.optimizer.param_groups]
 
@@ -150,17 +149,19 @@ class ConstantLR(LRScheduler):
     def __init__(self, optimizer, factor=1.0 / 3, total_iters=5, last_epoch=-1):
         if factor > 1.0 or factor < 0:
             raise ValueError("Constant multiplicative factor expected to be between 0 and 1.")
-        self.factor = factor
-        self.total_iters = total_iters
+        self.factor, self.total_iters = factor, total_iters
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
         _warn_get_lr_called_within_step(self)
+        # Chainable: scale down on entry, undo the scaling at total_iters, else hold.
         if self.last_epoch == 0:
-            return [group["lr"] * self.factor for group in self.optimizer.param_groups]
-        if self.last_epoch != self.total_iters:
-            return _param_groups_val_list(self.optimizer, "lr")
-        return [group["lr"] * (1.0 / self.factor) for group in self.optimizer.param_groups]
+            scale = self.factor
+        elif self.last_epoch == self.total_iters:
+            scale = 1.0 / self.factor
+        else:
+            return self._current_lrs()
+        return self._scaled_lrs(scale)
 
     def _get_closed_form_lr(self):
         return [base_lr * (self.factor + (self.last_epoch >= self.total_iters) * (1 - self.factor))
@@ -177,21 +178,20 @@ class LinearLR(LRScheduler):
                              "and less or equal to 1.")
         if end_factor > 1.0 or end_factor < 0:
             raise ValueError("Ending multiplicative factor expected to be between 0 and 1.")
-        self.start_factor = start_factor
-        self.end_factor = end_factor
+        self.start_factor, self.end_factor = start_factor, end_factor
         self.total_iters = total_iters
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
         _warn_get_lr_called_within_step(self)
         if self.last_epoch == 0:
-            return [group["lr"] * self.start_factor for group in self.optimizer.param_groups]
+            return self._scaled_lrs(self.start_factor)
         if self._is_initial or self.last_epoch > self.total_iters:
-            return _param_groups_val_list(self.optimizer, "lr")
+            return self._current_lrs()
         delta = self.end_factor - self.start_factor
         ratio = 1.0 + delta / (self.total_iters * self.start_factor
                                + (self.last_epoch - 1) * delta)
-        return [group["lr"] * ratio for group in self.optimizer.param_groups]
+        return self._scaled_lrs(ratio)
 
     def _get_closed_form_lr(self):
         return [base_lr * (self.start_factor + (self.end_factor - self.start_factor)
@@ -209,8 +209,8 @@ class ExponentialLR(LRScheduler):
     def get_lr(self):
         _warn_get_lr_called_within_step(self)
         if self._is_initial:   # a resumed schedule must not move one step ahead of itself
-            return _param_groups_val_list(self.optimizer, "lr")
-        return [group["lr"] * self.gamma for group in self.optimizer.param_groups]
+            return self._current_lrs()
+        return self._scaled_lrs(self.gamma)
 
     def _get_closed_form_lr(self):
         return [base_lr * self.gamma ** self.last_epoch for base_lr in self.base_lrs]
@@ -220,17 +220,16 @@ class PolynomialLR(LRScheduler):
     """Decay the lr as (1 - epoch / total_iters) ** power, then hold it."""
 
     def __init__(self, optimizer, total_iters=5, power=1.0, last_epoch=-1):
-        self.total_iters = total_iters
-        self.power = power
+        self.total_iters, self.power = total_iters, power
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
         _warn_get_lr_called_within_step(self)
         if self._is_initial or self.last_epoch > self.total_iters:
-            return _param_groups_val_list(self.optimizer, "lr")
+            return self._current_lrs()
         decay_factor = ((1.0 - self.last_epoch / self.total_iters)
                         / (1.0 - (self.last_epoch - 1) / self.total_iters)) ** self.power
-        return [group["lr"] * decay_factor for group in self.optimizer.param_groups]
+        return self._scaled_lrs(decay_factor)
 
     def _get_closed_form_lr(self):
         return [base_lr * (1.0 - min(self.total_iters, self.last_epoch) / self.total_iters)
@@ -245,15 +244,14 @@ class CosineAnnealingLR(LRScheduler):
     """
 
     def __init__(self, optimizer, T_max, eta_min=0.0, last_epoch=-1):
-        self.T_max = T_max
-        self.eta_min = eta_min
+        self.T_max, self.eta_min = T_max, eta_min
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
         _warn_get_lr_called_within_step(self)
         groups = self.optimizer.param_groups
         if self._is_initial:
-            return _param_groups_val_list(self.optimizer, "lr")
+            return self._current_lrs()
         if self._step_count == 1 and self.last_epoch > 0:
             return [self.eta_min + (base_lr - self.eta_min)
                     * (1 + math.cos(self.last_epoch * math.pi / self.T_max)) / 2
@@ -276,19 +274,19 @@ class CosineAnnealingLR(LRScheduler):
 
 def _check_schedulers(owner, optimizer, schedulers):
     name = type(owner).__name__
-    for index, scheduler in enumerate(schedulers):
-        if not hasattr(scheduler, "optimizer"):
+    for index, member in enumerate(schedulers):
+        if not hasattr(member, "optimizer"):
             raise TypeError(f"{name} at index {index} should have `optimizer` as its attribute.")
-        if isinstance(scheduler, ReduceLROnPlateau):
+        if isinstance(member, ReduceLROnPlateau):
             raise ValueError(
                 f"{name} does not support `ReduceLROnPlateau` scheduler as it requires "
                 "additional kwargs to be specified when calling `step`, but got one at index "
                 f"{index} in the given schedulers sequence.")
-        if optimizer != scheduler.optimizer:
+        if optimizer != member.optimizer:
             raise ValueError(
                 f"{name} expects all schedulers to belong to the same optimizer, but got "
-                f"scheduler {type(scheduler).__name__} at index {index} has "
-                f"{scheduler.optimizer}, which is different from {type(optimizer).__name__}.")
+                f"scheduler {type(member).__name__} at index {index} has "
+                f"{member.optimizer}, which is different from {type(optimizer).__name__}.")
 
 
 def _composite_state_dict(composite):
@@ -321,10 +319,8 @@ class SequentialLR(LRScheduler):
                 f"than the number of milestone points, but got number of schedulers "
                 f"{len(schedulers)} and the number of milestones to be equal to "
                 f"{len(milestones)}")
-        self._schedulers = schedulers
-        self._milestones = milestones
-        self.last_epoch = last_epoch + 1
-        self.optimizer = optimizer
+        self._schedulers, self._milestones = schedulers, milestones
+        self.last_epoch, self.optimizer = last_epoch + 1, optimizer
         # Each scheduler's constructor already stepped; restart from the initial lrs and
         # undo those steps, then take the first step with the scheduler of epoch 0 only.
         for group in optimizer.param_groups:
@@ -336,12 +332,12 @@ class SequentialLR(LRScheduler):
 
     def recursive_undo(self, sched=None):
         """Take back the constructor step of every (nested) scheduler."""
-        scheds = self if sched is None else sched
-        if hasattr(scheds, "_schedulers"):
-            for scheduler in scheds._schedulers:
-                self.recursive_undo(scheduler)
-        elif hasattr(scheds, "last_epoch"):
-            scheds.last_epoch -= 1
+        target = self if sched is None else sched
+        if hasattr(target, "_schedulers"):  # a composition: undo its members
+            for member in target._schedulers:
+                self.recursive_undo(member)
+        elif hasattr(target, "last_epoch"):
+            target.last_epoch -= 1
 
     def step(self):
         self.last_epoch += 1
@@ -369,9 +365,8 @@ class ChainedScheduler(LRScheduler):
                              "chained, but got no scheduler.")
         optimizer = optimizer or schedulers[0].optimizer
         _check_schedulers(self, optimizer, schedulers)
-        self._schedulers = schedulers
-        self.optimizer = optimizer
-        self._last_lr = _param_groups_val_list(self._schedulers[-1].optimizer, "lr")
+        self._schedulers, self.optimizer = schedulers, optimizer
+        self._last_lr = _param_groups_val_list(schedulers[-1].optimizer, "lr")
 
     def step(self):
         for scheduler in self._schedulers:
@@ -401,53 +396,45 @@ class ReduceLROnPlateau(LRScheduler):
         self.factor = factor
         _check_optimizer(optimizer)
         self.optimizer = optimizer
-        if isinstance(min_lr, (list, tuple)):
-            if len(min_lr) != len(optimizer.param_groups):
-                raise ValueError(
-                    f"expected {len(optimizer.param_groups)} min_lrs, got {len(min_lr)}")
-            self.default_min_lr = None
-            self.min_lrs = list(min_lr)
-        else:
-            self.default_min_lr = min_lr
-            self.min_lrs = [min_lr] * len(optimizer.param_groups)
-        self.patience = patience
-        self.cooldown = cooldown
-        self.eps = eps
+        groups = len(optimizer.param_groups)
+        per_group = isinstance(min_lr, (list, tuple))
+        if per_group and len(min_lr) != groups:
+            raise ValueError(f"expected {groups} min_lrs, got {len(min_lr)}")
+        # A single floor is remembered so it can be repeated for groups added later.
+        self.default_min_lr = None if per_group else min_lr
+        self.min_lrs = list(min_lr) if per_group else [min_lr] * groups
+        self.patience, self.cooldown, self.eps = patience, cooldown, eps
         self.last_epoch = 0
-        self._last_lr = _param_groups_val_list(self.optimizer, "lr")
+        self._last_lr = _param_groups_val_list(optimizer, "lr")
         self._init_is_better(mode=mode, threshold=threshold, threshold_mode=threshold_mode)
         self._reset()
 
     def _reset(self):
         """Forget the best value and the bad-epoch and cooldown counters."""
         self.best = self.mode_worse
-        self.cooldown_counter = 0
-        self.num_bad_epochs = 0
+        self.cooldown_counter = self.num_bad_epochs = 0
 
     def step(self, metrics, epoch=None):
         current = float(metrics)   # a 0-dim Tensor is accepted
-        if epoch is None:
-            epoch = self.last_epoch + 1
-        else:
+        if epoch is not None:
             warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
-        self.last_epoch = epoch
-        if self._is_better(current, self.best):
+        self.last_epoch = self.last_epoch + 1 if epoch is None else epoch
+        improved = self._is_better(current, self.best)
+        if improved:
             self.best = current
-            self.num_bad_epochs = 0
-        else:
-            self.num_bad_epochs += 1
+        self.num_bad_epochs = 0 if improved else self.num_bad_epochs + 1
         if self.in_cooldown:
+            # A reduction is followed by `cooldown` epochs whose bad results do not count.
             self.cooldown_counter -= 1
-            self.num_bad_epochs = 0   # bad epochs during cooldown do not count
-        if self.num_bad_epochs > self.patience:
-            self._reduce_lr(epoch)
-            self.cooldown_counter = self.cooldown
             self.num_bad_epochs = 0
+        if self.num_bad_epochs > self.patience:
+            self._reduce_lr(self.last_epoch)
+            self.cooldown_counter, self.num_bad_epochs = self.cooldown, 0
         self._last_lr = _param_groups_val_list(self.optimizer, "lr")
 
     def _reduce_lr(self, epoch):
         groups = self.optimizer.param_groups
-        if len(groups) != len(self.min_lrs):
+        if len(self.min_lrs) != len(groups):
             if self.default_min_lr is None:
                 raise RuntimeError(
                     f"The number of param groups in the `optimizer` ({len(groups)}) differs "
@@ -456,36 +443,36 @@ class ReduceLROnPlateau(LRScheduler):
                     "modify the `min_lrs` field to match the length of the `optimizer` "
                     "param groups.")
             self.min_lrs = [self.default_min_lr] * len(groups)
-        for i, group in enumerate(groups):
-            old_lr = float(group["lr"])
-            new_lr = max(old_lr * self.factor, self.min_lrs[i])
-            if old_lr - new_lr > self.eps:
-                _update_param_group_val(group, "lr", new_lr)
+        for group, floor in zip(groups, self.min_lrs):
+            before = float(group["lr"])
+            after = max(before * self.factor, floor)
+            if before - after > self.eps:  # a change smaller than eps is not made
+                _update_param_group_val(group, "lr", after)
 
     @property
     def in_cooldown(self):
         return self.cooldown_counter > 0
 
     def _is_better(self, a, best):
-        if self.mode == "min" and self.threshold_mode == "rel":
-            return a < best * (1.0 - self.threshold)
-        if self.mode == "min" and self.threshold_mode == "abs":
-            return a < best - self.threshold
-        if self.mode == "max" and self.threshold_mode == "rel":
-            return a > best * (self.threshold + 1.0)
-        return a > best + self.threshold
+        """Whether metric `a` beats `best` by more than the threshold (relative or absolute)."""
+        relative = self.threshold_mode == "rel"
+        if self.mode == "min":
+            return a < (best * (1.0 - self.threshold) if relative else best - self.threshold)
+        return a > (best * (self.threshold + 1.0) if relative else best + self.threshold)
 
     def _init_is_better(self, mode, threshold, threshold_mode):
-        if mode not in {"min", "max"}:
-            raise ValueError("mode " + mode + " is unknown!")
-        if threshold_mode not in {"rel", "abs"}:
-            raise ValueError("threshold mode " + threshold_mode + " is unknown!")
-        self.mode_worse = math.inf if mode == "min" else -math.inf
-        self.mode = mode
-        self.threshold = threshold
-        self.threshold_mode = threshold_mode
+        for label, value, allowed in (("mode ", mode, _MODES),
+                                      ("threshold mode ", threshold_mode, _THRESHOLD_MODES)):
+            if value not in allowed:
+                raise ValueError(label + value + " is unknown!")
+        self.mode_worse = -math.inf if mode == "max" else math.inf
+        self.mode, self.threshold, self.threshold_mode = mode, threshold, threshold_mode
 
     def load_state_dict(self, state_dict):
         self.__dict__.update(state_dict)
         self._init_is_better(mode=self.mode, threshold=self.threshold,
                              threshold_mode=self.threshold_mode)
+
+
+_MODES = frozenset(("min", "max"))
+_THRESHOLD_MODES = frozenset(("rel", "abs"))

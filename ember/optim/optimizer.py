@@ -83,11 +83,13 @@ def _check_capturable(param, step, supports_xla=True):
 
 def _check_fused_flags(fused, foreach, differentiable):
     """The flag combinations PyTorch refuses once the groups are built."""
-    if fused:
-        if differentiable:
-            raise RuntimeError("`fused` does not support `differentiable`")
-        if foreach:
-            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+    if not fused:
+        return
+    conflicts = ((differentiable, "`fused` does not support `differentiable`"),
+                 (foreach, "`fused` and `foreach` cannot be `True` together."))
+    for conflicting, message in conflicts:
+        if conflicting:
+            raise RuntimeError(message)
 
 
 def _check_fused_param(param):
@@ -171,13 +173,13 @@ class Optimizer:
                             "Tensors or dicts, but got " + _typename(params))
         self.state = defaultdict(dict)
         self.param_groups = []
-        param_groups = list(params)
-        if len(param_groups) == 0:
+        given = list(params)
+        if not given:
             raise ValueError("optimizer got an empty parameter list")
-        if not isinstance(param_groups[0], dict):
-            param_groups = [{"params": param_groups}]
-        for param_group in param_groups:
-            self.add_param_group(param_group)
+        # A plain sequence of tensors (or (name, tensor) pairs) makes a single group.
+        groups = given if isinstance(given[0], dict) else [{"params": given}]
+        for group in groups:
+            self.add_param_group(group)
 
     def __getstate__(self):
         return {"defaults": self.defaults, "state": self.state,
@@ -191,13 +193,13 @@ class Optimizer:
         self.defaults.setdefault("differentiable", False)
 
     def __repr__(self):
-        text = self.__class__.__name__ + " ("
-        for i, group in enumerate(self.param_groups):
-            text += f"\nParameter Group {i}\n"
-            for key in sorted(group.keys()):
-                if key != "params":
-                    text += f"    {key}: {group[key]}\n"
-        return text + ")"
+        # One block per group, its options sorted by name; the tensors are left out.
+        blocks = []
+        for index, group in enumerate(self.param_groups):
+            options = "".join(f"    {key}: {group[key]}\n" for key in sorted(group)
+                              if key != "params")
+            blocks.append(f"\nParameter Group {index}\n{options}")
+        return f"{type(self).__name__} ({''.join(blocks)})"
 
     # ------------------------------------------------------------ param groups
     def add_param_group(self, param_group):
@@ -216,13 +218,9 @@ class Optimizer:
                             "Please use a list instead.")
         else:
             params = list(params)
-        tensors, names = [], []
-        for param in params:
-            if isinstance(param, tuple):
-                names.append(param[0])
-                tensors.append(param[1])
-            else:
-                tensors.append(param)
+        # Parameters may come as (name, tensor) pairs; the names travel in the group.
+        tensors = [item[1] if isinstance(item, tuple) else item for item in params]
+        names = [item[0] for item in params if isinstance(item, tuple)]
         param_group["params"] = tensors
         if names:
             if len(names) != len(tensors):
@@ -230,11 +228,13 @@ class Optimizer:
                                  "names are missing")
             param_group["param_names"] = names
         self._check_params(tensors)
-        for name, default in self.defaults.items():
-            if default is required and name not in param_group:
+        for option, default in self.defaults.items():
+            if option in param_group:
+                continue
+            if default is required:
                 raise ValueError("parameter group didn't specify a value of required "
-                                 f"optimization parameter {name}")
-            param_group.setdefault(name, default)
+                                 f"optimization parameter {option}")
+            param_group[option] = default
         if len(tensors) != len(set(tensors)):
             warnings.warn("optimizer contains a parameter group with duplicate parameters; in "
                           "future, this will cause an error; see "
@@ -336,8 +336,7 @@ class Optimizer:
         {'state': {0: {...}, 1: {...}}, 'param_groups': [{'lr': ..., 'params': [0, 1]}]}.
         The state tensors are the live buffers, not copies, exactly as in PyTorch.
         """
-        for pre_hook in self._optimizer_state_dict_pre_hooks.values():
-            pre_hook(self)
+        _notify(self._optimizer_state_dict_pre_hooks, self)
         index_of = {}
         start = 0
         param_groups = []
@@ -350,12 +349,8 @@ class Optimizer:
             param_groups.append(packed)
         packed_state = {(index_of[id(k)] if isinstance(k, Tensor) else k): v
                         for k, v in self.state.items()}
-        state_dict = {"state": packed_state, "param_groups": param_groups}
-        for post_hook in self._optimizer_state_dict_post_hooks.values():
-            result = post_hook(self, state_dict)
-            if result is not None:
-                state_dict = result
-        return state_dict
+        return _thread(self._optimizer_state_dict_post_hooks, self,
+                       {"state": packed_state, "param_groups": param_groups})
 
     def load_state_dict(self, state_dict):
         """Load a state from `state_dict()` (ember's or PyTorch's, converted tensor by tensor).
@@ -363,11 +358,7 @@ class Optimizer:
         Groups are matched by position; state tensors are copied and cast to their
         parameter's dtype and device (the `step` counter is kept as saved).
         """
-        state_dict = state_dict.copy()
-        for pre_hook in self._optimizer_load_state_dict_pre_hooks.values():
-            result = pre_hook(self, state_dict)
-            if result is not None:
-                state_dict = result
+        state_dict = _thread(self._optimizer_load_state_dict_pre_hooks, self, state_dict.copy())
         groups = self.param_groups
         saved_groups = deepcopy(state_dict["param_groups"])
         if len(groups) != len(saved_groups):
@@ -390,8 +381,22 @@ class Optimizer:
             if "param_names" in group and "param_names" not in new_group:
                 new_group["param_names"] = group["param_names"]
         self.__setstate__({"state": state, "param_groups": saved_groups})
-        for post_hook in self._optimizer_load_state_dict_post_hooks.values():
-            post_hook(self)
+        _notify(self._optimizer_load_state_dict_post_hooks, self)
+
+
+def _notify(hooks, optimizer):
+    """Call hooks that only observe the optimizer."""
+    for hook in hooks.values():
+        hook(optimizer)
+
+
+def _thread(hooks, optimizer, value):
+    """Pass `value` through hooks that may replace it (returning None keeps it)."""
+    for hook in hooks.values():
+        replaced = hook(optimizer, value)
+        if replaced is not None:
+            value = replaced
+    return value
 
 
 def _cast(param, value, param_id, param_groups, key=None):
@@ -408,16 +413,10 @@ def _cast(param, value, param_id, param_groups, key=None):
 def _cast_tensor(param, value, param_id, param_groups, key):
     """PyTorch's policy: `step` stays as saved unless fused/capturable (then float32 on the
     param's device); other tensors take a floating param's dtype."""
-    fused = capturable = False
-    for group in param_groups:
-        if param_id in group["params"]:
-            fused = group.get("fused", False)
-            capturable = group.get("capturable", False)
-            break
     if key == "step":
-        if capturable or fused:
-            return value.to(dtype=float32, device=param.device)
-        return value
-    if param.is_floating_point():
-        return value.to(dtype=param.dtype, device=param.device)
-    return value.to(device=param.device)
+        owner = next((group for group in param_groups if param_id in group["params"]), {})
+        beside_param = owner.get("fused", False) or owner.get("capturable", False)
+        return value.to(dtype=float32, device=param.device) if beside_param else value
+    # Integer or bool parameters leave the state's dtype alone.
+    dtype = param.dtype if param.is_floating_point() else value.dtype
+    return value.to(dtype=dtype, device=param.device)

@@ -8,9 +8,9 @@ ops (`_rmsprop_ops`: autograd, tensor hyper-parameters, any dtype) and as in-pla
 kernels (`_rmsprop_arrays`, the hot path; see `_kernels`).
 """
 from .._tensor import Tensor
-from ..ops.creation import tensor, zeros, zeros_like
-from . import _kernels
-from .optimizer import (Optimizer, _check_capturable, _get_scalar_dtype, _get_value,
+from ..ops.creation import zeros_like
+from . import _checks, _kernels
+from .optimizer import (Optimizer, _check_capturable, _get_value,
                         _to_scalar, _use_grad_for_differentiable)
 
 __all__ = ["RMSprop"]
@@ -35,85 +35,49 @@ class RMSprop(Optimizer):
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
                  centered=False, capturable=False, foreach=None, maximize=False,
                  differentiable=False):
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= momentum:
-            raise ValueError(f"Invalid momentum value: {momentum}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= alpha:
-            raise ValueError(f"Invalid alpha value: {alpha}")
-        defaults = {"lr": lr, "momentum": momentum, "alpha": alpha, "eps": eps,
-                    "centered": centered, "weight_decay": weight_decay, "capturable": capturable,
-                    "foreach": foreach, "maximize": maximize, "differentiable": differentiable}
-        super().__init__(params, defaults)
+        at_least_zero = _checks.AT_LEAST_ZERO
+        _checks.refuse_invalid(_checks.lr_row(lr), ("epsilon value", eps, at_least_zero),
+                               ("momentum value", momentum, at_least_zero),
+                               ("weight_decay value", weight_decay, at_least_zero),
+                               ("alpha value", alpha, at_least_zero))
+        super().__init__(params, dict(
+            lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered,
+            weight_decay=weight_decay, capturable=capturable, foreach=foreach,
+            maximize=maximize, differentiable=differentiable))
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("momentum", 0)
-            group.setdefault("centered", False)
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
-            _tensor_steps(self.state, group)
+        _checks.restore(self, {"momentum": 0, "centered": False, "foreach": None,
+                               "maximize": False, "differentiable": False,
+                               "capturable": False})
 
-    def _init_group(self, group, params, grads, square_avgs, momentum_buffer_list, grad_avgs,
-                    state_steps):
-        """Collect the parameters that have a gradient; create their state on first use."""
-        for p in group["params"]:
-            if p.grad is None:
-                continue
-            params.append(p)
-            grads.append(p.grad)
-            state = self.state[p]
-            if len(state) == 0:
-                state["step"] = (zeros((), dtype=_get_scalar_dtype(), device=p.device)
-                                 if group["capturable"] else zeros((), dtype=_get_scalar_dtype()))
-                state["square_avg"] = zeros_like(p)
-                if group["momentum"] > 0:
-                    state["momentum_buffer"] = zeros_like(p)
-                if group["centered"]:
-                    state["grad_avg"] = zeros_like(p)
-            square_avgs.append(state["square_avg"])
-            state_steps.append(state["step"])
-            if group["momentum"] > 0:
-                momentum_buffer_list.append(state["momentum_buffer"])
-            if group["centered"]:
-                grad_avgs.append(state["grad_avg"])
+    @staticmethod
+    def _fill_state(state, param, group):
+        """First use: a zero step, the squared-gradient average, and the momentum buffer
+        and gradient average only when the group uses them."""
+        state["step"] = _checks.new_step(param, group["capturable"])
+        state["square_avg"] = zeros_like(param)
+        extras = (("momentum_buffer", group["momentum"] > 0), ("grad_avg", group["centered"]))
+        for key, used in extras:
+            if used:
+                state[key] = zeros_like(param)
 
     @_use_grad_for_differentiable
     def step(self, closure=None):
         """Perform a single optimization step; returns the closure's loss if one is given."""
         loss = self._closure_loss(closure)
         for group in self.param_groups:
-            params, grads, square_avgs, grad_avgs, momentum_buffer_list, state_steps = \
-                [], [], [], [], [], []
-            self._init_group(group, params, grads, square_avgs, momentum_buffer_list,
-                             grad_avgs, state_steps)
-            rmsprop(params, grads, square_avgs, grad_avgs, momentum_buffer_list, state_steps,
-                    lr=group["lr"], alpha=group["alpha"], eps=group["eps"],
-                    weight_decay=group["weight_decay"], momentum=group["momentum"],
-                    centered=group["centered"], maximize=group["maximize"],
-                    differentiable=group["differentiable"], capturable=group["capturable"])
+            params, grads, states = _checks.gather(self, group, self._fill_state)
+            # Lists of unused state stay empty, as PyTorch passes them.
+            buffers = [s["momentum_buffer"] for s in states] if group["momentum"] > 0 else []
+            grad_avgs = [s["grad_avg"] for s in states] if group["centered"] else []
+            rmsprop(params, grads, [s["square_avg"] for s in states], grad_avgs, buffers,
+                    [s["step"] for s in states], lr=group["lr"], alpha=group["alpha"],
+                    eps=group["eps"], weight_decay=group["weight_decay"],
+                    momentum=group["momentum"], centered=group["centered"],
+                    maximize=group["maximize"], differentiable=group["differentiable"],
+                    capturable=group["capturable"])
         return loss
-
-
-def _tensor_steps(state, group, device_when_capturable=True):
-    """Old checkpoints stored `step` as a number; PyTorch turns it into a tensor on load."""
-    for p in group["params"]:
-        p_state = state.get(p, [])
-        if len(p_state) != 0 and not isinstance(p_state["step"], Tensor):
-            step_val = float(p_state["step"])
-            p_state["step"] = (
-                tensor(step_val, dtype=_get_scalar_dtype(), device=p.device)
-                if group["capturable"] and device_when_capturable
-                else tensor(step_val, dtype=_get_scalar_dtype()))
 
 
 def rmsprop(params, grads, square_avgs, grad_avgs, momentum_buffer_list, state_steps,
