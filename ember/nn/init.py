@@ -265,6 +265,13 @@ def _layer_default_(weight, bias):
     uniform_(bias, -bound, bound)
 
 
+def _affine_default_(weight, bias):
+    """Normalisation layers start as the identity map: weight 1, bias (if any) 0."""
+    ones_(weight)
+    if bias is not None:
+        zeros_(bias)
+
+
 def _deprecated_alias(method):
     """The pre-underscore name of an initialiser: warns, then forwards (PyTorch keeps these)."""
     current = method.__name__
