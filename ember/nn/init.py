@@ -286,7 +286,7 @@ def _deprecated_alias(method):
     return alias
 
 
-for _method in (uniform_, normal_, constant_, eye_, dirac_, xavier_uniform_, xavier_normal_,
-                kaiming_uniform_, kaiming_normal_, orthogonal_, sparse_):
-    globals()[_method.__name__.rstrip("_")] = _deprecated_alias(_method)
-del _method
+(uniform, normal, constant, eye, dirac, xavier_uniform, xavier_normal, kaiming_uniform,
+ kaiming_normal, orthogonal, sparse) = map(_deprecated_alias, (
+    uniform_, normal_, constant_, eye_, dirac_, xavier_uniform_, xavier_normal_,
+    kaiming_uniform_, kaiming_normal_, orthogonal_, sparse_))

@@ -72,10 +72,11 @@ def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
                              extra_dict=[_global_forward_hooks_always_called,
                                          _global_forward_hooks_with_kwargs])
     _global_forward_hooks[handle.id] = hook
-    if with_kwargs:
-        _global_forward_hooks_with_kwargs[handle.id] = True
-    if always_call:
-        _global_forward_hooks_always_called[handle.id] = True
+    # The flag tables hold an entry only for hooks that asked for the behaviour.
+    for wanted, flags in ((with_kwargs, _global_forward_hooks_with_kwargs),
+                          (always_call, _global_forward_hooks_always_called)):
+        if wanted:
+            flags[handle.id] = True
     return handle
 
 

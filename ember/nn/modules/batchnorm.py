@@ -32,6 +32,13 @@ def _fresh_stats(num_features, device, dtype):
             "num_batches_tracked": creation.tensor(0, dtype=_dtype.int64, device=device)}
 
 
+def _register_affine(module, shape, affine, bias, device, dtype):
+    """A normalisation layer's `weight` and `bias`: uninitialised Parameters, or None slots."""
+    for name, present in (("weight", affine), ("bias", affine and bias)):
+        value = Parameter(creation.empty(shape, device=device, dtype=dtype)) if present else None
+        module.register_parameter(name, value)
+
+
 class _NormBase(Module):
     """Parameters, buffers, reset and repr shared by batch and instance norm."""
 
@@ -43,9 +50,7 @@ class _NormBase(Module):
         super().__init__()
         vars(self).update(num_features=num_features, eps=eps, momentum=momentum, affine=affine,
                           track_running_stats=track_running_stats)
-        for name, present in (("weight", affine), ("bias", affine and bias)):
-            value = creation.empty(num_features, device=device, dtype=dtype) if present else None
-            self.register_parameter(name, None if value is None else Parameter(value))
+        _register_affine(self, num_features, affine, bias, device, dtype)
         stats = (_fresh_stats(num_features, device, dtype) if track_running_stats
                  else dict.fromkeys(_STAT_NAMES))
         for name, value in stats.items():

@@ -45,6 +45,15 @@ def _forward_unimplemented(self, *input):
         f'Module [{type(self).__name__}] is missing the required "forward" function')
 
 
+
+def _store_options(module, **options):
+    """Keep a layer's constructor options as plain attributes, in one step.
+
+    Options are hyper-parameters (sizes, flags, numbers), never tensors or modules, so
+    they skip Module.__setattr__'s registry checks; extra_repr and pickles read them.
+    """
+    vars(module).update(options)
+
 class Module:
     """Base class for all neural network modules; subclass it and define `forward`.
 
