@@ -315,14 +315,8 @@ class Module:
         The hook may return replacement args (a single value is wrapped in a tuple),
         or with `with_kwargs=True` a tuple `(args, kwargs)`.
         """
-        handle = RemovableHandle(self._forward_pre_hooks,
-                                 extra_dict=self._forward_pre_hooks_with_kwargs)
-        self._forward_pre_hooks[handle.id] = hook
-        if with_kwargs:
-            self._forward_pre_hooks_with_kwargs[handle.id] = True
-        if prepend:
-            self._forward_pre_hooks.move_to_end(handle.id, last=False)
-        return handle
+        flags = ((self._forward_pre_hooks_with_kwargs, with_kwargs),)
+        return _hooks.add_hook(self._forward_pre_hooks, hook, prepend, flags)
 
     def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False,
                               always_call=False):
@@ -330,17 +324,9 @@ class Module:
 
         With `always_call=True` the hook also runs when forward raises.
         """
-        handle = RemovableHandle(self._forward_hooks,
-                                 extra_dict=[self._forward_hooks_with_kwargs,
-                                             self._forward_hooks_always_called])
-        self._forward_hooks[handle.id] = hook
-        if with_kwargs:
-            self._forward_hooks_with_kwargs[handle.id] = True
-        if always_call:
-            self._forward_hooks_always_called[handle.id] = True
-        if prepend:
-            self._forward_hooks.move_to_end(handle.id, last=False)
-        return handle
+        flags = ((self._forward_hooks_with_kwargs, with_kwargs),
+                 (self._forward_hooks_always_called, always_call))
+        return _hooks.add_hook(self._forward_hooks, hook, prepend, flags)
 
     def register_full_backward_pre_hook(self, hook, prepend=False):
         """Run `hook(module, grad_output)` when gradients reach the module's outputs.
