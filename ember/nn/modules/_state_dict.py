@@ -45,8 +45,15 @@ def own_tensors(module):
 
 def save_own(module, destination, prefix, keep_vars, extra_state):
     """Put `module`'s own parameters and persistent buffers (not its children's)."""
-    for name, value in own_tensors(module):
-        destination[prefix + name] = value if keep_vars else value.detach()
+    # Two flat loops rather than own_tensors(): state_dict is called per module per save,
+    # and the generator chain measured ~20% slower on a small model.
+    for name, value in module._parameters.items():
+        if value is not None:
+            destination[prefix + name] = value if keep_vars else value.detach()
+    skipped = module._non_persistent_buffers_set
+    for name, value in module._buffers.items():
+        if value is not None and name not in skipped:
+            destination[prefix + name] = value if keep_vars else value.detach()
     if extra_state:
         destination[prefix + EXTRA_STATE_KEY_SUFFIX] = module.get_extra_state()
 
