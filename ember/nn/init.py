@@ -24,25 +24,24 @@ _LINEAR = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_tra
            "conv_transpose3d")
 
 
+# Gains that do not depend on a parameter; leaky_relu's is computed from its slope.
+_FIXED_GAINS = {"sigmoid": 1, "tanh": 5.0 / 3, "relu": math.sqrt(2.0),
+                "selu": 3.0 / 4}   # selu: PyTorch's empirical value
+_FIXED_GAINS.update(dict.fromkeys(_LINEAR, 1))
+
+
 def calculate_gain(nonlinearity, param=None):
     """The gain that keeps activations' variance stable through `nonlinearity`."""
-    if nonlinearity in _LINEAR or nonlinearity == "sigmoid":
-        return 1
-    if nonlinearity == "tanh":
-        return 5.0 / 3
-    if nonlinearity == "relu":
-        return math.sqrt(2.0)
-    if nonlinearity == "leaky_relu":
-        if param is None:
-            negative_slope = 0.01
-        elif not isinstance(param, bool) and isinstance(param, (int, float)):
-            negative_slope = param
-        else:
-            raise ValueError(f"negative_slope {param} not a valid number")
-        return math.sqrt(2.0 / (1 + negative_slope ** 2))
-    if nonlinearity == "selu":
-        return 3.0 / 4   # PyTorch's empirical value
-    raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
+    if nonlinearity != "leaky_relu":
+        gain = _FIXED_GAINS.get(nonlinearity)
+        if gain is None:
+            raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
+        return gain
+    slope = 0.01 if param is None else param
+    # bool is an int to Python but not a slope to PyTorch.
+    if isinstance(slope, bool) or not isinstance(slope, (int, float)):
+        raise ValueError(f"negative_slope {param} not a valid number")
+    return math.sqrt(2.0 / (1 + slope ** 2))
 
 
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
@@ -82,20 +81,18 @@ def eye_(tensor):
 
 def dirac_(tensor, groups=1):
     """Convolution weights that pass each input channel through unchanged (per group)."""
-    dimensions = tensor.dim()
-    if dimensions not in (3, 4, 5):
+    if tensor.dim() not in (3, 4, 5):
         raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
-    sizes = tensor.shape
-    if sizes[0] % groups != 0:
+    out_total, in_channels, *spatial = tensor.shape
+    if out_total % groups != 0:
         raise ValueError("dim 0 must be divisible by groups")
-    out_channels_per_group = sizes[0] // groups
-    min_dim = min(out_channels_per_group, sizes[1])
-    centre = tuple(size // 2 for size in sizes[2:])
+    per_group = out_total // groups
+    centre = tuple(extent // 2 for extent in spatial)
     with no_grad():
         tensor.zero_()
-        for g in range(groups):
-            for d in range(min_dim):
-                tensor[(g * out_channels_per_group + d, d) + centre] = 1
+        for channel in range(min(per_group, in_channels)):
+            for first in range(0, out_total, per_group):
+                tensor[(first + channel, channel) + centre] = 1
     return tensor
 
 
@@ -104,43 +101,54 @@ def _calculate_fan_in_and_fan_out(tensor):
     if tensor.dim() < 2:
         raise ValueError("Fan in and fan out can not be computed for tensor with fewer than 2 "
                          "dimensions")
-    receptive_field_size = math.prod(tensor.shape[2:])
-    return tensor.shape[1] * receptive_field_size, tensor.shape[0] * receptive_field_size
+    out_features, in_features, *kernel = tensor.shape
+    field = math.prod(kernel)
+    return in_features * field, out_features * field
 
 
-def _calculate_correct_fan(tensor, mode):
-    mode = mode.lower()
-    valid_modes = ["fan_in", "fan_out"]
-    if mode not in valid_modes:
-        raise ValueError(f"Mode {mode} not supported, please use one of {valid_modes}")
-    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
-    return fan_in if mode == "fan_in" else fan_out
+_FAN_MODES = ["fan_in", "fan_out"]   # listed in the error text as PyTorch lists them
+
+
+def _fan(tensor, mode):
+    """The fan Kaiming's scheme preserves: forward (`fan_in`) or backward (`fan_out`) variance."""
+    chosen = mode.lower()
+    if chosen not in _FAN_MODES:
+        raise ValueError(f"Mode {chosen} not supported, please use one of {_FAN_MODES}")
+    return _calculate_fan_in_and_fan_out(tensor)[_FAN_MODES.index(chosen)]
+
+
+def _glorot_std(tensor, gain):
+    """Glorot & Bengio's std: the variance averaged over the forward and backward fans."""
+    fans = _calculate_fan_in_and_fan_out(tensor)
+    return gain * math.sqrt(2.0 / float(sum(fans)))
 
 
 def xavier_uniform_(tensor, gain=1.0, generator=None):
     """U(-a, a) with a = gain * sqrt(6 / (fan_in + fan_out)) (Glorot & Bengio, 2010)."""
-    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
-    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
-    bound = math.sqrt(3.0) * std
+    bound = math.sqrt(3.0) * _glorot_std(tensor, gain)
     return uniform_(tensor, -bound, bound, generator)
 
 
 def xavier_normal_(tensor, gain=1.0, generator=None):
     """N(0, std^2) with std = gain * sqrt(2 / (fan_in + fan_out))."""
-    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
-    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
-    return normal_(tensor, 0.0, std, generator)
+    return normal_(tensor, 0.0, _glorot_std(tensor, gain), generator)
 
 
 def _kaiming_std(tensor, a, mode, nonlinearity):
-    fan = _calculate_correct_fan(tensor, mode)
-    return calculate_gain(nonlinearity, a) / math.sqrt(fan)
+    return calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode))
+
+
+def _empty_noop(tensor):
+    """Kaiming on a zero-size tensor warns (its fan may be 0) and leaves it alone."""
+    if 0 not in tensor.shape:
+        return False
+    warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=3)
+    return True
 
 
 def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     """U(-b, b) with b = gain * sqrt(3 / fan) (He et al., 2015)."""
-    if 0 in tensor.shape:
-        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
+    if _empty_noop(tensor):
         return tensor
     bound = math.sqrt(3.0) * _kaiming_std(tensor, a, mode, nonlinearity)
     return uniform_(tensor, -bound, bound, generator)
@@ -148,8 +156,7 @@ def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gene
 
 def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     """N(0, std^2) with std = gain / sqrt(fan)."""
-    if 0 in tensor.shape:
-        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
+    if _empty_noop(tensor):
         return tensor
     return normal_(tensor, 0, _kaiming_std(tensor, a, mode, nonlinearity), generator)
 
@@ -245,27 +252,41 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
     return tensor
 
 
-def _make_deprecate(method):
-    new_name = method.__name__
-    old_name = new_name[:-1]
+def _layer_default_(weight, bias):
+    """Linear's and Conv's default: Kaiming-uniform weight (a = sqrt(5)), bias U(+-1/sqrt(fan_in)).
 
-    def deprecated_init(*args, **kwargs):
-        warnings.warn(f"`nn.init.{old_name}` is now deprecated in favor of "
-                      f"`nn.init.{new_name}`.", FutureWarning, stacklevel=2)
+    One place so every layer draws from the generator in the same order PyTorch's do.
+    """
+    kaiming_uniform_(weight, a=math.sqrt(5))
+    if bias is None:
+        return
+    fan_in = _calculate_fan_in_and_fan_out(weight)[0]
+    bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+    uniform_(bias, -bound, bound)
+
+
+def _affine_default_(weight, bias):
+    """Normalisation layers start as the identity map: weight 1, bias (if any) 0."""
+    ones_(weight)
+    if bias is not None:
+        zeros_(bias)
+
+
+def _deprecated_alias(method):
+    """The pre-underscore name of an initialiser: warns, then forwards (PyTorch keeps these)."""
+    current = method.__name__
+    legacy = current.rstrip("_")
+
+    def alias(*args, **kwargs):
+        warnings.warn(f"`nn.init.{legacy}` is now deprecated in favor of "
+                      f"`nn.init.{current}`.", FutureWarning, stacklevel=2)
         return method(*args, **kwargs)
-    deprecated_init.__name__ = old_name
-    deprecated_init.__doc__ = f"Deprecated: use nn.init.{new_name}."
-    return deprecated_init
+    alias.__name__ = alias.__qualname__ = legacy
+    alias.__doc__ = f"Deprecated: use nn.init.{current}."
+    return alias
 
 
-uniform = _make_deprecate(uniform_)
-normal = _make_deprecate(normal_)
-constant = _make_deprecate(constant_)
-eye = _make_deprecate(eye_)
-dirac = _make_deprecate(dirac_)
-xavier_uniform = _make_deprecate(xavier_uniform_)
-xavier_normal = _make_deprecate(xavier_normal_)
-kaiming_uniform = _make_deprecate(kaiming_uniform_)
-kaiming_normal = _make_deprecate(kaiming_normal_)
-orthogonal = _make_deprecate(orthogonal_)
-sparse = _make_deprecate(sparse_)
+(uniform, normal, constant, eye, dirac, xavier_uniform, xavier_normal, kaiming_uniform,
+ kaiming_normal, orthogonal, sparse) = map(_deprecated_alias, (
+    uniform_, normal_, constant_, eye_, dirac_, xavier_uniform_, xavier_normal_,
+    kaiming_uniform_, kaiming_normal_, orthogonal_, sparse_))

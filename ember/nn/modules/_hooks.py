@@ -59,6 +59,24 @@ class RemovableHandle:
         self.remove()
 
 
+def add_hook(registry, hook, prepend=False, flags=()):
+    """Put `hook` in `registry` (first if `prepend`) and return its handle.
+
+    `flags` pairs a side table (with_kwargs, always_call) with whether this hook wants
+    it; the side tables hold entries only for hooks that asked, and the handle removes
+    the hook from all of them.
+    """
+    flags = tuple(flags)
+    handle = RemovableHandle(registry, extra_dict=[table for table, _ in flags])
+    registry[handle.id] = hook
+    for table, wanted in flags:
+        if wanted:
+            table[handle.id] = True
+    if prepend:
+        registry.move_to_end(handle.id, last=False)
+    return handle
+
+
 def register_module_forward_pre_hook(hook):
     """Run `hook(module, args)` before every module's forward."""
     handle = RemovableHandle(_global_forward_pre_hooks)
@@ -72,10 +90,11 @@ def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
                              extra_dict=[_global_forward_hooks_always_called,
                                          _global_forward_hooks_with_kwargs])
     _global_forward_hooks[handle.id] = hook
-    if with_kwargs:
-        _global_forward_hooks_with_kwargs[handle.id] = True
-    if always_call:
-        _global_forward_hooks_always_called[handle.id] = True
+    # The flag tables hold an entry only for hooks that asked for the behaviour.
+    for wanted, flags in ((with_kwargs, _global_forward_hooks_with_kwargs),
+                          (always_call, _global_forward_hooks_always_called)):
+        if wanted:
+            flags[handle.id] = True
     return handle
 
 

@@ -5,7 +5,7 @@ from ...ops import nn_activation as F
 from ...ops.creation import empty
 from .. import init as _init
 from ..parameter import Parameter
-from .module import Module
+from .module import Module, _store_options
 
 __all__ = ["Threshold", "ReLU", "Hardtanh", "ReLU6", "Sigmoid", "Hardsigmoid", "Tanh", "SiLU",
            "Mish", "Hardswish", "ELU", "CELU", "SELU", "GLU", "GELU", "Hardshrink", "LeakyReLU",
@@ -78,9 +78,7 @@ class Threshold(Module):
 
     def __init__(self, threshold, value, inplace=False):
         super().__init__()
-        self.threshold = threshold
-        self.value = value
-        self.inplace = inplace
+        _store_options(self, threshold=threshold, value=value, inplace=inplace)
 
     def forward(self, input):
         return F.threshold(input, self.threshold, self.value, self.inplace)
@@ -105,9 +103,7 @@ class Hardtanh(Module):
             warnings.warn("keyword argument `max_value` is deprecated and renamed to `max_val`",
                           FutureWarning, stacklevel=2)
             max_val = max_value
-        self.min_val = min_val
-        self.max_val = max_val
-        self.inplace = inplace
+        _store_options(self, min_val=min_val, max_val=max_val, inplace=inplace)
         if self.max_val <= self.min_val:
             raise AssertionError(f"max_val ({self.max_val}) must be greater than min_val "
                                  f"({self.min_val})")
@@ -287,9 +283,8 @@ class _SoftmaxNd(Module):
         self.dim = dim
 
     def __setstate__(self, state):
-        super().__setstate__(state)
-        if not hasattr(self, "dim"):
-            self.dim = None
+        # Pickles from before `dim` was stored used the implicit (legacy) dim.
+        super().__setstate__({"dim": None, **state})
 
     def extra_repr(self):
         return f"dim={self.dim}"

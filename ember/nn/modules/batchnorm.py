@@ -12,7 +12,7 @@ from ... import _dtype
 from ...ops import creation
 from ...ops import normalization as F
 from .. import init
-from ..parameter import Parameter, UninitializedBuffer, UninitializedParameter
+from ..parameter import Parameter, UninitializedBuffer, UninitializedParameter, is_lazy
 from .lazy import LazyModuleMixin
 from .module import Module
 
@@ -21,55 +21,60 @@ __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LazyBatchNorm1d", "Lazy
            "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d"]
 
 
+# The running-statistics buffers, in registration (and state_dict) order.
+_STAT_NAMES = ("running_mean", "running_var", "num_batches_tracked")
+
+
+def _fresh_stats(num_features, device, dtype):
+    """Running statistics of an untrained layer: mean 0, variance 1, no batches seen."""
+    return {"running_mean": creation.zeros(num_features, device=device, dtype=dtype),
+            "running_var": creation.ones(num_features, device=device, dtype=dtype),
+            "num_batches_tracked": creation.tensor(0, dtype=_dtype.int64, device=device)}
+
+
+def _register_affine(module, shape, affine, bias, device, dtype):
+    """A normalisation layer's `weight` and `bias`: uninitialised Parameters, or None slots."""
+    for name, present in (("weight", affine), ("bias", affine and bias)):
+        value = Parameter(creation.empty(shape, device=device, dtype=dtype)) if present else None
+        module.register_parameter(name, value)
+
+
 class _NormBase(Module):
     """Parameters, buffers, reset and repr shared by batch and instance norm."""
 
     _version = 2
+    _input_dims = None   # the input ranks a concrete layer accepts
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
                  track_running_stats=True, device=None, dtype=None, *, bias=True):
-        factory = {"device": device, "dtype": dtype}
         super().__init__()
-        self.num_features = num_features
-        self.eps = eps
-        self.momentum = momentum
-        self.affine = affine
-        self.track_running_stats = track_running_stats
-        if self.affine:
-            self.weight = Parameter(creation.empty(num_features, **factory))
-            if bias:
-                self.bias = Parameter(creation.empty(num_features, **factory))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
-        if self.track_running_stats:
-            self.register_buffer("running_mean", creation.zeros(num_features, **factory))
-            self.register_buffer("running_var", creation.ones(num_features, **factory))
-            self.register_buffer("num_batches_tracked",
-                                 creation.tensor(0, dtype=_dtype.int64, device=device))
-        else:
-            self.register_buffer("running_mean", None)
-            self.register_buffer("running_var", None)
-            self.register_buffer("num_batches_tracked", None)
+        vars(self).update(num_features=num_features, eps=eps, momentum=momentum, affine=affine,
+                          track_running_stats=track_running_stats)
+        _register_affine(self, num_features, affine, bias, device, dtype)
+        stats = (_fresh_stats(num_features, device, dtype) if track_running_stats
+                 else dict.fromkeys(_STAT_NAMES))
+        for name, value in stats.items():
+            self.register_buffer(name, value)
         self.reset_parameters()
 
     def reset_running_stats(self):
-        if self.track_running_stats:
-            self.running_mean.zero_()
-            self.running_var.fill_(1)
-            self.num_batches_tracked.zero_()
+        if not self.track_running_stats:
+            return
+        for name, value in zip(_STAT_NAMES, (0, 1, 0)):
+            getattr(self, name).fill_(value)
 
     def reset_parameters(self):
         self.reset_running_stats()
         if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+            init._affine_default_(self.weight, self.bias)
 
     def _check_input_dim(self, input):
-        raise NotImplementedError
+        if self._input_dims is None:
+            raise NotImplementedError
+        rank = input.dim()
+        if rank not in self._input_dims:
+            expected = " or ".join(f"{d}D" for d in self._input_dims)
+            raise ValueError(f"expected {expected} input (got {rank}D input)")
 
     def extra_repr(self):
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
@@ -78,14 +83,14 @@ class _NormBase(Module):
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
                               unexpected_keys, error_msgs):
-        version = local_metadata.get("version", None)
-        if (version is None or version < 2) and self.track_running_stats:
-            # Checkpoints older than version 2 have no num_batches_tracked: it starts at 0.
-            key = prefix + "num_batches_tracked"
-            if key not in state_dict:
-                state_dict[key] = (self.num_batches_tracked
-                                   if self.num_batches_tracked is not None
-                                   else creation.tensor(0, dtype=_dtype.int64))
+        # Checkpoints older than version 2 have no num_batches_tracked: it starts at 0.
+        saved_version = local_metadata.get("version")
+        key = prefix + "num_batches_tracked"
+        predates_counter = saved_version is None or saved_version < 2
+        if predates_counter and self.track_running_stats and key not in state_dict:
+            counter = self.num_batches_tracked
+            state_dict[key] = (creation.tensor(0, dtype=_dtype.int64) if counter is None
+                               else counter)
         super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
                                       unexpected_keys, error_msgs)
 
@@ -119,78 +124,60 @@ class _LazyNormBase(LazyModuleMixin, _NormBase):
         super().__init__(0, eps, momentum, False, False, **factory, bias=False)
         self.affine = affine
         self.track_running_stats = track_running_stats
-        if self.affine:
-            self.weight = UninitializedParameter(**factory)
-            if bias:
-                self.bias = UninitializedParameter(**factory)
-        if self.track_running_stats:
-            self.running_mean = UninitializedBuffer(**factory)
-            self.running_var = UninitializedBuffer(**factory)
+        slots = (("weight", affine, UninitializedParameter),
+                 ("bias", affine and bias, UninitializedParameter),
+                 ("running_mean", track_running_stats, UninitializedBuffer),
+                 ("running_var", track_running_stats, UninitializedBuffer))
+        for name, present, placeholder in slots:
+            if present:
+                setattr(self, name, placeholder(**factory))
+        if track_running_stats:
             self.num_batches_tracked = creation.tensor(0, dtype=_dtype.int64, device=device)
 
     def reset_parameters(self):
-        if not self.has_uninitialized_params() and self.num_features != 0:
+        if self.num_features != 0 and not self.has_uninitialized_params():
             super().reset_parameters()
 
     def initialize_parameters(self, input):
-        if self.has_uninitialized_params():
-            self.num_features = input.shape[1]
-            if self.affine:
-                self.weight.materialize((self.num_features,))
-                if self.bias is not None:
-                    self.bias.materialize((self.num_features,))
-            if self.track_running_stats:
-                self.running_mean.materialize((self.num_features,))
-                self.running_var.materialize((self.num_features,))
-            self.reset_parameters()
-
-
-def _check_dims(input, allowed):
-    if input.dim() not in allowed:
-        expected = " or ".join(f"{d}D" for d in allowed)
-        raise ValueError(f"expected {expected} input (got {input.dim()}D input)")
+        if not self.has_uninitialized_params():
+            return
+        self.num_features = input.shape[1]
+        # Every placeholder is a per-channel vector; None slots (no affine, no stats) stay.
+        for name in ("weight", "bias", "running_mean", "running_var"):
+            slot = getattr(self, name)
+            if is_lazy(slot):
+                slot.materialize((self.num_features,))
+        self.reset_parameters()
 
 
 class BatchNorm1d(_BatchNorm):
     """Batch normalisation over (N, C) or (N, C, L) inputs."""
-
-    def _check_input_dim(self, input):
-        _check_dims(input, (2, 3))
+    _input_dims = (2, 3)
 
 
 class LazyBatchNorm1d(_LazyNormBase, _BatchNorm):
     cls_to_become = BatchNorm1d
-
-    def _check_input_dim(self, input):
-        _check_dims(input, (2, 3))
+    _input_dims = (2, 3)
 
 
 class BatchNorm2d(_BatchNorm):
     """Batch normalisation over (N, C, H, W) inputs."""
-
-    def _check_input_dim(self, input):
-        _check_dims(input, (4,))
+    _input_dims = (4,)
 
 
 class LazyBatchNorm2d(_LazyNormBase, _BatchNorm):
     cls_to_become = BatchNorm2d
-
-    def _check_input_dim(self, input):
-        _check_dims(input, (4,))
+    _input_dims = (4,)
 
 
 class BatchNorm3d(_BatchNorm):
     """Batch normalisation over (N, C, D, H, W) inputs."""
-
-    def _check_input_dim(self, input):
-        _check_dims(input, (5,))
+    _input_dims = (5,)
 
 
 class LazyBatchNorm3d(_LazyNormBase, _BatchNorm):
     cls_to_become = BatchNorm3d
-
-    def _check_input_dim(self, input):
-        _check_dims(input, (5,))
+    _input_dims = (5,)
 
 
 # ---------------------------------------------------------------- instance norm
@@ -225,44 +212,32 @@ class _InstanceNorm(_NormBase):
 
 class InstanceNorm1d(_InstanceNorm):
     _no_batch_dim = 2
-
-    def _check_input_dim(self, input):
-        _check_dims(input, (2, 3))
+    _input_dims = (2, 3)
 
 
 class LazyInstanceNorm1d(_LazyNormBase, _InstanceNorm):
     cls_to_become = InstanceNorm1d
     _no_batch_dim = 2
-
-    def _check_input_dim(self, input):
-        _check_dims(input, (2, 3))
+    _input_dims = (2, 3)
 
 
 class InstanceNorm2d(_InstanceNorm):
     _no_batch_dim = 3
-
-    def _check_input_dim(self, input):
-        _check_dims(input, (3, 4))
+    _input_dims = (3, 4)
 
 
 class LazyInstanceNorm2d(_LazyNormBase, _InstanceNorm):
     cls_to_become = InstanceNorm2d
     _no_batch_dim = 3
-
-    def _check_input_dim(self, input):
-        _check_dims(input, (3, 4))
+    _input_dims = (3, 4)
 
 
 class InstanceNorm3d(_InstanceNorm):
     _no_batch_dim = 4
-
-    def _check_input_dim(self, input):
-        _check_dims(input, (4, 5))
+    _input_dims = (4, 5)
 
 
 class LazyInstanceNorm3d(_LazyNormBase, _InstanceNorm):
     cls_to_become = InstanceNorm3d
     _no_batch_dim = 4
-
-    def _check_input_dim(self, input):
-        _check_dims(input, (4, 5))
+    _input_dims = (4, 5)

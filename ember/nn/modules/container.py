@@ -8,7 +8,7 @@ import operator
 import warnings
 from collections import OrderedDict
 from collections import abc as container_abcs
-from itertools import chain, islice
+from itertools import chain, groupby, islice
 
 from ..._tensor import Tensor
 from ..parameter import Parameter
@@ -36,6 +36,43 @@ def _abs_index(container, idx):
     return idx % size
 
 
+def _add_numbered(container, modules, start):
+    """Register `modules` as children named str(start), str(start + 1), ..."""
+    for number, child in enumerate(modules, start):
+        container.add_module(str(number), child)
+
+
+def _renumber(container):
+    """After a deletion the survivors are named '0', '1', ... again (even named ones)."""
+    container._modules = OrderedDict(zip(map(str, range(len(container._modules))),
+                                         container._modules.values()))
+
+
+def _open_slot(container, index, module):
+    """Move children index.. one number up, then put `module` at `index`."""
+    registry = container._modules
+    for position in reversed(range(index, len(registry))):
+        registry[str(position + 1)] = registry[str(position)]
+    registry[str(index)] = module
+
+
+def _require_sequential(other):
+    if not isinstance(other, Sequential):
+        raise ValueError("add operator supports only objects of Sequential class, but "
+                         f"{str(type(other))} is given.")
+
+
+def _key_value_pairs(owner, pairs):
+    """(key, value) from an iterable of 2-item iterables, with PyTorch's per-element errors."""
+    for position, pair in enumerate(pairs):
+        where = f"{owner} update sequence element #{position}"
+        if not isinstance(pair, container_abcs.Iterable):
+            raise TypeError(f"{where} should be Iterable; is{type(pair).__name__}")
+        if len(pair) != 2:
+            raise ValueError(f"{where} has length {len(pair)}; 2 is required")
+        yield pair[0], pair[1]
+
+
 class Container(Module):
     """Deprecated: children given as keyword arguments (use Module instead)."""
 
@@ -43,8 +80,8 @@ class Container(Module):
         warnings.warn("`nn.Container` is deprecated. All of its functionality is now implemented "
                       "in `nn.Module`. Subclass that instead.", FutureWarning, stacklevel=2)
         super().__init__()
-        for key, value in kwargs.items():
-            self.add_module(key, value)
+        for name, child in kwargs.items():
+            self.add_module(name, child)
 
 
 class Sequential(Module):
@@ -56,11 +93,10 @@ class Sequential(Module):
     def __init__(self, *args):
         super().__init__()
         if len(args) == 1 and isinstance(args[0], OrderedDict):
-            for key, module in args[0].items():
-                self.add_module(key, module)
+            for name, child in args[0].items():
+                self.add_module(name, child)
         else:
-            for idx, module in enumerate(args):
-                self.add_module(str(idx), module)
+            _add_numbered(self, args, 0)
 
     def _key_at(self, idx):
         return next(islice(self._modules.keys(), _abs_index(self, idx), None))
@@ -79,29 +115,20 @@ class Sequential(Module):
                 delattr(self, key)
         else:
             delattr(self, self._key_at(idx))
-        # As PyTorch: the survivors are renumbered '0', '1', ... (even if they had names).
-        self._modules = OrderedDict(
-            (str(i), module) for i, module in enumerate(self._modules.values()))
+        _renumber(self)
 
     def __len__(self):
         return len(self._modules)
 
     def __add__(self, other):
-        if not isinstance(other, Sequential):
-            raise ValueError("add operator supports only objects of Sequential class, but "
-                             f"{str(type(other))} is given.")
+        _require_sequential(other)
         combined = Sequential()
-        for layer in chain(self, other):
-            combined.append(layer)
+        _add_numbered(combined, chain(self, other), 0)
         return combined
 
     def __iadd__(self, other):
-        if not isinstance(other, Sequential):
-            raise ValueError("add operator supports only objects of Sequential class, but "
-                             f"{str(type(other))} is given.")
-        offset = len(self)
-        for i, module in enumerate(other):
-            self.add_module(str(i + offset), module)
+        _require_sequential(other)
+        _add_numbered(self, other, len(self))
         return self
 
     def _check_factor(self, other):
@@ -113,11 +140,7 @@ class Sequential(Module):
     def __mul__(self, other):
         self._check_factor(other)
         combined = Sequential()
-        offset = 0
-        for _ in range(other):
-            for module in self:
-                combined.add_module(str(offset), module)
-                offset += 1
+        _add_numbered(combined, list(self) * other, 0)
         return combined
 
     def __rmul__(self, other):
@@ -126,11 +149,8 @@ class Sequential(Module):
     def __imul__(self, other):
         self._check_factor(other)
         size = len(self)
-        offset = size
-        for _ in range(other - 1):
-            for i in range(size):
-                self.add_module(str(i + offset), self._modules[str(i)])
-            offset += size
+        originals = [self._modules[str(i)] for i in range(size)]
+        _add_numbered(self, originals * (other - 1), size)
         return self
 
     def pop(self, key):
@@ -156,19 +176,14 @@ class Sequential(Module):
     def insert(self, index, module):
         if not isinstance(module, Module):
             raise AssertionError(f"module should be of type: {Module}")
-        n = len(self._modules)
-        if not -n <= index <= n:
+        size = len(self._modules)
+        if not -size <= index <= size:
             raise IndexError(f"Index out of range: {index}")
-        if index < 0:
-            index += n
-        for i in range(n, index, -1):
-            self._modules[str(i)] = self._modules[str(i - 1)]
-        self._modules[str(index)] = module
+        _open_slot(self, index + size if index < 0 else index, module)
         return self
 
     def extend(self, sequential):
-        for layer in sequential:
-            self.append(layer)
+        _add_numbered(self, sequential, len(self))
         return self
 
 
@@ -194,8 +209,7 @@ class ModuleList(Module):
                 delattr(self, str(k))
         else:
             delattr(self, str(_abs_index(self, idx)))
-        self._modules = OrderedDict(
-            (str(i), module) for i, module in enumerate(self._modules.values()))
+        _renumber(self)
 
     def __len__(self):
         return len(self._modules)
@@ -208,37 +222,27 @@ class ModuleList(Module):
 
     def __add__(self, other):
         combined = ModuleList()
-        for i, module in enumerate(chain(self, other)):
-            combined.add_module(str(i), module)
+        _add_numbered(combined, chain(self, other), 0)
         return combined
 
     def __repr__(self):
         """As PyTorch: runs of identical children collapse to `(0-2): 3 x Linear(...)`."""
-        reprs = [repr(item) for item in self]
-        if not reprs:
+        if not self._modules:
             return self._get_name() + "()"
-        blocks = []  # [first index, last index, repr]
-        for i, text in enumerate(reprs):
-            if blocks and blocks[-1][2] == text:
-                blocks[-1][1] = i
-            else:
-                blocks.append([i, i, text])
-        lines = []
-        for start, end, text in blocks:
-            if start == end:
-                line = f"({start}): {text}"
-            else:
-                line = f"({start}-{end}): {end - start + 1} x {text}"
-            lines.append(_addindent(line, 2))
+        lines, start = [], 0
+        for text, run in groupby(repr(child) for child in self):
+            count = len(list(run))
+            span = str(start) if count == 1 else f"{start}-{start + count - 1}"
+            times = "" if count == 1 else f"{count} x "
+            lines.append(_addindent(f"({span}): {times}{text}", 2))
+            start += count
         return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
 
     def __dir__(self):
         return [key for key in super().__dir__() if not key.isdigit()]
 
     def insert(self, index, module):
-        for i in range(len(self._modules), index, -1):
-            self._modules[str(i)] = self._modules[str(i - 1)]
-        self._modules[str(index)] = module
+        _open_slot(self, index, module)
 
     def append(self, module):
         self.add_module(str(len(self)), module)
@@ -253,9 +257,7 @@ class ModuleList(Module):
         if not isinstance(modules, container_abcs.Iterable):
             raise TypeError("ModuleList.extend should be called with an iterable, but got "
                             + type(modules).__name__)
-        offset = len(self)
-        for i, module in enumerate(modules):
-            self.add_module(str(offset + i), module)
+        _add_numbered(self, modules, len(self))
         return self
 
 
@@ -307,18 +309,10 @@ class ModuleDict(Module):
         if not isinstance(modules, container_abcs.Iterable):
             raise TypeError("ModuleDict.update should be called with an iterable of key/value "
                             "pairs, but got " + type(modules).__name__)
-        if isinstance(modules, (OrderedDict, ModuleDict, container_abcs.Mapping)):
-            for key, module in modules.items():
-                self[key] = module
-            return
-        for j, pair in enumerate(modules):
-            if not isinstance(pair, container_abcs.Iterable):
-                raise TypeError("ModuleDict update sequence element #" + str(j)
-                                + " should be Iterable; is" + type(pair).__name__)
-            if not len(pair) == 2:
-                raise ValueError("ModuleDict update sequence element #" + str(j)
-                                 + " has length " + str(len(pair)) + "; 2 is required")
-            self[pair[0]] = pair[1]
+        pairs = (modules.items() if isinstance(modules, (ModuleDict, container_abcs.Mapping))
+                 else _key_value_pairs("ModuleDict", modules))
+        for key, module in pairs:
+            self[key] = module
 
 
 def _describe(name, value, dtype_text):
@@ -338,7 +332,7 @@ class ParameterList(Module):
         super().__init__()
         self._size = 0
         if values is not None:
-            self += values
+            self.extend(values)
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):
@@ -475,20 +469,13 @@ class ParameterDict(Module):
             raise TypeError("ParametersDict.update should be called with an iterable of "
                             "key/value pairs, but got " + type(parameters).__name__)
         if isinstance(parameters, (OrderedDict, ParameterDict)):
-            for key, parameter in parameters.items():
-                self[key] = parameter
+            pairs = parameters.items()
         elif isinstance(parameters, container_abcs.Mapping):
-            for key, parameter in sorted(parameters.items()):
-                self[key] = parameter
+            pairs = sorted(parameters.items())   # a plain dict's order is not trusted
         else:
-            for j, pair in enumerate(parameters):
-                if not isinstance(pair, container_abcs.Iterable):
-                    raise TypeError("ParameterDict update sequence element #" + str(j)
-                                    + " should be Iterable; is" + type(pair).__name__)
-                if not len(pair) == 2:
-                    raise ValueError("ParameterDict update sequence element #" + str(j)
-                                     + " has length " + str(len(pair)) + "; 2 is required")
-                self[pair[0]] = pair[1]
+            pairs = _key_value_pairs("ParameterDict", parameters)
+        for key, parameter in pairs:
+            self[key] = parameter
 
     def extra_repr(self):
         return "\n".join(_describe(k, p, typename) for k, p in self.items())

@@ -4,9 +4,6 @@ Same constructor checks, parameters, default initialisation (consuming the rando
 stream in PyTorch's order, so weights match after the same manual_seed) and reprs
 as torch.nn. The arithmetic is F.conv*d (ember/ops/conv.py).
 """
-import math
-import warnings
-
 from ...autograd.grad_mode import no_grad
 from ...ops import conv as F
 from ...ops.creation import empty
@@ -29,18 +26,34 @@ def _ntuple(value, n):
     return (value,) * n
 
 
-def _kaiming_uniform_a_sqrt5(weight):
-    """init.kaiming_uniform_(w, a=sqrt(5)) with PyTorch's arithmetic for the bound."""
-    if hasattr(init, "kaiming_uniform_"):
-        init.kaiming_uniform_(weight, a=math.sqrt(5))
-        return
-    if 0 in weight.shape:
-        warnings.warn("Initializing zero-element tensors is a no-op")
-        return
-    fan_in = weight.shape[1] * math.prod(weight.shape[2:])
-    gain = math.sqrt(2.0 / (1 + math.sqrt(5) ** 2))
-    bound = math.sqrt(3.0) * (gain / math.sqrt(fan_in))
-    weight.uniform_(-bound, bound)
+# Hyper-parameters every convolution stores as attributes, in its constructor's order.
+_CONV_FIELDS = ("in_channels", "out_channels", "kernel_size", "stride", "padding", "dilation",
+                "transposed", "output_padding", "groups", "padding_mode")
+
+# Tuple-valued options the repr shows only when some entry differs from the fill value.
+_REPR_TUPLE_DEFAULTS = (("padding", 0), ("dilation", 1), ("output_padding", 0))
+
+
+def _check_channels(groups, **channels):
+    """Each channel count must split evenly into `groups` (a positive number)."""
+    if groups <= 0:
+        raise ValueError("groups must be a positive integer")
+    for name, count in channels.items():
+        if count % groups:
+            raise ValueError(f"{name} must be divisible by groups")
+
+
+def _check_padding(padding, stride, padding_mode):
+    if isinstance(padding, str):
+        if padding not in ("same", "valid"):
+            raise ValueError(f"Invalid padding string {padding!r}, should be one of "
+                             f"{{'valid', 'same'}}")
+        # 'same' needs an output the size of the input, which a stride would shrink.
+        if padding == "same" and set(stride) != {1}:
+            raise ValueError("padding='same' is not supported for strided convolutions")
+    if padding_mode not in _PADDING_MODES:
+        raise ValueError(f"padding_mode must be one of {{'zeros', 'reflect', 'replicate', "
+                         f"'circular'}}, but got padding_mode='{padding_mode}'")
 
 
 class _ConvNd(Module):
@@ -50,73 +63,48 @@ class _ConvNd(Module):
                  transposed, output_padding, groups, bias, padding_mode, device=None,
                  dtype=None):
         super().__init__()
-        if groups <= 0:
-            raise ValueError("groups must be a positive integer")
-        if in_channels % groups != 0:
-            raise ValueError("in_channels must be divisible by groups")
-        if out_channels % groups != 0:
-            raise ValueError("out_channels must be divisible by groups")
-        if isinstance(padding, str):
-            if padding not in ("same", "valid"):
-                raise ValueError(f"Invalid padding string {padding!r}, should be one of "
-                                 f"{{'valid', 'same'}}")
-            if padding == "same" and any(s != 1 for s in stride):
-                raise ValueError("padding='same' is not supported for strided convolutions")
-        if padding_mode not in _PADDING_MODES:
-            raise ValueError(f"padding_mode must be one of {{'zeros', 'reflect', 'replicate', "
-                             f"'circular'}}, but got padding_mode='{padding_mode}'")
-        self.in_channels = in_channels
-        self.out_channels = out_channels
-        self.kernel_size = kernel_size
-        self.stride = stride
-        self.padding = padding
-        self.dilation = dilation
-        self.transposed = transposed
-        self.output_padding = output_padding
-        self.groups = groups
-        self.padding_mode = padding_mode
+        _check_channels(groups, in_channels=in_channels, out_channels=out_channels)
+        _check_padding(padding, stride, padding_mode)
+        values = (in_channels, out_channels, kernel_size, stride, padding, dilation, transposed,
+                  output_padding, groups, padding_mode)
+        for field, value in zip(_CONV_FIELDS, values):
+            setattr(self, field, value)
         self._reversed_padding_repeated_twice = _reversed_padding(padding, kernel_size,
                                                                   dilation)
-        if transposed:
-            shape = (in_channels, out_channels // groups) + tuple(kernel_size)
-        else:
-            shape = (out_channels, in_channels // groups) + tuple(kernel_size)
-        self.weight = Parameter(empty(shape, device=device, dtype=dtype))
-        if bias:
-            self.bias = Parameter(empty(out_channels, device=device, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
+        self.weight = Parameter(empty(self._weight_shape(), device=device, dtype=dtype))
+        bias_tensor = empty(out_channels, device=device, dtype=dtype) if bias else None
+        self.register_parameter("bias", None if bias_tensor is None else Parameter(bias_tensor))
         self.reset_parameters()
+
+    def _weight_shape(self):
+        """(out, in/groups, *kernel); a transposed convolution swaps the channel roles."""
+        leading, grouped = self.in_channels, self.out_channels
+        if not self.transposed:
+            leading, grouped = grouped, leading
+        return (leading, grouped // self.groups, *self.kernel_size)
 
     def reset_parameters(self):
         """kaiming_uniform_(a=sqrt(5)) on the weight, then the bias in +-1/sqrt(fan_in)."""
         with no_grad():
-            _kaiming_uniform_a_sqrt5(self.weight)
-            if self.bias is not None:
-                fan_in = self.weight.shape[1] * math.prod(self.weight.shape[2:])
-                bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-                self.bias.uniform_(-bound, bound)
+            init._layer_default_(self.weight, self.bias)
 
     def extra_repr(self):
-        s = "{in_channels}, {out_channels}, kernel_size={kernel_size}, stride={stride}"
-        if self.padding != (0,) * len(self.padding):
-            s += ", padding={padding}"
-        if self.dilation != (1,) * len(self.dilation):
-            s += ", dilation={dilation}"
-        if self.output_padding != (0,) * len(self.output_padding):
-            s += ", output_padding={output_padding}"
-        if self.groups != 1:
-            s += ", groups={groups}"
-        if self.bias is None:
-            s += ", bias=False"
-        if self.padding_mode != "zeros":
-            s += ", padding_mode={padding_mode}"
-        return s.format(**self.__dict__)
+        parts = [f"{self.in_channels}, {self.out_channels}", f"kernel_size={self.kernel_size}",
+                 f"stride={self.stride}"]
+        for field, fill in _REPR_TUPLE_DEFAULTS:
+            value = getattr(self, field)
+            # A padding string ('same') never equals a tuple, so it is always shown.
+            if value != (fill,) * len(value):
+                parts.append(f"{field}={value}")
+        optional = ((self.groups != 1, f"groups={self.groups}"),
+                    (self.bias is None, "bias=False"),
+                    (self.padding_mode != "zeros", f"padding_mode={self.padding_mode}"))
+        parts.extend(text for shown, text in optional if shown)
+        return ", ".join(parts)
 
     def __setstate__(self, state):
-        super().__setstate__(state)
-        if not hasattr(self, "padding_mode"):
-            self.padding_mode = "zeros"
+        # Pickles from before padding_mode existed meant zero padding.
+        super().__setstate__({"padding_mode": "zeros", **state})
 
 
 def _reversed_padding(padding, kernel_size, dilation):
@@ -241,22 +229,18 @@ class _LazyConvXdMixin(LazyModuleMixin):
     """in_channels comes from the first input; weights are then initialised as usual."""
 
     def reset_parameters(self):
-        if not self.has_uninitialized_params() and self.in_channels != 0:
+        if self.in_channels != 0 and not self.has_uninitialized_params():
             super().reset_parameters()
 
     def initialize_parameters(self, input, *args, **kwargs):
-        if self.has_uninitialized_params():
-            self.in_channels = self._get_in_channels(input)
-            if self.in_channels % self.groups != 0:
-                raise ValueError("in_channels must be divisible by groups")
-            if self.transposed:
-                shape = (self.in_channels, self.out_channels // self.groups)
-            else:
-                shape = (self.out_channels, self.in_channels // self.groups)
-            self.weight.materialize(shape + tuple(self.kernel_size))
-            if self.bias is not None:
-                self.bias.materialize((self.out_channels,))
-            self.reset_parameters()
+        if not self.has_uninitialized_params():
+            return
+        self.in_channels = self._get_in_channels(input)
+        _check_channels(self.groups, in_channels=self.in_channels)
+        self.weight.materialize(self._weight_shape())
+        if self.bias is not None:
+            self.bias.materialize((self.out_channels,))
+        self.reset_parameters()
 
     def _get_in_channels(self, input):
         n = self._n

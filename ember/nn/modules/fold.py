@@ -3,7 +3,7 @@ PairwiseDistance: parameter-free modules that store their options and call the o
 (PyTorch's fold.py, pixelshuffle.py, channelshuffle.py and distance.py, in one file since
 each is a few lines)."""
 from ...ops import nn_linear, unfold as _unfold
-from .module import Module
+from .module import Module, _store_options
 
 __all__ = ["Fold", "Unfold", "PixelShuffle", "PixelUnshuffle", "ChannelShuffle",
            "CosineSimilarity", "PairwiseDistance"]
@@ -14,11 +14,8 @@ class Fold(Module):
 
     def __init__(self, output_size, kernel_size, dilation=1, padding=0, stride=1):
         super().__init__()
-        self.output_size = output_size
-        self.kernel_size = kernel_size
-        self.dilation = dilation
-        self.padding = padding
-        self.stride = stride
+        _store_options(self, output_size=output_size, kernel_size=kernel_size, dilation=dilation,
+                       padding=padding, stride=stride)
 
     def forward(self, input):
         return _unfold.fold(input, self.output_size, self.kernel_size, self.dilation,
@@ -34,10 +31,8 @@ class Unfold(Module):
 
     def __init__(self, kernel_size, dilation=1, padding=0, stride=1):
         super().__init__()
-        self.kernel_size = kernel_size
-        self.dilation = dilation
-        self.padding = padding
-        self.stride = stride
+        _store_options(self, kernel_size=kernel_size, dilation=dilation, padding=padding,
+                       stride=stride)
 
     def forward(self, input):
         return _unfold.unfold(input, self.kernel_size, self.dilation, self.padding, self.stride)
@@ -94,9 +89,7 @@ class PairwiseDistance(Module):
 
     def __init__(self, p=2.0, eps=1e-6, keepdim=False):
         super().__init__()
-        self.norm = p
-        self.eps = eps
-        self.keepdim = keepdim
+        _store_options(self, norm=p, eps=eps, keepdim=keepdim)
 
     def forward(self, x1, x2):
         return nn_linear.pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)

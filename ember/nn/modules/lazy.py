@@ -1,29 +1,15 @@
 """LazyModuleMixin: modules whose parameter shapes are inferred from their first input.
 
-How a lazy layer is written (as PyTorch's LazyLinear)::
+A lazy layer is its eager class with two extra pieces, the mixin listed first among
+its bases:
 
-    class LazyLinear(LazyModuleMixin, Linear):
-        cls_to_become = Linear          # what the module turns into once initialised
+* `cls_to_become` names the eager class the module turns into once it has shapes;
+* its constructor builds the eager layer with placeholder sizes (0) and then puts
+  `UninitializedParameter`s where the weights go, and `initialize_parameters(input)`
+  reads the missing size off the first input, `materialize`s each placeholder to its
+  shape and calls `reset_parameters()` (which the layer skips while sizes are 0).
 
-        def __init__(self, out_features, bias=True, device=None, dtype=None):
-            super().__init__(0, 0, False)   # build Linear with placeholder sizes, no init
-            self.weight = UninitializedParameter(device=device, dtype=dtype)
-            self.out_features = out_features
-            if bias:
-                self.bias = UninitializedParameter(device=device, dtype=dtype)
-
-        def reset_parameters(self):
-            if not self.has_uninitialized_params() and self.in_features != 0:
-                super().reset_parameters()
-
-        def initialize_parameters(self, input):
-            if self.has_uninitialized_params():
-                with ember.no_grad():
-                    self.in_features = input.shape[-1]
-                    self.weight.materialize((self.out_features, self.in_features))
-                    if self.bias is not None:
-                        self.bias.materialize((self.out_features,))
-                    self.reset_parameters()
+See LazyLinear (linear.py) and the lazy convolutions (conv.py) for the two in-tree users.
 
 The mixin registers a forward pre-hook: the first call runs
 `initialize_parameters(*args, **kwargs)`, checks nothing is left uninitialised,
@@ -38,6 +24,7 @@ import itertools
 
 from ...autograd.grad_mode import no_grad
 from ..parameter import is_lazy
+from ._state_dict import own_tensors
 
 __all__ = ["LazyModuleMixin"]
 
@@ -54,28 +41,21 @@ class LazyModuleMixin:
                                                                with_kwargs=True)
 
     def _save_to_state_dict(self, destination, prefix, keep_vars):
-        # Placeholders go in as they are (they cannot be detached).
-        for name, param in self._parameters.items():
-            if param is not None:
-                if not (is_lazy(param) or keep_vars):
-                    param = param.detach()
-                destination[prefix + name] = param
-        for name, buf in self._buffers.items():
-            if buf is not None and name not in self._non_persistent_buffers_set:
-                if not (is_lazy(buf) or keep_vars):
-                    buf = buf.detach()
-                destination[prefix + name] = buf
+        # Placeholders have no data to detach, so they are saved as the objects they are.
+        for name, value in own_tensors(self):
+            destination[prefix + name] = value if keep_vars or is_lazy(value) else value.detach()
 
     def _lazy_load_hook(self, state_dict, prefix, local_metadata, strict, missing_keys,
                         unexpected_keys, error_msgs):
         """Materialise placeholders to the shapes found in the state_dict being loaded."""
-        for name, param in itertools.chain(self._parameters.items(), self._buffers.items()):
+        for name, current in itertools.chain(self._parameters.items(), self._buffers.items()):
             key = prefix + name
-            if key in state_dict and param is not None:
-                input_param = state_dict[key]
-                if is_lazy(param) and not is_lazy(input_param):
-                    with no_grad():
-                        param.materialize(input_param.shape)
+            if current is None or key not in state_dict:
+                continue
+            incoming = state_dict[key]
+            if is_lazy(current) and not is_lazy(incoming):
+                with no_grad():
+                    current.materialize(incoming.shape)
 
     def initialize_parameters(self, *args, **kwargs):
         """Materialise the placeholders from the first input, then reset_parameters()."""
@@ -92,12 +72,13 @@ class LazyModuleMixin:
         module.initialize_parameters(*args, **(kwargs or {}))
         if module.has_uninitialized_params():
             raise RuntimeError(f"module {self._get_name()} has not been fully initialized")
-        module._initialize_hook.remove()
-        module._load_hook.remove()
-        delattr(module, "_initialize_hook")
-        delattr(module, "_load_hook")
-        if module.cls_to_become is not None:
-            module.__class__ = module.cls_to_become
+        # Initialisation happens once: drop both hooks, and the handles kept for them.
+        for handle_name in ("_initialize_hook", "_load_hook"):
+            getattr(module, handle_name).remove()
+            delattr(module, handle_name)
+        eager = module.cls_to_become
+        if eager is not None:
+            module.__class__ = eager
 
     def _replicate_for_data_parallel(self):
         raise RuntimeError("Modules with uninitialized parameters can't be used with "

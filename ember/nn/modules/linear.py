@@ -11,7 +11,7 @@ from ...ops.nn_linear import bilinear, linear
 from .. import init
 from ..parameter import Parameter, UninitializedParameter
 from .lazy import LazyModuleMixin
-from .module import Module
+from .module import Module, _store_options
 
 __all__ = ["Identity", "Linear", "Bilinear", "LazyLinear"]
 
@@ -44,11 +44,7 @@ class Linear(Module):
 
     def reset_parameters(self):
         """Kaiming-uniform weight with a = sqrt(5) and bias U(-1/sqrt(fan_in), 1/sqrt(fan_in))."""
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-            init.uniform_(self.bias, -bound, bound)
+        init._layer_default_(self.weight, self.bias)
 
     def forward(self, input):
         return linear(input, self.weight, self.bias)
@@ -70,9 +66,8 @@ class Bilinear(Module):
     def __init__(self, in1_features, in2_features, out_features, bias=True, device=None,
                  dtype=None):
         super().__init__()
-        self.in1_features = in1_features
-        self.in2_features = in2_features
-        self.out_features = out_features
+        _store_options(self, in1_features=in1_features, in2_features=in2_features,
+                       out_features=out_features)
         self.weight = Parameter(empty((out_features, in1_features, in2_features), device=device,
                                       dtype=dtype))
         if bias:
@@ -82,10 +77,11 @@ class Bilinear(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
+        # Both drawn from U(+-1/sqrt(in1_features)), the weight first.
         bound = 1 / math.sqrt(self.weight.size(1))
-        init.uniform_(self.weight, -bound, bound)
-        if self.bias is not None:
-            init.uniform_(self.bias, -bound, bound)
+        for tensor in (self.weight, self.bias):
+            if tensor is not None:
+                init.uniform_(tensor, -bound, bound)
 
     def forward(self, input1, input2):
         return bilinear(input1, input2, self.weight, self.bias)
@@ -113,10 +109,14 @@ class LazyLinear(LazyModuleMixin, Linear):
             super().reset_parameters()
 
     def initialize_parameters(self, input):
-        if self.has_uninitialized_params():
-            with no_grad():
-                self.in_features = input.shape[-1]
-                self.weight.materialize((self.out_features, self.in_features))
-                if self.bias is not None:
-                    self.bias.materialize((self.out_features,))
-                self.reset_parameters()
+        if not self.has_uninitialized_params():
+            return
+        with no_grad():
+            self.in_features = input.shape[-1]
+            shapes = {"weight": (self.out_features, self.in_features),
+                      "bias": (self.out_features,)}
+            for name, shape in shapes.items():
+                slot = getattr(self, name)
+                if slot is not None:
+                    slot.materialize(shape)
+            self.reset_parameters()

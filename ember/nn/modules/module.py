@@ -22,6 +22,12 @@ from ._state_dict import _IncompatibleKeys  # noqa: F401 - PyTorch's home for it
 
 __all__ = ["Module"]
 
+# Hook registries created empty by Module.__init__ after the backward ones (same order).
+_LATER_HOOK_DICTS = ("_forward_hooks", "_forward_hooks_with_kwargs", "_forward_hooks_always_called",
+                     "_forward_pre_hooks", "_forward_pre_hooks_with_kwargs", "_state_dict_hooks",
+                     "_state_dict_pre_hooks", "_load_state_dict_pre_hooks",
+                     "_load_state_dict_post_hooks")
+
 
 def _addindent(text, spaces):
     """Indent every line but the first (how a child's repr nests in its parent's)."""
@@ -38,6 +44,15 @@ def _forward_unimplemented(self, *input):
     raise NotImplementedError(
         f'Module [{type(self).__name__}] is missing the required "forward" function')
 
+
+
+def _store_options(module, **options):
+    """Keep a layer's constructor options as plain attributes, in one step.
+
+    Options are hyper-parameters (sizes, flags, numbers), never tensors or modules, so
+    they skip Module.__setattr__'s registry checks; extra_repr and pickles read them.
+    """
+    vars(module).update(options)
 
 class Module:
     """Base class for all neural network modules; subclass it and define `forward`.
@@ -59,75 +74,59 @@ class Module:
         if self.call_super_init is False and args:
             raise TypeError(f"{type(self).__name__}.__init__() takes 1 positional argument "
                             f"but {len(args) + 1} were given")
-        setattr_ = super().__setattr__  # bypass our __setattr__ for the bookkeeping
-        setattr_("training", True)
-        setattr_("_parameters", {})
-        setattr_("_buffers", {})
-        setattr_("_non_persistent_buffers_set", set())
-        setattr_("_backward_pre_hooks", OrderedDict())
-        setattr_("_backward_hooks", OrderedDict())
-        setattr_("_is_full_backward_hook", None)
-        setattr_("_forward_hooks", OrderedDict())
-        setattr_("_forward_hooks_with_kwargs", OrderedDict())
-        setattr_("_forward_hooks_always_called", OrderedDict())
-        setattr_("_forward_pre_hooks", OrderedDict())
-        setattr_("_forward_pre_hooks_with_kwargs", OrderedDict())
-        setattr_("_state_dict_hooks", OrderedDict())
-        setattr_("_state_dict_pre_hooks", OrderedDict())
-        setattr_("_load_state_dict_pre_hooks", OrderedDict())
-        setattr_("_load_state_dict_post_hooks", OrderedDict())
-        setattr_("_modules", {})
+        # Written straight into __dict__: our __setattr__ needs these to exist already.
+        vars(self).update(training=True, _parameters={}, _buffers={},
+                          _non_persistent_buffers_set=set(),
+                          _backward_pre_hooks=OrderedDict(), _backward_hooks=OrderedDict(),
+                          _is_full_backward_hook=None)
+        vars(self).update((name, OrderedDict()) for name in _LATER_HOOK_DICTS)
+        vars(self)["_modules"] = {}
         if self.call_super_init:
             super().__init__(*args, **kwargs)
 
     forward = _forward_unimplemented
 
     # ================================================================ registration
+    def _check_new_member(self, kind, name, registry):
+        """PyTorch's checks, in its order, on a name about to go into `registry`."""
+        if registry not in self.__dict__:
+            raise AttributeError(f"cannot assign {kind} before Module.__init__() call")
+        if not isinstance(name, str):
+            raise TypeError(f"{kind} name should be a string. Got {typename(name)}")
+        for bad, complaint in (("." in name, 'can\'t contain "."'),
+                               (name == "", 'can\'t be empty string ""')):
+            if bad:
+                raise KeyError(f"{kind} name {complaint}")
+        if hasattr(self, name) and name not in self.__dict__[registry]:
+            raise KeyError(f"attribute '{name}' already exists")
+
     def register_buffer(self, name, tensor, persistent=True):
         """Add a tensor that is state but not a parameter (saved in state_dict if persistent)."""
-        if "_buffers" not in self.__dict__:
-            raise AttributeError("cannot assign buffer before Module.__init__() call")
-        if not isinstance(name, str):
-            raise TypeError(f"buffer name should be a string. Got {typename(name)}")
-        if "." in name:
-            raise KeyError('buffer name can\'t contain "."')
-        if name == "":
-            raise KeyError('buffer name can\'t be empty string ""')
-        if hasattr(self, name) and name not in self._buffers:
-            raise KeyError(f"attribute '{name}' already exists")
+        self._check_new_member("buffer", name, "_buffers")
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign '{typename(tensor)}' object to buffer '{name}' "
                             "(ember Tensor or None required)")
         self._buffers[name] = tensor
+        skipped = self._non_persistent_buffers_set
         if persistent:
-            self._non_persistent_buffers_set.discard(name)
+            skipped.discard(name)
         else:
-            self._non_persistent_buffers_set.add(name)
+            skipped.add(name)
 
     def register_parameter(self, name, param):
         """Add a parameter (or None, a declared but absent parameter such as a missing bias)."""
-        if "_parameters" not in self.__dict__:
-            raise AttributeError("cannot assign parameter before Module.__init__() call")
-        if not isinstance(name, str):
-            raise TypeError(f"parameter name should be a string. Got {typename(name)}")
-        if "." in name:
-            raise KeyError('parameter name can\'t contain "."')
-        if name == "":
-            raise KeyError('parameter name can\'t be empty string ""')
-        if hasattr(self, name) and name not in self._parameters:
-            raise KeyError(f"attribute '{name}' already exists")
-        if param is None:
-            self._parameters[name] = None
-        elif not isinstance(param, Parameter):
-            raise TypeError(f"cannot assign '{typename(param)}' object to parameter '{name}' "
-                            "(ember.nn.Parameter or None required)")
-        elif param.grad_fn:
-            raise ValueError(
-                f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters must "
-                f"be created explicitly. To express '{name}' as a function of another Tensor, "
-                "compute the value in the forward() method.")
-        else:
-            self._parameters[name] = param
+        self._check_new_member("parameter", name, "_parameters")
+        # None declares a slot (a layer without bias); anything else must be a leaf Parameter.
+        if param is not None:
+            if not isinstance(param, Parameter):
+                raise TypeError(f"cannot assign '{typename(param)}' object to parameter "
+                                f"'{name}' (ember.nn.Parameter or None required)")
+            if param.grad_fn:
+                raise ValueError(
+                    f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters "
+                    f"must be created explicitly. To express '{name}' as a function of another "
+                    "Tensor, compute the value in the forward() method.")
+        self._parameters[name] = param
 
     def add_module(self, name, module):
         """Add a child module, reachable as the attribute `name`."""
@@ -273,15 +272,12 @@ class Module:
         object.__setattr__(self, name, value)
 
     def __delattr__(self, name):
-        if name in self._parameters:
-            del self._parameters[name]
-        elif name in self._buffers:
-            del self._buffers[name]
-            self._non_persistent_buffers_set.discard(name)
-        elif name in self._modules:
-            del self._modules[name]
-        else:
-            super().__delattr__(name)
+        for registry in (self._parameters, self._buffers, self._modules):
+            if name in registry:
+                del registry[name]
+                self._non_persistent_buffers_set.discard(name)   # a no-op unless a buffer
+                return
+        super().__delattr__(name)
 
     def __dir__(self):
         keys = (dir(self.__class__) + list(self.__dict__) + list(self._parameters)
@@ -289,22 +285,19 @@ class Module:
         return sorted(key for key in keys if not key[0].isdigit())
 
     def __getstate__(self):
-        state = self.__dict__.copy()
-        state.pop("_compiled_call_impl", None)
-        return state
+        # torch.compile's cached wrapper is never pickled; ember has none, but a loaded
+        # PyTorch-era attribute of that name is dropped all the same.
+        return {key: value for key, value in vars(self).items()
+                if key != "_compiled_call_impl"}
 
     def __setstate__(self, state):
         self.__dict__.update(state)
-        for name in ("_forward_pre_hooks", "_forward_pre_hooks_with_kwargs", "_forward_hooks",
-                     "_forward_hooks_with_kwargs", "_forward_hooks_always_called",
-                     "_state_dict_hooks", "_state_dict_pre_hooks", "_load_state_dict_pre_hooks",
-                     "_load_state_dict_post_hooks", "_backward_pre_hooks"):
-            if name not in self.__dict__:
-                object.__setattr__(self, name, OrderedDict())
-        if "_non_persistent_buffers_set" not in self.__dict__:
-            object.__setattr__(self, "_non_persistent_buffers_set", set())
-        if "_is_full_backward_hook" not in self.__dict__:
-            object.__setattr__(self, "_is_full_backward_hook", None)
+        # Pickles from older versions may lack some bookkeeping: give it its empty value.
+        missing = [name for name in _LATER_HOOK_DICTS + ("_backward_pre_hooks",)
+                   if name not in self.__dict__]
+        vars(self).update((name, OrderedDict()) for name in missing)
+        vars(self).setdefault("_non_persistent_buffers_set", set())
+        vars(self).setdefault("_is_full_backward_hook", None)
 
     # ================================================================ calling
     def __call__(self, *args, **kwargs):
@@ -322,14 +315,8 @@ class Module:
         The hook may return replacement args (a single value is wrapped in a tuple),
         or with `with_kwargs=True` a tuple `(args, kwargs)`.
         """
-        handle = RemovableHandle(self._forward_pre_hooks,
-                                 extra_dict=self._forward_pre_hooks_with_kwargs)
-        self._forward_pre_hooks[handle.id] = hook
-        if with_kwargs:
-            self._forward_pre_hooks_with_kwargs[handle.id] = True
-        if prepend:
-            self._forward_pre_hooks.move_to_end(handle.id, last=False)
-        return handle
+        flags = ((self._forward_pre_hooks_with_kwargs, with_kwargs),)
+        return _hooks.add_hook(self._forward_pre_hooks, hook, prepend, flags)
 
     def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False,
                               always_call=False):
@@ -337,17 +324,9 @@ class Module:
 
         With `always_call=True` the hook also runs when forward raises.
         """
-        handle = RemovableHandle(self._forward_hooks,
-                                 extra_dict=[self._forward_hooks_with_kwargs,
-                                             self._forward_hooks_always_called])
-        self._forward_hooks[handle.id] = hook
-        if with_kwargs:
-            self._forward_hooks_with_kwargs[handle.id] = True
-        if always_call:
-            self._forward_hooks_always_called[handle.id] = True
-        if prepend:
-            self._forward_hooks.move_to_end(handle.id, last=False)
-        return handle
+        flags = ((self._forward_hooks_with_kwargs, with_kwargs),
+                 (self._forward_hooks_always_called, always_call))
+        return _hooks.add_hook(self._forward_hooks, hook, prepend, flags)
 
     def register_full_backward_pre_hook(self, hook, prepend=False):
         """Run `hook(module, grad_output)` when gradients reach the module's outputs.
@@ -414,11 +393,12 @@ class Module:
 
     def named_children(self):
         """The immediate children, each module once."""
-        memo = set()
-        for name, module in self._modules.items():
-            if module is not None and module not in memo:
-                memo.add(module)
-                yield name, module
+        seen = set()
+        for name, child in self._modules.items():
+            if child is None or child in seen:
+                continue
+            seen.add(child)
+            yield name, child
 
     def modules(self, remove_duplicate=True):
         for _, module in self.named_modules(remove_duplicate=remove_duplicate):
@@ -426,27 +406,26 @@ class Module:
 
     def named_modules(self, memo=None, prefix="", remove_duplicate=True):
         """`(dotted name, module)` for self and every descendant, pre-order."""
-        if memo is None:
-            memo = set()
-        if self in memo:
+        seen = set() if memo is None else memo
+        if self in seen:
             return
         if remove_duplicate:
-            memo.add(self)
+            seen.add(self)
         yield prefix, self
-        for name, module in self._modules.items():
-            if module is None:
-                continue
-            yield from module.named_modules(memo, prefix + ("." if prefix else "") + name,
-                                            remove_duplicate)
+        dot = "." if prefix else ""
+        for name, child in self._modules.items():
+            if child is not None:
+                yield from child.named_modules(seen, f"{prefix}{dot}{name}", remove_duplicate)
 
     # ================================================================ modes and grads
     def train(self, mode=True):
         """Set training mode (Dropout, BatchNorm...) here and in every descendant."""
-        if not isinstance(mode, bool):
+        if type(mode) is not bool:
             raise ValueError("training mode is expected to be boolean")
         self.training = mode
-        for module in self.children():
-            module.train(mode)
+        # Each child's own train() runs, so subclasses that override it see the switch.
+        for _, child in self.named_children():
+            child.train(mode)
         return self
 
     def eval(self):

@@ -3,7 +3,7 @@
 Thin modules over F.*pool* (ember/ops/pooling.py), with PyTorch's attributes and reprs.
 """
 from ...ops import pooling as F
-from .module import Module
+from .module import Module, _store_options
 
 __all__ = ["MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d",
            "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
@@ -20,12 +20,9 @@ class _MaxPoolNd(Module):
     def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
                  ceil_mode=False):
         super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if stride is not None else kernel_size
-        self.padding = padding
-        self.dilation = dilation
-        self.return_indices = return_indices
-        self.ceil_mode = ceil_mode
+        _store_options(self, kernel_size=kernel_size,
+                       stride=stride if stride is not None else kernel_size, padding=padding,
+                       dilation=dilation, return_indices=return_indices, ceil_mode=ceil_mode)
 
     def extra_repr(self):
         return ("kernel_size={kernel_size}, stride={stride}, padding={padding}, "
@@ -53,11 +50,10 @@ class AvgPool1d(Module):
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
                  count_include_pad=True):
         super().__init__()
-        self.kernel_size = _single(kernel_size)
-        self.stride = _single(stride if stride is not None else kernel_size)
-        self.padding = _single(padding)
-        self.ceil_mode = ceil_mode
-        self.count_include_pad = count_include_pad
+        _store_options(self, kernel_size=_single(kernel_size),
+                       stride=_single(stride if stride is not None else kernel_size),
+                       padding=_single(padding), ceil_mode=ceil_mode,
+                       count_include_pad=count_include_pad)
 
     def extra_repr(self):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
@@ -73,12 +69,10 @@ class _AvgPoolNd(Module):
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
                  count_include_pad=True, divisor_override=None):
         super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if stride is not None else kernel_size
-        self.padding = padding
-        self.ceil_mode = ceil_mode
-        self.count_include_pad = count_include_pad
-        self.divisor_override = divisor_override
+        _store_options(self, kernel_size=kernel_size,
+                       stride=stride if stride is not None else kernel_size, padding=padding,
+                       ceil_mode=ceil_mode, count_include_pad=count_include_pad,
+                       divisor_override=divisor_override)
 
     def extra_repr(self):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
@@ -155,10 +149,8 @@ class _LPPoolNd(Module):
 
     def __init__(self, norm_type, kernel_size, stride=None, ceil_mode=False):
         super().__init__()
-        self.norm_type = norm_type
-        self.kernel_size = kernel_size
-        self.stride = stride
-        self.ceil_mode = ceil_mode
+        _store_options(self, norm_type=norm_type, kernel_size=kernel_size, stride=stride,
+                       ceil_mode=ceil_mode)
 
     def extra_repr(self):
         return ("norm_type={norm_type}, kernel_size={kernel_size}, stride={stride}, "

@@ -4,7 +4,7 @@ from ...ops.creation import empty
 from ...ops.nn_linear import embedding
 from .. import init
 from ..parameter import Parameter
-from .module import Module
+from .module import Module, _store_options
 
 __all__ = ["Embedding"]
 
@@ -31,10 +31,8 @@ class Embedding(Module):
                 if padding_idx < -num_embeddings:
                     raise AssertionError("Padding_idx must be within num_embeddings")
                 padding_idx = num_embeddings + padding_idx
-        self.padding_idx = padding_idx
-        self.max_norm = max_norm
-        self.norm_type = norm_type
-        self.scale_grad_by_freq = scale_grad_by_freq
+        _store_options(self, padding_idx=padding_idx, max_norm=max_norm, norm_type=norm_type,
+                       scale_grad_by_freq=scale_grad_by_freq)
         if _weight is None:
             self.weight = Parameter(empty((num_embeddings, embedding_dim), device=device,
                                           dtype=dtype), requires_grad=not _freeze)

@@ -9,17 +9,26 @@ __all__ = ["fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval",
            "fuse_linear_bn_weights"]
 
 
-def fuse_conv_bn_eval(conv, bn, transpose=False):
-    """A copy of `conv` computing conv followed by `bn` (both in eval mode)."""
-    if conv.training or bn.training:
+def _check_eval_pair(layer, bn):
+    """Fusing bakes BatchNorm's running statistics in: both layers must be in eval mode."""
+    if layer.training or bn.training:
         raise AssertionError("Fusion only for eval!")
-    fused_conv = copy.deepcopy(conv)
+
+
+def _bn_statistics(bn):
     if bn.running_mean is None or bn.running_var is None:
         raise AssertionError("bn.running_mean and bn.running_var must not be None")
-    fused_conv.weight, fused_conv.bias = fuse_conv_bn_weights(
-        fused_conv.weight, fused_conv.bias, bn.running_mean, bn.running_var, bn.eps,
-        bn.weight, bn.bias, transpose)
-    return fused_conv
+    return bn.running_mean, bn.running_var, bn.eps, bn.weight, bn.bias
+
+
+def fuse_conv_bn_eval(conv, bn, transpose=False):
+    """A copy of `conv` computing conv followed by `bn` (both in eval mode)."""
+    _check_eval_pair(conv, bn)
+    fused = copy.deepcopy(conv)
+    statistics = _bn_statistics(bn)
+    fused.weight, fused.bias = fuse_conv_bn_weights(fused.weight, fused.bias, *statistics,
+                                                    transpose)
+    return fused
 
 
 def fuse_conv_bn_weights(conv_w, conv_b, bn_rm, bn_rv, bn_eps, bn_w, bn_b, transpose=False):
@@ -42,19 +51,16 @@ def fuse_conv_bn_weights(conv_w, conv_b, bn_rm, bn_rv, bn_eps, bn_w, bn_b, trans
 
 def fuse_linear_bn_eval(linear, bn):
     """A copy of `linear` computing linear followed by `bn` (both in eval mode)."""
-    if linear.training or bn.training:
-        raise AssertionError("Fusion only for eval!")
-    fused_linear = copy.deepcopy(linear)
-    if linear.out_features != bn.num_features and bn.num_features != 1:
+    _check_eval_pair(linear, bn)
+    fused = copy.deepcopy(linear)
+    # A one-feature BatchNorm broadcasts over every output feature.
+    if bn.num_features not in (linear.out_features, 1):
         raise AssertionError(
             "To fuse, linear.out_features == bn.num_features or bn.num_features == 1, "
             f"got linear.out_features={linear.out_features} and bn.num_features={bn.num_features}")
-    if bn.running_mean is None or bn.running_var is None:
-        raise AssertionError("bn.running_mean and bn.running_var must not be None")
-    fused_linear.weight, fused_linear.bias = fuse_linear_bn_weights(
-        fused_linear.weight, fused_linear.bias, bn.running_mean, bn.running_var, bn.eps,
-        bn.weight, bn.bias)
-    return fused_linear
+    statistics = _bn_statistics(bn)
+    fused.weight, fused.bias = fuse_linear_bn_weights(fused.weight, fused.bias, *statistics)
+    return fused
 
 
 def fuse_linear_bn_weights(linear_w, linear_b, bn_rm, bn_rv, bn_eps, bn_w, bn_b):

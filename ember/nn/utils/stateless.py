@@ -87,11 +87,7 @@ def functional_call(module, parameters_and_buffers, args=None, kwargs=None, *,
                   "`ember.func.functional_call` instead which is a drop-in replacement.",
                   FutureWarning, stacklevel=2)
     parameters_and_buffers.keys()   # a dict only: anything else fails here, as in PyTorch
-    if kwargs is None:
-        kwargs = {}
-    if args is None:
-        args = ()
-    elif not isinstance(args, tuple):
-        args = (args,)
+    # A lone positional argument may be passed bare; None means "no arguments".
+    positional = () if args is None else args if isinstance(args, tuple) else (args,)
     with _reparametrize_module(module, parameters_and_buffers, tie_weights, strict):
-        return module(*args, **kwargs)
+        return module(*positional, **(kwargs or {}))

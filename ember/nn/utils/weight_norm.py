@@ -37,38 +37,51 @@ class WeightNorm:
         self.name = name
         self.dim = -1 if dim is None else dim
 
+    def _pieces(self):
+        """The two parameter names the weight is split into: (magnitude, direction)."""
+        return self.name + "_g", self.name + "_v"
+
     def compute_weight(self, module):
-        return _weight_norm(getattr(module, self.name + "_v"), getattr(module, self.name + "_g"),
-                            self.dim)
+        magnitude, direction = (getattr(module, piece) for piece in self._pieces())
+        return _weight_norm(direction, magnitude, self.dim)
 
     @staticmethod
     def apply(module, name, dim):
-        for hook in module._forward_pre_hooks.values():
-            if isinstance(hook, WeightNorm) and hook.name == name:
-                raise RuntimeError(
-                    f"Cannot register two weight_norm hooks on the same parameter {name}")
-        fn = WeightNorm(name, dim)
-        weight = getattr(module, name)
-        if isinstance(weight, UninitializedParameter):
+        if _find_hook(module, name) is not None:
+            raise RuntimeError(
+                f"Cannot register two weight_norm hooks on the same parameter {name}")
+        hook = WeightNorm(name, dim)
+        original = getattr(module, name)
+        # A lazy weight has no values yet to split into magnitude and direction.
+        if isinstance(original, UninitializedParameter):
             raise ValueError(
                 "The module passed to `WeightNorm` can't have uninitialized parameters. "
                 "Make sure to run the dummy forward before applying weight normalization")
-        del module._parameters[name]
-        module.register_parameter(name + "_g", Parameter(norm_except_dim(weight, 2, fn.dim).data))
-        module.register_parameter(name + "_v", Parameter(weight.data))
-        setattr(module, name, fn.compute_weight(module))
-        module.register_forward_pre_hook(fn)
-        return fn
+        module._parameters.pop(name)
+        split = (norm_except_dim(original, 2, hook.dim).data, original.data)
+        for piece, value in zip(hook._pieces(), split):
+            module.register_parameter(piece, Parameter(value))
+        hook(module, None)
+        module.register_forward_pre_hook(hook)
+        return hook
 
     def remove(self, module):
-        weight = self.compute_weight(module)
+        merged = self.compute_weight(module)
         delattr(module, self.name)
-        del module._parameters[self.name + "_g"]
-        del module._parameters[self.name + "_v"]
-        setattr(module, self.name, Parameter(weight.data))
+        for piece in self._pieces():
+            module._parameters.pop(piece)
+        setattr(module, self.name, Parameter(merged.data))
 
     def __call__(self, module, inputs):
         setattr(module, self.name, self.compute_weight(module))
+
+
+def _find_hook(module, name):
+    """(key, hook) of the WeightNorm pre-hook on `name`, or None."""
+    for key, hook in module._forward_pre_hooks.items():
+        if isinstance(hook, WeightNorm) and hook.name == name:
+            return key, hook
+    return None
 
 
 def weight_norm(module, name="weight", dim=0):
@@ -81,9 +94,10 @@ def weight_norm(module, name="weight", dim=0):
 
 def remove_weight_norm(module, name="weight"):
     """Fold the magnitude and direction back into one parameter."""
-    for key, hook in module._forward_pre_hooks.items():
-        if isinstance(hook, WeightNorm) and hook.name == name:
-            hook.remove(module)
-            del module._forward_pre_hooks[key]
-            return module
-    raise ValueError(f"weight_norm of '{name}' not found in {module}")
+    found = _find_hook(module, name)
+    if found is None:
+        raise ValueError(f"weight_norm of '{name}' not found in {module}")
+    key, hook = found
+    hook.remove(module)
+    del module._forward_pre_hooks[key]
+    return module
