@@ -43,6 +43,8 @@ class _PrinterOptions:
 
 PRINT_OPTS = _PrinterOptions()
 
+# The options a profile sets, in the order of each profile's row below.
+_NUMERIC_OPTIONS = ("precision", "threshold", "edgeitems", "linewidth")
 _PROFILES = {
     "default": (4, 1000, 3, 80),
     "short": (2, 1000, 2, 80),
@@ -58,17 +60,13 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=N
     explicit arguments then override it. `sci_mode` is always replaced (None lets
     the formatter choose), exactly as in PyTorch.
     """
-    if profile is not None and profile in _PROFILES:
-        (PRINT_OPTS.precision, PRINT_OPTS.threshold, PRINT_OPTS.edgeitems,
-         PRINT_OPTS.linewidth) = _PROFILES[profile]
-    if precision is not None:
-        PRINT_OPTS.precision = precision
-    if threshold is not None:
-        PRINT_OPTS.threshold = threshold
-    if edgeitems is not None:
-        PRINT_OPTS.edgeitems = edgeitems
-    if linewidth is not None:
-        PRINT_OPTS.linewidth = linewidth
+    # A name not among the profiles is ignored, as PyTorch ignores it.
+    if isinstance(profile, str) and profile in _PROFILES:
+        for name, value in zip(_NUMERIC_OPTIONS, _PROFILES[profile]):
+            setattr(PRINT_OPTS, name, value)
+    for name, value in zip(_NUMERIC_OPTIONS, (precision, threshold, edgeitems, linewidth)):
+        if value is not None:
+            setattr(PRINT_OPTS, name, value)
     PRINT_OPTS.sci_mode = sci_mode
 
 
@@ -80,12 +78,12 @@ def get_printoptions():
 @contextlib.contextmanager
 def printoptions(**kwargs):
     """Temporarily change the print options (same arguments as `set_printoptions`)."""
-    old = get_printoptions()
-    set_printoptions(**kwargs)
+    saved = get_printoptions()
     try:
+        set_printoptions(**kwargs)
         yield
     finally:
-        set_printoptions(**old)
+        set_printoptions(**saved)
 
 
 # ---------------------------------------------------------------- element formatting

@@ -27,6 +27,7 @@ BACKEND_WRITES = [
     ("cuda.matmul", "allow_fp16_reduced_precision_reduction", ()),
     ("cuda.matmul", "allow_fp16_reduced_precision_reduction", (True, 1)),
     ("cuda.matmul", "allow_fp16_reduced_precision_reduction", (True, True, True)),
+    ("cuda.matmul", "allow_bf16_reduced_precision_reduction", [True, False]),
     ("cudnn", "benchmark", 1), ("cudnn", "deterministic", None), ("cudnn", "enabled", "x"),
 ]
 

@@ -31,25 +31,23 @@ _IMPORT_MAPPING = {
     "_abcoll": "collections.abc", "UserDict": "collections", "UserList": "collections",
     "UserString": "collections", "whichdb": "dbm", "StringIO": "io", "cStringIO": "io",
 }
-_NAME_MAPPING = {
-    ("__builtin__", "xrange"): ("builtins", "range"),
-    ("__builtin__", "reduce"): ("functools", "reduce"),
-    ("__builtin__", "intern"): ("sys", "intern"),
-    ("__builtin__", "unichr"): ("builtins", "chr"),
-    ("__builtin__", "unicode"): ("builtins", "str"),
-    ("__builtin__", "long"): ("builtins", "int"),
-    ("itertools", "izip"): ("builtins", "zip"),
-    ("itertools", "imap"): ("builtins", "map"),
-    ("itertools", "ifilter"): ("builtins", "filter"),
-    ("itertools", "ifilterfalse"): ("itertools", "filterfalse"),
-    ("itertools", "izip_longest"): ("itertools", "zip_longest"),
-    ("UserDict", "IterableUserDict"): ("collections", "UserDict"),
-    ("UserList", "UserList"): ("collections", "UserList"),
-    ("UserString", "UserString"): ("collections", "UserString"),
-    ("__builtin__", "basestring"): ("builtins", "str"),
-    ("exceptions", "StandardError"): ("builtins", "Exception"),
-    ("UserDict", "UserDict"): ("collections", "UserDict"),
+# Python 2 globals renamed in Python 3, grouped by their old module: old -> (module, name).
+_RENAMED_BY_MODULE = {
+    "__builtin__": {"basestring": ("builtins", "str"), "intern": ("sys", "intern"),
+                    "long": ("builtins", "int"), "reduce": ("functools", "reduce"),
+                    "unichr": ("builtins", "chr"), "unicode": ("builtins", "str"),
+                    "xrange": ("builtins", "range")},
+    "itertools": {"ifilter": ("builtins", "filter"), "ifilterfalse": ("itertools", "filterfalse"),
+                  "imap": ("builtins", "map"), "izip": ("builtins", "zip"),
+                  "izip_longest": ("itertools", "zip_longest")},
+    "exceptions": {"StandardError": ("builtins", "Exception")},
+    "UserDict": {"IterableUserDict": ("collections", "UserDict"),
+                 "UserDict": ("collections", "UserDict")},
+    "UserList": {"UserList": ("collections", "UserList")},
+    "UserString": {"UserString": ("collections", "UserString")},
 }
+_NAME_MAPPING = {(module, old): new for module, renames in _RENAMED_BY_MODULE.items()
+                 for old, new in renames.items()}
 # Names torch refuses with a hint to import a subsystem first.
 _NEEDS_IMPORT = dict.fromkeys((
     "torch.nested._internal.nested_tensor.NestedTensor",
@@ -57,14 +55,12 @@ _NEEDS_IMPORT = dict.fromkeys((
     "torch._dynamo.decorators._DimRange"),
     "``torch.nested`` and ``torch._dynamo`` must be imported to load nested jagged tensors "
     "(NJTs)")
-_NEEDS_IMPORT.update(dict.fromkeys((
-    "torch.distributed.device_mesh.DeviceMesh",
-    "torch.distributed.tensor._dtensor_spec.DTensorSpec",
-    "torch.distributed.tensor._dtensor_spec.TensorMeta",
-    "torch.distributed.tensor.DTensor",
-    "torch.distributed.tensor.placement_types.Partial",
-    "torch.distributed.tensor.placement_types.Replicate",
-    "torch.distributed.tensor.placement_types.Shard"),
+_NEEDS_IMPORT.update(dict.fromkeys(
+    ("torch.distributed." + rest for rest in (
+        "device_mesh.DeviceMesh", "tensor.DTensor",
+        "tensor._dtensor_spec.DTensorSpec", "tensor._dtensor_spec.TensorMeta",
+        "tensor.placement_types.Partial", "tensor.placement_types.Replicate",
+        "tensor.placement_types.Shard")),
     "``torch.distributed.tensor`` must be imported to load DTensors"))
 
 _PROTOCOL_WARNING = (

@@ -13,62 +13,77 @@ def is_built():
     return _init.is_available()
 
 
-def _ensure_bool(value, attr_name, which):
+_SPLIT_K = "_split_k"
+# The two halves of a reduced-precision setting, named as PyTorch names them in its errors.
+_REDUCTION_PARTS = ("allow_reduced_precision", "allow_splitk")
+
+
+def _reduction_setting(value, attr_name):
+    """(allow reduced precision, allow split-K) from a bool or a list/tuple of one or two.
+
+    A bare bool, or a one-item sequence, leaves split-K allowed, as PyTorch does.
+    """
     if isinstance(value, bool):
-        return value
-    raise TypeError(f"{attr_name} expects a bool for {which}, but got {type(value)!r}")
+        return value, True
+    if not isinstance(value, (list, tuple)):
+        raise TypeError(f"{attr_name} expects a bool or a tuple/list of bools, "
+                        f"but got {type(value)!r}")
+    if len(value) not in (1, 2):
+        amount = "at least one" if len(value) == 0 else "at most two"
+        raise TypeError(f"{attr_name} expects {amount} boolean argument"
+                        + ("" if len(value) == 0 else "s"))
+    for part, which in zip(value, _REDUCTION_PARTS):
+        if not isinstance(part, bool):
+            raise TypeError(f"{attr_name} expects a bool for {which}, but got {type(part)!r}")
+    allow, splitk = value[0], value[-1] if len(value) == 2 else True
+    if allow and not splitk:
+        raise RuntimeError("allow_splitk=False is not supported when reduced precision "
+                           "reductions are enabled")
+    return allow, splitk
+
+
+def _require_bool(value, setter):
+    """PyTorch's C++ setters refuse non-bools with a RuntimeError naming the setter."""
+    if not isinstance(value, bool):
+        raise RuntimeError(f"{setter} expects a bool, but got {type(value).__name__}")
 
 
 class cuBLASModule:
-    """`ember.backends.cuda.matmul`: allow_tf32 is float32_matmul_precision != 'highest'."""
+    """`ember.backends.cuda.matmul`: allow_tf32 is float32_matmul_precision != 'highest'.
 
+    The flags are stored here only to be read back; the CPU computes in full precision.
+    """
+
+    # name -> (allow reduced precision, allow split-K); `<name>_split_k` reads the second.
     _reduction = {"allow_fp16_reduced_precision_reduction": (True, True),
                   "allow_bf16_reduced_precision_reduction": (True, True)}
-    _fp16_accumulation = [False]
-
-    @staticmethod
-    def _parse_reduction_setting(value, attr_name):
-        if isinstance(value, bool):
-            return value, True
-        if isinstance(value, (list, tuple)):
-            if not value:
-                raise TypeError(f"{attr_name} expects at least one boolean argument")
-            if len(value) > 2:
-                raise TypeError(f"{attr_name} expects at most two boolean arguments")
-            allow = _ensure_bool(value[0], attr_name, "allow_reduced_precision")
-            if len(value) == 1:
-                return allow, True
-            return allow, _ensure_bool(value[1], attr_name, "allow_splitk")
-        raise TypeError(f"{attr_name} expects a bool or a tuple/list of bools, "
-                        f"but got {type(value)!r}")
+    # plain bool flags other than allow_tf32 (which lives in the global settings)
+    _plain = {"allow_fp16_accumulation": False}
+    # the C++ setter PyTorch names when a bool flag is given something else
+    _setter_names = {"allow_tf32": "set_allow_tf32_cublas",
+                     "allow_fp16_accumulation": "set_allow_fp16_accumulation_cublas"}
 
     def __getattr__(self, name):
         if name == "allow_tf32":
             return _settings.get_float32_matmul_precision() != "highest"
-        if name in self._reduction:
-            return self._reduction[name][0]
-        if name.endswith("_split_k") and name[:-8] in self._reduction:
-            return self._reduction[name[:-8]][1]
-        if name == "allow_fp16_accumulation":
-            return self._fp16_accumulation[0]
+        if name in self._plain:
+            return self._plain[name]
+        base, half = (name[:-len(_SPLIT_K)], 1) if name.endswith(_SPLIT_K) else (name, 0)
+        if base in self._reduction:
+            return self._reduction[base][half]
         raise AttributeError("Unknown attribute " + name)
 
     def __setattr__(self, name, value):
-        if name == "allow_tf32":
-            if not isinstance(value, bool):
-                raise RuntimeError("set_allow_tf32_cublas expects a bool, but got "
-                                   f"{type(value).__name__}")
-            return _settings.set_float32_matmul_precision("high" if value else "highest")
         if name in self._reduction:
-            self._reduction[name] = self._parse_reduction_setting(value, name)
-            return None
-        if name == "allow_fp16_accumulation":
-            if not isinstance(value, bool):
-                raise RuntimeError("set_allow_fp16_accumulation_cublas expects a bool, but got "
-                                   f"{type(value).__name__}")
-            self._fp16_accumulation[0] = value
-            return None
-        raise AttributeError("Unknown attribute " + name)
+            self._reduction[name] = _reduction_setting(value, name)
+        elif name in self._setter_names:
+            _require_bool(value, self._setter_names[name])
+            if name == "allow_tf32":
+                _settings.set_float32_matmul_precision("high" if value else "highest")
+            else:
+                self._plain[name] = value
+        else:
+            raise AttributeError("Unknown attribute " + name)
 
 
 matmul = cuBLASModule()

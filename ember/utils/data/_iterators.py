@@ -29,32 +29,39 @@ from ._utils.fetch import _DatasetKind
 from ._utils.worker import _IterableDatasetStopIteration, _ResumeIteration, _worker_loop
 
 
+# (iterator attribute, loader attribute): copied once, so that editing the loader
+# (num_workers is not frozen) cannot change an epoch already running.
+_LOADER_SNAPSHOT = (
+    ("_dataset", "dataset"), ("_dataset_kind", "_dataset_kind"),
+    ("_IterableDataset_len_called", "_IterableDataset_len_called"),
+    ("_auto_collation", "_auto_collation"), ("_drop_last", "drop_last"),
+    ("_index_sampler", "_index_sampler"), ("_num_workers", "num_workers"),
+    ("_timeout", "timeout"), ("_collate_fn", "collate_fn"),
+    ("_persistent_workers", "persistent_workers"),
+)
+
+
 class _BaseDataLoaderIter:
+    """What both iterators share: the loader's settings, the sampler, the yield count."""
+
     def __init__(self, loader):
-        self._dataset = loader.dataset
-        self._dataset_kind = loader._dataset_kind
-        self._IterableDataset_len_called = loader._IterableDataset_len_called
-        self._auto_collation = loader._auto_collation
-        self._drop_last = loader.drop_last
-        self._index_sampler = loader._index_sampler
-        self._num_workers = loader.num_workers
+        for mine, source in _LOADER_SNAPSHOT:
+            setattr(self, mine, getattr(loader, source))
         self._pin_memory = False  # nothing to pin into: ember tensors have no pinned memory
         _warn_pin_memory(loader)
-        self._timeout = loader.timeout
-        self._collate_fn = loader.collate_fn
         self._sampler_iter = iter(self._index_sampler)
         # Drawn even without workers, as PyTorch does: it advances the generator.
         self._base_seed = int(empty((), dtype=int64).random_(generator=loader.generator).item())
-        self._persistent_workers = loader.persistent_workers
         self._num_yielded = 0
 
     def __iter__(self):
         return self
 
     def _reset(self, loader, first_iter=False):
-        self._sampler_iter = iter(self._index_sampler)
-        self._num_yielded = 0
+        """Rewind for a new epoch (persistent workers): a fresh pass over the sampler."""
         self._IterableDataset_len_called = loader._IterableDataset_len_called
+        self._num_yielded = 0
+        self._sampler_iter = iter(self._index_sampler)
 
     def _next_index(self):
         return next(self._sampler_iter)  # may raise StopIteration
@@ -118,8 +125,8 @@ class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
             self._drop_last)
 
     def _next_data(self):
-        index = self._next_index()  # may raise StopIteration
-        return self._dataset_fetcher.fetch(index)  # may raise StopIteration
+        # Either call may raise StopIteration: the sampler or the stream is spent.
+        return self._dataset_fetcher.fetch(next(self._sampler_iter))
 
 
 _PICKLE_ADVICE = (
@@ -245,15 +252,18 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         raise RuntimeError(f"DataLoader worker (pid(s) {pids}) exited unexpectedly") from cause
 
     def _get_data(self):
-        if self._timeout > 0:
-            success, data = self._try_get_data(self._timeout)
-            if success:
-                return data
-            raise RuntimeError(f"DataLoader timed out after {self._timeout} seconds")
+        """The next message from the workers; with a `timeout`, one bounded wait only.
+
+        Without one, waits in MP_STATUS_CHECK_INTERVAL slices, checking the workers are
+        alive between slices.
+        """
+        limit = self._timeout if self._timeout > 0 else None
         while True:
-            success, data = self._try_get_data()
-            if success:
-                return data
+            arrived, message = self._try_get_data(limit)
+            if arrived:
+                return message
+            if limit is not None:
+                raise RuntimeError(f"DataLoader timed out after {self._timeout} seconds")
 
     def _next_data(self):
         while True:
@@ -261,23 +271,27 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                 if not self._persistent_workers:
                     self._shutdown_workers()
                 raise StopIteration
-            if len(self._task_info[self._rcvd_idx]) == 2:  # arrived early, waiting its turn
-                worker_id, data = self._task_info.pop(self._rcvd_idx)
-                self._rcvd_idx += 1
-                return self._process_data(data, worker_id)
+            parked = self._task_info[self._rcvd_idx]
+            if len(parked) == 2:  # it arrived early and has waited for its turn
+                return self._hand_out(self._rcvd_idx, parked[1])
             if self._shutdown or self._tasks_outstanding <= 0:
                 raise AssertionError("Invalid iterator state: shutdown or no outstanding tasks "
                                      "when fetching next data")
-            task, data = self._get_data()
+            task, answer = self._get_data()
             self._tasks_outstanding -= 1
-            if isinstance(data, _IterableDatasetStopIteration):
-                self._retire_worker(data.worker_id)
-                continue
-            if task == self._rcvd_idx or not self._in_order:
-                worker_id = self._task_info.pop(task)[0]
-                self._rcvd_idx += task == self._rcvd_idx
-                return self._process_data(data, worker_id)
-            self._task_info[task] += (data,)
+            if isinstance(answer, _IterableDatasetStopIteration):
+                self._retire_worker(answer.worker_id)
+            elif task == self._rcvd_idx or not self._in_order:
+                return self._hand_out(task, answer)
+            else:
+                self._task_info[task] += (answer,)  # park it until its turn
+
+    def _hand_out(self, task, answer):
+        """Close `task` and return its answer; the turn moves on if it was `task`'s."""
+        worker_id = self._task_info.pop(task)[0]
+        if task == self._rcvd_idx:
+            self._rcvd_idx += 1
+        return self._process_data(answer, worker_id)
 
     def _advance_to_pending_task(self):
         """Skip tasks that will never be answered (their worker's stream ended); False when
@@ -327,10 +341,10 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
 
     def _process_data(self, data, worker_id):
         self._workers_num_tasks[worker_id] -= 1
-        self._try_put_index()
-        if isinstance(data, ExceptionWrapper):
-            data.reraise()
-        return data
+        self._try_put_index()  # refill the pipeline before handing this batch over
+        if not isinstance(data, ExceptionWrapper):
+            return data
+        data.reraise()
 
     def _mark_worker_as_unavailable(self, worker_id):
         """Tell one worker to stop (None on its queue) and send it nothing more."""

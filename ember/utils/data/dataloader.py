@@ -46,7 +46,7 @@ class DataLoader:
     it does nothing (with PyTorch's warning).
     """
 
-    __initialized = False
+    _frozen = False  # set once __init__ is done; guards _FROZEN_ATTRIBUTES
 
     def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None,
                  num_workers=0, collate_fn=None, pin_memory=False, drop_last=False, timeout=0,
@@ -55,115 +55,87 @@ class DataLoader:
                  in_order=True):
         prefetch_factor = _check_worker_options(num_workers, timeout, prefetch_factor,
                                                 persistent_workers)
-        self.dataset = dataset
-        self.num_workers = num_workers
-        self.prefetch_factor = prefetch_factor
-        self.pin_memory = pin_memory
-        self.pin_memory_device = pin_memory_device
-        self.timeout = timeout
-        self.worker_init_fn = worker_init_fn
-        self.multiprocessing_context = multiprocessing_context
-        self.in_order = in_order
+        # num_workers before multiprocessing_context: the context's setter reads it.
+        for name, value in (("dataset", dataset), ("num_workers", num_workers),
+                            ("prefetch_factor", prefetch_factor), ("pin_memory", pin_memory),
+                            ("pin_memory_device", pin_memory_device), ("timeout", timeout),
+                            ("worker_init_fn", worker_init_fn),
+                            ("multiprocessing_context", multiprocessing_context),
+                            ("in_order", in_order)):
+            setattr(self, name, value)
 
-        if isinstance(dataset, IterableDataset):
-            self._dataset_kind = _DatasetKind.Iterable
+        iterable = isinstance(dataset, IterableDataset)
+        self._dataset_kind = _DatasetKind.Iterable if iterable else _DatasetKind.Map
+        if iterable:
             _check_iterable_options(shuffle, sampler, batch_sampler)
         else:
             shuffle = bool(shuffle)
-            self._dataset_kind = _DatasetKind.Map
-        if sampler is not None and shuffle:
-            raise ValueError("sampler option is mutually exclusive with shuffle")
-        if batch_sampler is not None:
-            if batch_size != 1 or shuffle or sampler is not None or drop_last:
-                raise ValueError("batch_sampler option is mutually exclusive with batch_size, "
-                                 "shuffle, sampler, and drop_last")
-            batch_size, drop_last = None, False
-        elif batch_size is None and drop_last:
-            raise ValueError("batch_size=None option disables auto-batching and is mutually "
-                             "exclusive with drop_last")
-
-        if sampler is None:
-            sampler = self._default_sampler(dataset, shuffle, generator)
-        if batch_size is not None and batch_sampler is None:
+        batch_size, drop_last = _check_batching_options(shuffle, sampler, batch_sampler,
+                                                        batch_size, drop_last)
+        sampler = sampler if sampler is not None else self._default_sampler(shuffle, generator)
+        if batch_sampler is None and batch_size is not None:
             batch_sampler = BatchSampler(sampler, batch_size, drop_last)
-
-        self.batch_size = batch_size
-        self.drop_last = drop_last
-        self.sampler = sampler
-        self.batch_sampler = batch_sampler
-        self.generator = generator
-        if collate_fn is None:
-            collate_fn = default_collate if self._auto_collation else default_convert
-        self.collate_fn = collate_fn
+        for name, value in (("batch_size", batch_size), ("drop_last", drop_last),
+                            ("sampler", sampler), ("batch_sampler", batch_sampler),
+                            ("generator", generator)):
+            setattr(self, name, value)
+        self.collate_fn = collate_fn if collate_fn is not None else (
+            default_collate if self._auto_collation else default_convert)
         self.persistent_workers = persistent_workers
-        self.__initialized = True
+        self._frozen = True
         self._IterableDataset_len_called = None
         self._iterator = None
         self.check_worker_number_rationality()
 
-    def _default_sampler(self, dataset, shuffle, generator):
-        if self._dataset_kind == _DatasetKind.Iterable:
-            return _InfiniteConstantSampler()
-        if shuffle:
-            return RandomSampler(dataset, generator=generator)
-        return SequentialSampler(dataset)
-
-    @property
-    def multiprocessing_context(self):
-        return self.__multiprocessing_context
-
-    @multiprocessing_context.setter
-    def multiprocessing_context(self, multiprocessing_context):
-        if multiprocessing_context is not None:
-            if self.num_workers <= 0:
-                raise ValueError("multiprocessing_context can only be used with multi-process "
-                                 f"loading (num_workers > 0), but got num_workers="
-                                 f"{self.num_workers}")
-            if isinstance(multiprocessing_context, str):
-                valid_start_methods = multiprocessing.get_all_start_methods()
-                if multiprocessing_context not in valid_start_methods:
-                    raise ValueError(
-                        "multiprocessing_context option should specify a valid start method in "
-                        f"{valid_start_methods!r}, but got multiprocessing_context="
-                        f"{multiprocessing_context!r}")
-                multiprocessing_context = multiprocessing.get_context(multiprocessing_context)
-            if not isinstance(multiprocessing_context, multiprocessing.context.BaseContext):
-                raise TypeError("multiprocessing_context option should be a valid context "
-                                "object or a string specifying the start method, but got "
-                                f"multiprocessing_context={multiprocessing_context}")
-        self.__multiprocessing_context = multiprocessing_context
-
-    def __setattr__(self, attr, val):
-        if self.__initialized and attr in _FROZEN_ATTRIBUTES:
-            raise ValueError(f"{attr} attribute should not be set after "
-                             f"{self.__class__.__name__} is initialized")
-        super().__setattr__(attr, val)
-
-    def _get_iterator(self):
-        if self.num_workers == 0:
-            return _SingleProcessDataLoaderIter(self)
-        self.check_worker_number_rationality()
-        return _MultiProcessingDataLoaderIter(self)
-
-    def __iter__(self):
-        # Persistent workers live in one iterator for the loader's life; it is reset
-        # at each new epoch instead of being rebuilt.
-        if self.persistent_workers and self.num_workers > 0:
-            if self._iterator is None:
-                self._iterator = self._get_iterator()
-            else:
-                self._iterator._reset(self)
-            return self._iterator
-        return self._get_iterator()
-
     @property
     def _auto_collation(self):
+        """Batching is on exactly when there is a batch sampler to hand out index lists."""
         return self.batch_sampler is not None
 
     @property
     def _index_sampler(self):
         """What the iterator draws from: the batch sampler when batching, else the sampler."""
-        return self.batch_sampler if self._auto_collation else self.sampler
+        return self.sampler if self.batch_sampler is None else self.batch_sampler
+
+    def _default_sampler(self, shuffle, generator):
+        """None forever for a stream; else the dataset's indices, shuffled or in order."""
+        if self._dataset_kind == _DatasetKind.Iterable:
+            return _InfiniteConstantSampler()
+        return (RandomSampler(self.dataset, generator=generator) if shuffle
+                else SequentialSampler(self.dataset))
+
+    @property
+    def multiprocessing_context(self):
+        """The context the workers start in; None leaves the choice to the iterator."""
+        return self._mp_context
+
+    @multiprocessing_context.setter
+    def multiprocessing_context(self, context):
+        self._mp_context = _resolve_context(context, self.num_workers)
+
+    def __setattr__(self, attr, val):
+        if self._frozen and attr in _FROZEN_ATTRIBUTES:
+            raise ValueError(f"{attr} attribute should not be set after "
+                             f"{type(self).__name__} is initialized")
+        super().__setattr__(attr, val)
+
+    def _get_iterator(self):
+        if self.num_workers > 0:
+            self.check_worker_number_rationality()
+            return _MultiProcessingDataLoaderIter(self)
+        return _SingleProcessDataLoaderIter(self)
+
+    def __iter__(self):
+        """A fresh iterator per epoch, except that persistent workers live in one iterator
+        for the loader's whole life, rewound at each new epoch instead of rebuilt."""
+        if not self.persistent_workers or self.num_workers <= 0:
+            return self._get_iterator()
+        kept = self._iterator
+        if kept is None:
+            kept = self._iterator = self._get_iterator()
+        else:
+            kept._reset(self)
+        return kept
 
     def __len__(self):
         if self._dataset_kind != _DatasetKind.Iterable:
@@ -179,44 +151,89 @@ class DataLoader:
         """Warn, as PyTorch does, when asking for more workers than usable CPUs."""
         if not self.num_workers:
             return
-        cpuset_checked = hasattr(os, "sched_getaffinity")
-        suggested = len(os.sched_getaffinity(0)) if cpuset_checked else os.cpu_count()
-        if suggested is None or self.num_workers > suggested:
-            warnings.warn(_worker_count_message(suggested, self.num_workers, cpuset_checked),
+        # The affinity mask is what this process may really use; cpu_count ignores cpusets.
+        has_affinity = hasattr(os, "sched_getaffinity")
+        usable = len(os.sched_getaffinity(0)) if has_affinity else os.cpu_count()
+        if usable is None or self.num_workers > usable:
+            warnings.warn(_worker_count_message(usable, self.num_workers, has_affinity),
                           stacklevel=2)
+
+
+def _resolve_context(context, num_workers):
+    """A start-method name becomes its context; anything but None or a context is refused."""
+    if context is None:
+        return None
+    if num_workers <= 0:
+        raise ValueError("multiprocessing_context can only be used with multi-process "
+                         f"loading (num_workers > 0), but got num_workers={num_workers}")
+    if isinstance(context, str):
+        methods = multiprocessing.get_all_start_methods()
+        if context not in methods:
+            raise ValueError("multiprocessing_context option should specify a valid start "
+                             f"method in {methods!r}, but got multiprocessing_context="
+                             f"{context!r}")
+        context = multiprocessing.get_context(context)
+    if not isinstance(context, multiprocessing.context.BaseContext):
+        raise TypeError("multiprocessing_context option should be a valid context object or "
+                        "a string specifying the start method, but got "
+                        f"multiprocessing_context={context}")
+    return context
+
+
+def _worker_option_rules(num_workers, timeout, prefetch_factor, persistent_workers):
+    """(broken?, message) per multiprocessing option, in the order PyTorch checks them.
+
+    A generator, so each rule is evaluated only once the ones before it have passed.
+    """
+    yield num_workers < 0, ("num_workers option should be non-negative; use num_workers=0 "
+                            "to disable multiprocessing.")
+    yield timeout < 0, "timeout option should be non-negative"
+    yield num_workers == 0 and prefetch_factor is not None, (
+        "prefetch_factor option could only be specified in multiprocessing.let num_workers > 0 "
+        "to enable multiprocessing, otherwise set prefetch_factor to None.")
+    yield prefetch_factor is not None and prefetch_factor < 0, (
+        "prefetch_factor option should be non-negative")
+    yield persistent_workers and num_workers == 0, (
+        "persistent_workers option needs num_workers > 0")
 
 
 def _check_worker_options(num_workers, timeout, prefetch_factor, persistent_workers):
     """Validate the multiprocessing options; returns the effective prefetch_factor."""
-    if num_workers < 0:
-        raise ValueError("num_workers option should be non-negative; use num_workers=0 to "
-                         "disable multiprocessing.")
-    if timeout < 0:
-        raise ValueError("timeout option should be non-negative")
-    if num_workers == 0 and prefetch_factor is not None:
-        raise ValueError("prefetch_factor option could only be specified in multiprocessing."
-                         "let num_workers > 0 to enable multiprocessing, otherwise set "
-                         "prefetch_factor to None.")
-    if num_workers > 0 and prefetch_factor is None:
-        prefetch_factor = 2
-    elif prefetch_factor is not None and prefetch_factor < 0:
-        raise ValueError("prefetch_factor option should be non-negative")
-    if persistent_workers and num_workers == 0:
-        raise ValueError("persistent_workers option needs num_workers > 0")
-    return prefetch_factor
+    for broken, message in _worker_option_rules(num_workers, timeout, prefetch_factor,
+                                                persistent_workers):
+        if broken:
+            raise ValueError(message)
+    # Two batches in flight per worker unless told otherwise.
+    return 2 if prefetch_factor is None and num_workers > 0 else prefetch_factor
 
 
 def _check_iterable_options(shuffle, sampler, batch_sampler):
     """An iterable dataset decides its own order: no shuffle, sampler or batch_sampler."""
-    if shuffle not in {False, None}:
-        raise ValueError("DataLoader with IterableDataset: expected unspecified shuffle "
-                         f"option, but got shuffle={shuffle}")
-    if sampler is not None:
-        raise ValueError("DataLoader with IterableDataset: expected unspecified sampler "
-                         f"option, but got sampler={sampler}")
-    if batch_sampler is not None:
-        raise ValueError("DataLoader with IterableDataset: expected unspecified batch_sampler "
-                         f"option, but got batch_sampler={batch_sampler}")
+    for name, value, given in (("shuffle", shuffle, shuffle not in {False, None}),
+                               ("sampler", sampler, sampler is not None),
+                               ("batch_sampler", batch_sampler, batch_sampler is not None)):
+        if given:
+            raise ValueError("DataLoader with IterableDataset: expected unspecified "
+                             f"{name} option, but got {name}={value}")
+
+
+def _check_batching_options(shuffle, sampler, batch_sampler, batch_size, drop_last):
+    """Refuse contradictory sampling options; returns the effective (batch_size, drop_last).
+
+    A batch_sampler decides batch size and dropping itself, so it leaves batch_size
+    None and drop_last False on the loader, as PyTorch records them.
+    """
+    if sampler is not None and shuffle:
+        raise ValueError("sampler option is mutually exclusive with shuffle")
+    if batch_sampler is None:
+        if batch_size is None and drop_last:
+            raise ValueError("batch_size=None option disables auto-batching and is mutually "
+                             "exclusive with drop_last")
+        return batch_size, drop_last
+    if batch_size != 1 or shuffle or sampler is not None or drop_last:
+        raise ValueError("batch_sampler option is mutually exclusive with batch_size, "
+                         "shuffle, sampler, and drop_last")
+    return None, False
 
 
 def _worker_count_message(suggested, created, cpuset_checked):

@@ -49,12 +49,14 @@ class TensorDataset(Dataset):
     """Samples are the rows of several tensors sharing their first dimension."""
 
     def __init__(self, *tensors):
-        if any(tensors[0].size(0) != tensor.size(0) for tensor in tensors):
+        # tensors[0] is read inside the loop: no tensors at all is an (empty) dataset.
+        if any(part.size(0) != tensors[0].size(0) for part in tensors):
             raise AssertionError("Size mismatch between tensors")
         self.tensors = tensors
 
     def __getitem__(self, index):
-        return tuple(tensor[index] for tensor in self.tensors)
+        # A list comprehension: this runs once per sample, and beats a generator here.
+        return tuple([part[index] for part in self.tensors])
 
     def __len__(self):
         return self.tensors[0].size(0)
@@ -78,9 +80,10 @@ class StackDataset(Dataset):
         self.datasets = args if args else kwargs
 
     def __getitem__(self, index):
-        if isinstance(self.datasets, dict):
-            return {key: dataset[index] for key, dataset in self.datasets.items()}
-        return tuple(dataset[index] for dataset in self.datasets)
+        parts = self.datasets
+        if isinstance(parts, dict):
+            return {key: part[index] for key, part in parts.items()}
+        return tuple([part[index] for part in parts])
 
     def __getitems__(self, indices):
         named = isinstance(self.datasets, dict)
@@ -114,23 +117,23 @@ class ConcatDataset(Dataset):
         return list(itertools.accumulate(len(part) for part in sequence))
 
     def __init__(self, datasets):
-        super().__init__()
-        self.datasets = list(datasets)
-        if len(self.datasets) == 0:
+        parts = self.datasets = list(datasets)
+        if not parts:
             raise AssertionError("datasets should not be an empty iterable")
-        for dataset in self.datasets:
-            if isinstance(dataset, IterableDataset):
-                raise AssertionError("ConcatDataset does not support IterableDataset")
-        self.cumulative_sizes = self.cumsum(self.datasets)
+        if any(isinstance(part, IterableDataset) for part in parts):
+            raise AssertionError("ConcatDataset does not support IterableDataset")
+        # cumulative_sizes[i]: one past the last index that part i serves
+        self.cumulative_sizes = self.cumsum(parts)
 
     def __len__(self):
         return self.cumulative_sizes[-1]
 
     def __getitem__(self, idx):
-        if idx < 0:
-            if -idx > len(self):
+        if idx < 0:  # counts from the end, but only once around
+            total = len(self)
+            if idx < -total:
                 raise ValueError("absolute value of index should not exceed dataset length")
-            idx = len(self) + idx
+            idx += total
         part = bisect.bisect_right(self.cumulative_sizes, idx)
         start = self.cumulative_sizes[part - 1] if part else 0
         return self.datasets[part][idx - start]
@@ -146,8 +149,7 @@ class ChainDataset(IterableDataset):
     """Several iterable datasets one after another, chained lazily."""
 
     def __init__(self, datasets):
-        super().__init__()
-        self.datasets = datasets
+        self.datasets = datasets  # kept as given: it may itself be a lazy iterable
 
     def __iter__(self):
         for dataset in self.datasets:
@@ -186,9 +188,10 @@ class Subset(Dataset):
                 "    return [self.__getitem__(idx) for idx in indices]")
 
     def __getitem__(self, idx):
-        if isinstance(idx, list):
-            return self.dataset[[self.indices[i] for i in idx]]
-        return self.dataset[self.indices[idx]]
+        chosen = self.indices
+        if isinstance(idx, list):  # a batch of positions: one lookup in the parent
+            return self.dataset[[chosen[position] for position in idx]]
+        return self.dataset[chosen[idx]]
 
     def __getitems__(self, indices):
         if callable(getattr(self.dataset, "__getitems__", None)):

@@ -33,7 +33,7 @@ class SequentialSampler(Sampler):
         self.data_source = data_source
 
     def __iter__(self):
-        return iter(range(len(self.data_source)))
+        return iter(range(len(self)))
 
     def __len__(self):
         return len(self.data_source)
@@ -48,42 +48,45 @@ class RandomSampler(Sampler):
     """
 
     def __init__(self, data_source, replacement=False, num_samples=None, generator=None):
-        self.data_source = data_source
-        self.replacement = replacement
-        self._num_samples = num_samples
-        self.generator = generator
-        if not isinstance(self.replacement, bool):
+        self.data_source, self.generator = data_source, generator
+        self.replacement, self._num_samples = replacement, num_samples
+        if not isinstance(replacement, bool):
             raise TypeError("replacement should be a boolean value, but got "
-                            f"replacement={self.replacement}")
-        if not isinstance(self.num_samples, int) or self.num_samples <= 0:
+                            f"replacement={replacement}")
+        count = self.num_samples  # the dataset's length when num_samples is None
+        if not isinstance(count, int) or count <= 0:
             raise ValueError("num_samples should be a positive integer value, but got "
-                             f"num_samples={self.num_samples}")
+                             f"num_samples={count}")
 
     @property
     def num_samples(self):
-        if self._num_samples is None:
-            return len(self.data_source)
-        return self._num_samples
+        """How many indices one pass yields: as asked, else one per sample of the dataset."""
+        return len(self.data_source) if self._num_samples is None else self._num_samples
 
     def __iter__(self):
-        n = len(self.data_source)
-        generator = self.generator
-        if generator is None:
-            generator = Generator()
-            generator.manual_seed(int(empty((), dtype=int64).random_().item()))
+        size = len(self.data_source)
+        generator = self.generator if self.generator is not None else _private_generator()
         if self.replacement:
             # Drawn 32 at a time: PyTorch's chunking decides which draws land where.
-            for _ in range(self.num_samples // 32):
-                yield from randint(high=n, size=(32,), dtype=int64, generator=generator).tolist()
-            yield from randint(high=n, size=(self.num_samples % 32,), dtype=int64,
-                               generator=generator).tolist()
+            whole, rest = divmod(self.num_samples, 32)
+            for count in [32] * whole + [rest]:
+                yield from randint(high=size, size=(count,), dtype=int64,
+                                   generator=generator).tolist()
         else:
-            for _ in range(self.num_samples // n):
-                yield from randperm(n, generator=generator).tolist()
-            yield from randperm(n, generator=generator).tolist()[:self.num_samples % n]
+            # One fresh permutation per full pass over the data, then part of one more.
+            whole, rest = divmod(self.num_samples, size)
+            for keep in [size] * whole + [rest]:
+                yield from randperm(size, generator=generator).tolist()[:keep]
 
     def __len__(self):
         return self.num_samples
+
+
+def _private_generator():
+    """A generator seeded by one 64-bit draw of the default one, as PyTorch seeds it."""
+    generator = Generator()
+    generator.manual_seed(int(empty((), dtype=int64).random_().item()))
+    return generator
 
 
 class SubsetRandomSampler(Sampler):
@@ -116,10 +119,8 @@ class WeightedRandomSampler(Sampler):
         if len(weights_tensor.shape) != 1:
             raise ValueError("weights should be a 1d sequence but given weights have shape "
                              f"{tuple(weights_tensor.shape)}")
-        self.weights = weights_tensor
-        self.num_samples = num_samples
-        self.replacement = replacement
-        self.generator = generator
+        self.weights, self.generator = weights_tensor, generator
+        self.num_samples, self.replacement = num_samples, replacement
 
     def __iter__(self):
         draws = multinomial(self.weights, self.num_samples, self.replacement,
@@ -140,9 +141,7 @@ class BatchSampler(Sampler):
                              f"batch_size={batch_size}")
         if not isinstance(drop_last, bool):
             raise ValueError(f"drop_last should be a boolean value, but got drop_last={drop_last}")
-        self.sampler = sampler
-        self.batch_size = batch_size
-        self.drop_last = drop_last
+        self.sampler, self.batch_size, self.drop_last = sampler, batch_size, drop_last
 
     def __iter__(self):
         indices = iter(self.sampler)
@@ -152,6 +151,5 @@ class BatchSampler(Sampler):
             batch = list(itertools.islice(indices, self.batch_size))
 
     def __len__(self):
-        if self.drop_last:
-            return len(self.sampler) // self.batch_size
-        return (len(self.sampler) + self.batch_size - 1) // self.batch_size
+        whole, rest = divmod(len(self.sampler), self.batch_size)
+        return whole + (1 if rest and not self.drop_last else 0)

@@ -16,21 +16,22 @@ python_exit_status = False
 multiprocessing's own exit handler (which terminates daemonic processes)."""
 
 
-def _set_python_exit_flag():
+@atexit.register
+def _note_interpreter_exit():
+    """Runs at exit, before multiprocessing's own handler reaps the daemonic workers."""
     global python_exit_status
     python_exit_status = True
 
 
-atexit.register(_set_python_exit_flag)
-
-
 class KeyErrorMessage(str):
-    """A str whose repr is itself, so a re-raised KeyError shows a readable traceback."""
+    """A str whose repr is itself, so a re-raised KeyError shows a readable traceback.
+
+    KeyError's str() is the repr of its argument; without this the worker's
+    traceback would print as one quoted line full of escaped newlines.
+    """
 
     __slots__ = ()
-
-    def __repr__(self):
-        return self
+    __repr__ = str.__str__
 
 
 class ExceptionWrapper:
@@ -42,12 +43,11 @@ class ExceptionWrapper:
     """
 
     def __init__(self, exc_info=None, where="in background"):
-        if exc_info is None:
-            exc_info = sys.exc_info()
-        self.exc_type = exc_info[0]
-        # The traceback object itself is never kept: it would pin every frame alive.
-        self.exc_msg = "".join(traceback.format_exception(*exc_info))
-        self.where = where
+        kind, value, trace = sys.exc_info() if exc_info is None else exc_info
+        # Only the text of the traceback travels: the traceback object would pin every
+        # frame alive, and cannot be pickled anyway.
+        self.exc_type, self.where = kind, where
+        self.exc_msg = "".join(traceback.format_exception(kind, value, trace))
 
     def reraise(self):
         message = f"Caught {self.exc_type.__name__} {self.where}.\nOriginal {self.exc_msg}"

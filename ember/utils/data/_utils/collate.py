@@ -85,19 +85,15 @@ def collate(batch, *, collate_fn_map=None):
     key in order by isinstance.
     """
     elem = batch[0]
-    elem_type = type(elem)
-    if collate_fn_map is not None:
-        if elem_type in collate_fn_map:
-            return collate_fn_map[elem_type](batch, collate_fn_map=collate_fn_map)
-        for collate_type in collate_fn_map:
-            if isinstance(elem, collate_type):
-                return collate_fn_map[collate_type](batch, collate_fn_map=collate_fn_map)
+    leaf_fn = _registered_fn(elem, collate_fn_map)
+    if leaf_fn is not None:
+        return leaf_fn(batch, collate_fn_map=collate_fn_map)
     if isinstance(elem, collections.abc.Mapping):
         return _rebuild_mapping(elem, {
             key: collate([d[key] for d in batch], collate_fn_map=collate_fn_map)
             for key in elem})
     if isinstance(elem, tuple) and hasattr(elem, "_fields"):  # namedtuple
-        return elem_type(*(collate(samples, collate_fn_map=collate_fn_map)
+        return type(elem)(*(collate(samples, collate_fn_map=collate_fn_map)
                            for samples in zip(*batch)))
     if isinstance(elem, collections.abc.Sequence):
         size = len(elem)
@@ -107,7 +103,24 @@ def collate(batch, *, collate_fn_map=None):
         if isinstance(elem, tuple):
             return columns  # PyTorch returns a list, for compatibility
         return _rebuild_sequence(elem, columns)
-    raise TypeError(default_collate_err_msg_format.format(elem_type))
+    raise TypeError(default_collate_err_msg_format.format(type(elem)))
+
+
+def _registered_fn(sample, collate_fn_map):
+    """The function `collate_fn_map` registers for `sample`, or None.
+
+    The exact type wins (one dict probe, the common case); otherwise the first key
+    in the map's order that `sample` is an instance of, so subclasses are served too.
+    """
+    if not collate_fn_map:
+        return None
+    exact = collate_fn_map.get(type(sample))
+    if exact is not None:
+        return exact
+    for registered, fn in collate_fn_map.items():
+        if isinstance(sample, registered):
+            return fn
+    return None
 
 
 def collate_tensor_fn(batch, *, collate_fn_map=None):
@@ -115,9 +128,10 @@ def collate_tensor_fn(batch, *, collate_fn_map=None):
 
 
 def collate_numpy_array_fn(batch, *, collate_fn_map=None):
-    elem = batch[0]
-    if np_str_obj_array_pattern.search(elem.dtype.str) is not None:
-        raise TypeError(default_collate_err_msg_format.format(elem.dtype))
+    # Strings and objects have no tensor dtype: refused, naming the NumPy dtype.
+    first_dtype = batch[0].dtype
+    if np_str_obj_array_pattern.search(first_dtype.str):
+        raise TypeError(default_collate_err_msg_format.format(first_dtype))
     return collate([as_tensor(b) for b in batch], collate_fn_map=collate_fn_map)
 
 
