@@ -98,6 +98,8 @@ from .ops.view_copies import *  # noqa: F401,F403
 from .ops.creation_more import *  # noqa: F401,F403
 from .ops.index_more import *  # noqa: F401,F403
 from .ops.tensor_memory import *  # noqa: F401,F403
+from .ops.gradient import *  # noqa: F401,F403
+from .ops.histogramdd import *  # noqa: F401,F403
 
 # doors: every ember.* function PyTorch's argument parser checks raises its TypeErrors
 # (one wrapper per function, applied here, where the names are exported)
