@@ -228,21 +228,29 @@ def fill_diagonal_(input, fill_value, wrap=False):
         raise RuntimeError(_errors.VIEW_OF_LEAF_INPLACE)  # PyTorch writes through a view
     inplace_overlapping(input, _filled_diagonal, fill_value, wrap)
     if input._base is None and input.grad_fn.__class__ is MaskedFillBackward0:
-        # PyTorch fills a strided view of the diagonal, so its history is a CopySlices
-        # over a fill (a view input gets that from the view rebase already).
-        _as_copy_slices(input, _diagonal_mask(input._data, wrap, input._device.xp))
+        # PyTorch fills a strided view of the diagonal, and with `wrap` a second view of
+        # the rows below it, so its history is one CopySlices over a fill per view (a
+        # view input gets its CopySlices from the view rebase already).
+        data = input._data
+        positions = input._device.xp.flatnonzero(_diagonal_mask(data, wrap, input._device.xp))
+        edge = input.grad_fn.next_functions[0]
+        main = min(data.shape) * data.shape[-1] if data.ndim == 2 else data.size
+        for part in (positions[positions < main], positions[positions >= main]):
+            if part.size:
+                edge = (_copy_slices_of_fill(input, part, edge), 0)
+        input.grad_fn = edge[0]
     return input
 
 
-def _as_copy_slices(input, mask):
+def _copy_slices_of_fill(input, positions, edge):
     fill = FillBackward2()
-    fill.next_functions = (input.grad_fn.next_functions[0], (None, 0))
+    fill.next_functions = (edge, (None, 0))
     node = CopySlices()
     node.fn = fill
-    node.positions = make_tensor(input._device.xp.flatnonzero(mask), input._device)
+    node.positions = make_tensor(positions, input._device)
     node.base_shape = input._data.shape
-    node.next_functions = fill.next_functions[:1]
-    input.grad_fn = node
+    node.next_functions = (edge,)
+    return node
 
 
 def _filled_diagonal(input, fill_value, wrap):
