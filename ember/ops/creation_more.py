@@ -101,6 +101,8 @@ def new(self, *args, device=None):
         data = args[0]
         if isinstance(data, Size):
             return new_empty(self, *data)
+        if isinstance(data, str):
+            raise TypeError("new(): invalid data type 'str'")
         if not isinstance(data, (list, tuple)):
             raise TypeError(f"new(): data must be a sequence (got {type(data).__name__})")
         return new_tensor(self, data)

@@ -9,12 +9,13 @@ front; the new elements are uninitialised.
 """
 import warnings
 
-from .. import _backend, _storage, _typename
+from .. import _backend, _dtype, _storage, _typename
 from ..autograd.graph import Node
 from ._common import attach, contiguous, grad_state
 
 __all__ = ["resize_as_"]
 
+_NO_LEGACY_NAME = {_dtype.bool: "CPUBoolType", _dtype.bfloat16: "CPUBFloat16Type"}
 _CHANNELS_LAST = {4: (0, 2, 3, 1), 5: (0, 2, 3, 4, 1)}
 _RESIZE_GRAD = "cannot resize variables that require grad"
 _NO_ACCELERATOR = "Cannot access accelerator device when none is available."
@@ -48,7 +49,7 @@ def resize_(input, *sizes, memory_format=None):
     root = record.root
     needed = (offset + numel) * data.itemsize
     if not root.flags.c_contiguous or needed > root.nbytes:
-        grown = xp.empty(offset + numel, dtype=data.dtype)
+        grown = xp.zeros(offset + numel, dtype=data.dtype)  # deterministic new elements
         old = _storage.root_bytes(root)
         grown.view(xp.uint8)[:min(old.size, needed)] = old[:needed]
         record.root = root = grown
@@ -71,9 +72,7 @@ def resize_as_(input, the_template, *, memory_format=None):
 def resize(input, *sizes):
     """The deprecated out-of-place resize: a reshape that must keep the element count."""
     warnings.warn("non-inplace resize is deprecated", UserWarning, stacklevel=3)
-    if len(sizes) == 1 and isinstance(sizes[0], (list, tuple)):
-        sizes = sizes[0]
-    return _resized(input, tuple(sizes))
+    return _resized(input, sizes)
 
 
 def resize_as(input, tensor):
@@ -81,17 +80,19 @@ def resize_as(input, tensor):
     return _resized(input, tuple(tensor._data.shape))
 
 
-def _resized(input, shape):
+def _resized(input, sizes):
+    # PyTorch multiplies the raw arguments, so a size given as one tuple never matches
+    # (the "count" becomes that tuple) and is refused; matched here, as the specification.
     numel = 1
-    for s in shape:
-        numel *= s
+    for s in sizes:
+        numel = numel * s
     if numel != input._data.size:
         raise RuntimeError(
-            f"requested resize to {'x'.join(map(str, shape))} ({numel} elements in total), but "
+            f"requested resize to {'x'.join(map(str, sizes))} ({numel} elements in total), but "
             f"the given tensor has a size of {'x'.join(map(str, input._data.shape))} "
             f"({input._data.size} elements). autograd's resize can only change the shape of a "
             f"given tensor, while preserving the number of elements. ")
-    out = input.detach().contiguous().view(shape)
+    out = input.detach().contiguous().view(sizes)
     if grad_state.enabled and input._requires_grad:
         node = ResizeBackward()
         node.shape = input._data.shape
@@ -139,8 +140,14 @@ def _refuse_grad(name, *tensors):
 
 def _check_same_type(name, input, other, label):
     if other.dtype != input.dtype:
-        raise TypeError(f"{name}: expected {_typename.typename(input)} for {label} (got "
-                        f"{_typename.typename(other)})")
+        raise TypeError(f"{name}: expected {_legacy_name(input)} for {label} (got "
+                        f"{_legacy_name(other)})")
+
+
+def _legacy_name(tensor):
+    """PyTorch's legacy type name; bool and bfloat16 have none, so their message prints
+    the C++ type."""
+    return _NO_LEGACY_NAME.get(tensor.dtype) or _typename.typename(tensor)
 
 
 def _write_each(input, callable, arrays):

@@ -7,6 +7,8 @@ once, copies the values out, and hands the result a `_ViewCopy` node that wraps 
 node: the same edges, the same backward, the derived name. Only `narrow_copy` has a node of
 its own name (`NarrowCopyBackward0`), and `detach_copy` is recorded but not differentiable.
 """
+import operator
+
 from .. import _dtype, _errors
 from ..autograd.graph import Node
 from ._common import Tensor, attach, contiguous, grad_state, make_tensor, wrap_dim
@@ -120,8 +122,9 @@ def slice_copy(input, dim=0, start=None, end=None, step=1):
     if step <= 0:
         raise RuntimeError("slice step must be positive")
     size = input._data.shape[dim]
-    start, end, _ = slice(0 if start is None else start,
-                          _INT64_MAX if end is None else end).indices(size)
+    # operator.index refuses a bool or float tensor bound (PyTorch trips an assert there)
+    start, end, _ = slice(0 if start is None else operator.index(start),
+                          _INT64_MAX if end is None else operator.index(end)).indices(size)
     return _fresh(_slice(input, dim, start, max(start, end), step))
 
 
