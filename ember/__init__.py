@@ -101,6 +101,14 @@ from .ops.ctc import torch_ctc_loss as ctc_loss  # noqa: E402,F401
 # xfails10
 from ._layout import *  # noqa: F401,F403,E402
 
+# ops13
+from .ops.view_copies import *  # noqa: F401,F403
+from .ops.creation_more import *  # noqa: F401,F403
+from .ops.index_more import *  # noqa: F401,F403
+from .ops.tensor_memory import *  # noqa: F401,F403
+from .ops.gradient import *  # noqa: F401,F403
+from .ops.histogramdd import *  # noqa: F401,F403
+
 # doors: every ember.* function PyTorch's argument parser checks raises its TypeErrors
 # (one wrapper per function, applied here, where the names are exported)
 from . import _arguments, _signatures  # noqa: E402

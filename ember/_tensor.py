@@ -1926,6 +1926,55 @@ class Tensor:
     def prelu(self, weight):
         return _nn_activation.prelu(self, weight)
 
+    # ================================================================ ops13
+    def new(self, *args, device=None):
+        return _creation_more.new(self, *args, device=device)
+
+    def nonzero_static(self, *, size, fill_value=-1):
+        return _index_more.nonzero_static(self, size=size, fill_value=fill_value)
+
+    def resize_(self, *sizes, memory_format=None):
+        return _tensor_memory.resize_(self, *sizes, memory_format=memory_format)
+
+    def resize_as_(self, the_template, *, memory_format=None):
+        return _tensor_memory.resize_as_(self, the_template, memory_format=memory_format)
+
+    def resize(self, *sizes):
+        return _tensor_memory.resize(self, *sizes)
+
+    def resize_as(self, tensor):
+        return _tensor_memory.resize_as(self, tensor)
+
+    def apply_(self, callable):
+        return _tensor_memory.apply_(self, callable)
+
+    def map_(self, tensor, callable):
+        return _tensor_memory.map_(self, tensor, callable)
+
+    def map2_(self, x, y, callable):
+        return _tensor_memory.map2_(self, x, y, callable)
+
+    def untyped_storage(self):
+        return _tensor_memory.untyped_storage(self)
+
+    def storage(self):
+        return _tensor_memory.storage(self)
+
+    def _typed_storage(self):
+        return _tensor_memory.storage(self)
+
+    def is_pinned(self, device=None):
+        return _tensor_memory.is_pinned(self, device)
+
+    def pin_memory(self, device=None):
+        return _tensor_memory.pin_memory(self, device)
+
+    def share_memory_(self):
+        return _tensor_memory.share_memory_(self)
+
+    def is_shared(self):
+        return _tensor_memory.is_shared(self)
+
 
 def _canonical_dim(dim, ndim):
     """Wrap a negative dim; IndexError with PyTorch's text when out of range."""
@@ -1967,6 +2016,9 @@ from .ops import pointwise_more as _pointwise_more  # noqa: E402
 from .ops import queries as _queries  # noqa: E402
 from .ops import slicing_more as _slicing_more  # noqa: E402
 from .ops import sorting_more as _sorting_more  # noqa: E402
+from .ops import creation_more as _creation_more  # noqa: E402
+from .ops import index_more as _index_more  # noqa: E402
+from .ops import tensor_memory as _tensor_memory  # noqa: E402
 
 
 # Every other method PyTorch's parser checks gets PyTorch's TypeErrors through one wrapper

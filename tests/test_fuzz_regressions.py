@@ -442,3 +442,9 @@ def test_linear_interpolate_keeps_nan_and_inf_in_the_outputs_that_read_them():
             lib.tensor([[[1.0, nan, 3.0, 4.0, inf, 2.0]]]), **kwargs))
     same(lambda lib: lib.nn.functional.interpolate(
         lib.tensor([[[[1.0, nan], [3.0, 4.0]]]]), scale_factor=2, mode="bilinear"))
+
+
+@xfail("ops13: ember/ops/view_copies.py", "a bool tensor as slice_copy's bound trips PyTorch's "
+       "internal assert (scalar.isIntegral); ember refuses it as an index instead")
+def test_slice_copy_with_a_bool_tensor_bound():
+    same(lambda lib: lib.slice_copy(lib.zeros(0, 2), end=lib.tensor(True)))

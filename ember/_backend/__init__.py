@@ -6,6 +6,7 @@ device is asked for, so that ember imports and runs with NumPy alone.
 """
 import contextlib
 import importlib
+import mmap as _mmap
 
 import numpy
 
@@ -66,6 +67,28 @@ def as_strided(array, shape, strides, writeable=None):
             writeable = array.flags.writeable
         return numpy.lib.stride_tricks.as_strided(array, shape, strides, writeable=writeable)
     return _cupy.lib.stride_tricks.as_strided(array, shape, strides)
+
+
+def share_memory(array):
+    """A copy of host `array` in an anonymous shared mapping, which processes forked
+    afterwards see as the same memory (PyTorch's CPU share_memory_); device arrays are
+    returned as they are (CUDA memory is shared through IPC handles, not moved)."""
+    if not isinstance(array, ndarray) or is_shared(array):
+        return array
+    shared = numpy.frombuffer(_mmap.mmap(-1, max(array.nbytes, 1)), dtype=array.dtype,
+                              count=array.size).reshape(array.shape)
+    shared[...] = array
+    return shared
+
+
+def is_shared(array):
+    """Whether host `array` lives in a shared mapping made by `share_memory`."""
+    owner = array
+    while owner is not None:
+        if isinstance(owner, _mmap.mmap):
+            return True
+        owner = owner.obj if isinstance(owner, memoryview) else getattr(owner, "base", None)
+    return False
 
 
 def address(array):

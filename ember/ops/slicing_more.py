@@ -11,7 +11,10 @@ incoming gradient with that view zeroed (for input) and the view read out (for s
 from .. import _dtype, _errors
 from ..autograd.graph import Node
 from ._common import Tensor, attach, grad_state, inplace_overlapping, make_tensor, wrap_dim
+from ._view_rebase import CopySlices
 from .diagonal import diag_embed
+from .gather_scatter import MaskedFillBackward0
+from .pointwise_select import FillBackward2
 from .slicing import (_MultiViewBackward, _index_value, _split_views, _split_with_sizes,
                       as_strided, diagonal, select, split, tensor_split)
 
@@ -221,7 +224,33 @@ def fill_diagonal_(input, fill_value, wrap=False):
         raise RuntimeError("dimensions must larger than 1")
     if data.ndim > 2 and len(set(data.shape)) != 1:
         raise RuntimeError("all dimensions of input must be of equal length")
-    return inplace_overlapping(input, _filled_diagonal, fill_value, wrap)
+    if grad_state.enabled and input._requires_grad and input.grad_fn is None:
+        raise RuntimeError(_errors.VIEW_OF_LEAF_INPLACE)  # PyTorch writes through a view
+    inplace_overlapping(input, _filled_diagonal, fill_value, wrap)
+    if input._base is None and input.grad_fn.__class__ is MaskedFillBackward0:
+        # PyTorch fills a strided view of the diagonal, and with `wrap` a second view of
+        # the rows below it, so its history is one CopySlices over a fill per view (a
+        # view input gets its CopySlices from the view rebase already).
+        data = input._data
+        positions = input._device.xp.flatnonzero(_diagonal_mask(data, wrap, input._device.xp))
+        edge = input.grad_fn.next_functions[0]
+        main = min(data.shape) * data.shape[-1] if data.ndim == 2 else data.size
+        for part in (positions[positions < main], positions[positions >= main]):
+            if part.size:
+                edge = (_copy_slices_of_fill(input, part, edge), 0)
+        input.grad_fn = edge[0]
+    return input
+
+
+def _copy_slices_of_fill(input, positions, edge):
+    fill = FillBackward2()
+    fill.next_functions = (edge, (None, 0))
+    node = CopySlices()
+    node.fn = fill
+    node.positions = make_tensor(positions, input._device)
+    node.base_shape = input._data.shape
+    node.next_functions = (edge,)
+    return node
 
 
 def _filled_diagonal(input, fill_value, wrap):

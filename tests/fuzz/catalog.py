@@ -47,6 +47,7 @@ RANDOM = {
     "feature_alpha_dropout", "rrelu", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d",
     "AlphaDropout", "FeatureAlphaDropout", "RReLU", "gumbel_softmax",
     "poisson", "binomial",  # distA: unseeded here; seeded draws match in test_distributions
+    "empty_permuted", "new", "resize_", "resize_as_",  # ops13: uninitialised memory
 }
 
 # Parameter lists for names torch's override table lacks or describes unhelpfully.

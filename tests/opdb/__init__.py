@@ -78,10 +78,11 @@ def random_array(rng, shape, dtype, low=-3.0, high=3.0):
 def _collect():
     from . import (conversion, indexing, joining, linalg, nn_activation, nn_conv,  # noqa: F401
                    nn_more, nn_norm_loss, nn_ops, ops_more, pointwise, reduction, views)
-    from . import nn_more2, ops_more2  # noqa: F401
+    from . import nn_more2, ops_more2, ops_more3  # noqa: F401
     ops = []
     for module in (pointwise, reduction, views, joining, indexing, linalg, nn_ops, conversion,
-                   nn_activation, nn_conv, nn_norm_loss, nn_more, ops_more, ops_more2, nn_more2):
+                   nn_activation, nn_conv, nn_norm_loss, nn_more, ops_more, ops_more2, nn_more2,
+                   ops_more3):
         ops.extend(getattr(module, "OPS", []))
     return ops
 
