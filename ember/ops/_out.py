@@ -7,11 +7,12 @@ then the values are copied in and its version bumped.
 """
 import warnings
 
-from .. import _errors
+from .. import _errors, return_types
+from .._dtype import can_cast
 from .._tensor import _Storage
 from ..autograd.grad_mode import state as grad_state
 
-__all__ = ["check_out", "write_out"]
+__all__ = ["check_out", "write_out", "call"]
 
 _RESIZED = ("An output with one or more elements was resized since it had shape {}, which does "
             "not match the required output shape {}. This behavior is deprecated, and in a "
@@ -31,14 +32,15 @@ def check_out(name, out, dtype, dtype_message, *inputs):
         raise RuntimeError(dtype_message)
 
 
-def write_out(result, out):
-    """Copy `result`'s values into `out`, resizing `out` first when the shapes differ."""
+def write_out(result, out, stacklevel=3):
+    """Copy `result`'s values into `out`, resizing `out` first when the shapes differ
+    (the warning points `stacklevel` frames up: the caller's line)."""
     data = result._data
     if out._data.shape != data.shape:
         if out._data.size:
             warnings.warn(_RESIZED.format(_errors.shape_list(out._data.shape),
                                           _errors.shape_list(data.shape)), UserWarning,
-                          stacklevel=3)
+                          stacklevel=stacklevel)
         version = out._storage.version
         out._data = out._device.xp.empty(data.shape, out._data.dtype)
         out._storage = _Storage(out._data)
@@ -48,3 +50,111 @@ def write_out(result, out):
         out._device.xp.copyto(out._data, data, casting="unsafe")
     out._storage.version += 1
     return out
+
+
+# ---------------------------------------------------------------- the generic door's half
+# Every ember.* function whose PyTorch signature takes `out` reaches `call` through its
+# argument door (ember/_arguments.py) when a caller passes one; the op itself never sees
+# `out`. PyTorch's families differ in how they judge out's dtype, named here by function.
+
+# The aten name PyTorch's autograd message prints for an alias.
+_ATEN = {"absolute": "abs", "arccos": "acos", "arccosh": "acosh", "arcsin": "asin",
+         "arcsinh": "asinh", "arctan": "atan", "arctan2": "atan2", "arctanh": "atanh",
+         "clip": "clamp", "concat": "cat", "concatenate": "cat", "divide": "div",
+         "true_divide": "div", "fix": "trunc", "multiply": "mul", "negative": "neg",
+         "subtract": "sub", "row_stack": "vstack", "ger": "outer"}
+
+# Ops that must write exactly their result's dtype ("Expected out tensor to have dtype").
+_STRICT = frozenset({
+    "mm", "bmm", "matmul", "mv", "dot", "vdot", "inner", "addmm", "addmv", "baddbmm", "outer",
+    "ger", "kron", "sort", "argsort", "msort", "topk", "kthvalue", "max", "min", "median",
+    "cummax", "cummin", "softmax", "log_softmax", "argmax", "argmin", "take",
+    "take_along_dim", "aminmax", "amax", "amin", "diag", "tril", "triu", "cross",
+    "inverse", "det", "slogdet", "cholesky", "qr", "svd", "triangular_solve",
+    "cholesky_inverse", "cholesky_solve", "lu_unpack", "matrix_power", "logsumexp",
+    "searchsorted", "bucketize", "nanmedian", "renorm", "histc", "quantile",
+    "nanquantile", "index_add", "scatter", "scatter_add", "diff", "logcumsumexp"})
+
+# Reductions whose result takes out's dtype when no dtype is given (sum(x, out=long)).
+_TAKES_DTYPE = frozenset({"sum", "nansum", "prod", "cumsum", "cumprod", "mean", "nanmean"})
+
+# Factories: the result is made in out's dtype.
+_FACTORIES = frozenset({"zeros", "ones", "empty", "full", "eye", "arange", "range",
+                        "linspace", "logspace", "rand", "randn", "randint", "randperm",
+                        "empty_strided", "scalar_tensor"})
+
+# Ops whose result is never differentiable: PyTorch lets them write grad-requiring inputs'
+# results into out.
+_NO_GRAD = frozenset({"eq", "ne", "not_equal", "lt", "less", "le", "less_equal", "gt",
+                      "greater", "ge", "greater_equal", "logical_and", "logical_or",
+                      "logical_xor", "logical_not", "isin", "isneginf", "isposinf",
+                      "signbit", "argmax", "argmin", "bucketize", "searchsorted", "argsort",
+                      "histc", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
+                      "bitwise_left_shift", "bitwise_right_shift"})
+
+_NAMED_OUT = {}
+
+
+def call(name, function, args, kwargs, out):
+    """`name(*args, **kwargs, out=out)` with PyTorch's out= rules: checked before any work,
+    computed as without `out`, then written into `out` (a tuple of tensors for an op that
+    returns several), which is returned."""
+    outs = out if isinstance(out, (tuple, list)) else (out,)
+    factory = name in _FACTORIES
+    if grad_state.enabled and name not in _NO_GRAD and _any_requires_grad(outs, args, kwargs):
+        label = "aten::" + name if factory else _ATEN.get(name, name)
+        raise RuntimeError(f"{label}(): functions with out=... arguments don't support "
+                           "automatic differentiation, but one of the arguments requires grad.")
+    wanted = outs[0].dtype
+    if factory:
+        dtype = kwargs.get("dtype")
+        if dtype is not None and dtype is not wanted:
+            raise RuntimeError(f"dtype {dtype.tensor_type[:-6]} does not match dtype of out "
+                               f"parameter ({wanted.tensor_type[:-6]})")
+        kwargs["dtype"] = wanted
+    elif name in _TAKES_DTYPE and kwargs.get("dtype") is None:
+        kwargs["dtype"] = wanted
+    result = function(*args, **kwargs)
+    results = tuple(result) if isinstance(result, tuple) else (result,)
+    if len(results) != len(outs):
+        raise RuntimeError(f"{name}(): expected {len(results)} out tensors, got {len(outs)}")
+    for value, target in zip(results, outs):
+        _check_dtype(name, value.dtype, target.dtype)
+    for value, target in zip(results, outs):
+        write_out(value, target, 4)
+    if isinstance(result, tuple):
+        return _named_out(type(result))(*outs)
+    return out
+
+
+def _any_requires_grad(outs, args, kwargs):
+    for value in (*outs, *args, *kwargs.values()):
+        if getattr(value, "_requires_grad", False):
+            return True
+        if isinstance(value, (tuple, list)) and any(
+                getattr(item, "_requires_grad", False) for item in value):
+            return True
+    return False
+
+
+def _check_dtype(name, have, want):
+    if have is want:
+        return
+    if name in _STRICT:
+        raise RuntimeError(f"Expected out tensor to have dtype {_errors.cpp_type_name(have)}, "
+                           f"but got {_errors.cpp_type_name(want)} instead")
+    if not can_cast(have, want):
+        if name in ("cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack",
+                    "row_stack", "column_stack"):
+            raise TypeError("torch.cat(): input types can't be cast to the desired output "
+                            f"type {want.tensor_type[:-6]}")
+        raise RuntimeError(f"result type {have.tensor_type[:-6]} can't be cast to the "
+                           f"desired output type {want.tensor_type[:-6]}")
+
+
+def _named_out(kind):
+    """PyTorch returns `return_types.max_out` (same fields) for max(..., out=...)."""
+    named = _NAMED_OUT.get(kind)
+    if named is None:
+        named = _NAMED_OUT[kind] = return_types._structseq(kind.__name__ + "_out", kind._fields)
+    return named
