@@ -8,6 +8,7 @@ then the values are copied in and its version bumped.
 import warnings
 
 from .. import _errors, return_types
+from .. import _dtype
 from .._dtype import can_cast
 from .._tensor import _Storage
 from ..autograd.grad_mode import state as grad_state
@@ -66,17 +67,16 @@ _ATEN = {"absolute": "abs", "arccos": "acos", "arccosh": "acosh", "arcsin": "asi
 
 # Ops that must write exactly their result's dtype ("Expected out tensor to have dtype").
 _STRICT = frozenset({
-    "mm", "bmm", "matmul", "mv", "dot", "vdot", "inner", "addmm", "addmv", "baddbmm", "outer",
-    "ger", "kron", "sort", "argsort", "msort", "topk", "kthvalue", "max", "min", "median",
-    "cummax", "cummin", "softmax", "log_softmax", "argmax", "argmin", "take",
-    "take_along_dim", "aminmax", "amax", "amin", "diag", "tril", "triu", "cross",
-    "inverse", "det", "slogdet", "cholesky", "qr", "svd", "triangular_solve",
-    "cholesky_inverse", "cholesky_solve", "lu_unpack", "matrix_power", "logsumexp",
-    "searchsorted", "bucketize", "nanmedian", "renorm", "histc", "quantile",
-    "nanquantile", "index_add", "scatter", "scatter_add", "diff", "logcumsumexp"})
+    "mm", "bmm", "matmul", "mv", "inner", "addmm", "addmv", "baddbmm", "kron", "sort",
+    "argsort", "msort", "topk", "max", "min", "softmax", "log_softmax", "argmax", "argmin",
+    "take_along_dim", "aminmax", "diag", "tril", "triu", "cross", "inverse", "det",
+    "slogdet", "cholesky", "qr", "svd", "triangular_solve", "cholesky_inverse",
+    "cholesky_solve", "lu_unpack", "matrix_power", "searchsorted", "bucketize", "renorm",
+    "histc", "quantile", "nanquantile", "index_add", "scatter", "scatter_add",
+    "logcumsumexp"})
 
 # Reductions whose result takes out's dtype when no dtype is given (sum(x, out=long)).
-_TAKES_DTYPE = frozenset({"sum", "nansum", "prod", "cumsum", "cumprod", "mean", "nanmean"})
+_TAKES_DTYPE = frozenset({"sum", "nansum", "prod", "cumsum", "cumprod"})
 
 # Factories: the result is made in out's dtype.
 _FACTORIES = frozenset({"zeros", "ones", "empty", "full", "eye", "arange", "range",
@@ -91,6 +91,33 @@ _NO_GRAD = frozenset({"eq", "ne", "not_equal", "lt", "less", "le", "less_equal",
                       "signbit", "argmax", "argmin", "bucketize", "searchsorted", "argsort",
                       "histc", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
                       "bitwise_left_shift", "bitwise_right_shift"})
+
+# Ops that must write exactly their result's dtype and say so in words of their own
+# ({have}/{want}: the result's and out's dtype as 'Float'; {name}: the function).
+_SAME = "Found dtype {want} but expected {have}"
+_OWN_WORDS = dict.fromkeys(
+    ("abs", "absolute", "neg", "negative", "floor", "ceil", "round", "trunc", "fix", "frac",
+     "sign", "sgn", "clamp", "clip", "clamp_min", "clamp_max", "bitwise_not"), _SAME)
+_OWN_WORDS.update({
+    "nan_to_num": "nan_to_num: dtype of out: {want} should be same as input: {have}",
+    "amax": "Expected the dtype for input and out to match, but got {have} for input's dtype "
+            "and {want} for out's dtype.",
+    "take": "take(): self and out expected to have the same dtype, but got self.dtype = {have} "
+            "and out.dtype = {want}",
+    "dot": "result dtype {want} does not match input dtype {have}",
+    "median": "Expected tensor for 'values' to have the same type as tensor for argument #2 "
+              "'self'; but type ember.{want}Tensor does not equal ember.{have}Tensor (while "
+              "checking arguments for median)",
+    "kthvalue": "output values must be of same type as input",
+    "cummax": "expected scalar_type {have} but found {want}"})
+for _alias, _source in (("amin", "amax"), ("vdot", "dot"), ("nanmedian", "median"),
+                        ("cummin", "cummax")):
+    _OWN_WORDS[_alias] = _OWN_WORDS[_source]
+_BOOL_ONLY = {"all": "{name} only supports bool tensor for result, got: {want}",
+              "any": "{name} only supports bool tensor for result, got: {want}",
+              "signbit": "{name} does not support non-boolean outputs.",
+              "isposinf": "{name} does not support non-boolean outputs.",
+              "isneginf": "{name} does not support non-boolean outputs."}
 
 _NAMED_OUT = {}
 
@@ -109,8 +136,8 @@ def call(name, function, args, kwargs, out):
     if factory:
         dtype = kwargs.get("dtype")
         if dtype is not None and dtype is not wanted:
-            raise RuntimeError(f"dtype {dtype.tensor_type[:-6]} does not match dtype of out "
-                               f"parameter ({wanted.tensor_type[:-6]})")
+            raise RuntimeError(f"dtype {_short(dtype)} does not match dtype of out "
+                               f"parameter ({_short(wanted)})")
         kwargs["dtype"] = wanted
     elif name in _TAKES_DTYPE and kwargs.get("dtype") is None:
         kwargs["dtype"] = wanted
@@ -118,8 +145,8 @@ def call(name, function, args, kwargs, out):
     results = tuple(result) if isinstance(result, tuple) else (result,)
     if len(results) != len(outs):
         raise RuntimeError(f"{name}(): expected {len(results)} out tensors, got {len(outs)}")
-    for value, target in zip(results, outs):
-        _check_dtype(name, value.dtype, target.dtype)
+    for position, (value, target) in enumerate(zip(results, outs)):
+        _check_dtype(name, value.dtype, target.dtype, position)
     for value, target in zip(results, outs):
         write_out(value, target, 4)
     if isinstance(result, tuple):
@@ -137,9 +164,22 @@ def _any_requires_grad(outs, args, kwargs):
     return False
 
 
-def _check_dtype(name, have, want):
+def _check_dtype(name, have, want, position):
+    words = _BOOL_ONLY.get(name)
+    if words is not None and want is not _dtype.bool:
+        raise RuntimeError(words.format(name=name, want=_short(want)))
+    if want is _dtype.bool and name in ("cumsum", "cumprod"):
+        raise NotImplementedError(f'"{name}_out_cpu" not implemented for \'Bool\'')
+    if name == "logsumexp" and want.category != _dtype.FLOATING:
+        raise RuntimeError("logsumexp(): Expected floating point type for result tensor, "
+                           f"but got: {_short(want)}")
     if have is want:
         return
+    words = _OWN_WORDS.get(name)
+    if words is not None:
+        if position == 1 and name == "kthvalue":
+            raise RuntimeError("output indices must be of scalar type Long")
+        raise RuntimeError(words.format(have=_short(have), want=_short(want)))
     if name in _STRICT:
         raise RuntimeError(f"Expected out tensor to have dtype {_errors.cpp_type_name(have)}, "
                            f"but got {_errors.cpp_type_name(want)} instead")
@@ -147,9 +187,14 @@ def _check_dtype(name, have, want):
         if name in ("cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack",
                     "row_stack", "column_stack"):
             raise TypeError("torch.cat(): input types can't be cast to the desired output "
-                            f"type {want.tensor_type[:-6]}")
-        raise RuntimeError(f"result type {have.tensor_type[:-6]} can't be cast to the "
-                           f"desired output type {want.tensor_type[:-6]}")
+                            f"type {_short(want)}")
+        raise RuntimeError(f"result type {_short(have)} can't be cast to the "
+                           f"desired output type {_short(want)}")
+
+
+def _short(dtype):
+    """'Float', 'Long', ...: the ScalarType name PyTorch's out= messages print."""
+    return dtype.tensor_type[:-len("Tensor")]
 
 
 def _named_out(kind):
