@@ -144,8 +144,11 @@ def call(name, function, args, kwargs, out):
     result = function(*args, **kwargs)
     results = tuple(result) if isinstance(result, tuple) else (result,)
     if len(results) != len(outs):
-        raise RuntimeError(f"{name}(): expected {len(results)} out tensors, got {len(outs)}")
-    for position, (value, target) in enumerate(zip(results, outs)):
+        raise TypeError(f"expected tuple of {len(results)} elements but got {len(outs)}")
+    checks = list(enumerate(zip(results, outs)))
+    if name in ("median", "nanmedian"):
+        checks.reverse()  # PyTorch looks at the indices first
+    for position, (value, target) in checks:
         _check_dtype(name, value.dtype, target.dtype, position)
     for value, target in zip(results, outs):
         write_out(value, target, 4)
@@ -179,6 +182,10 @@ def _check_dtype(name, have, want, position):
     if words is not None:
         if position == 1 and name == "kthvalue":
             raise RuntimeError("output indices must be of scalar type Long")
+        if position == 1 and name in ("median", "nanmedian"):
+            raise RuntimeError("Expected tensor for argument #1 'indices' to have scalar type "
+                               f"Long; but got ember.{want.tensor_type} instead (while checking "
+                               "arguments for median)")
         raise RuntimeError(words.format(have=_short(have), want=_short(want)))
     if name in _STRICT:
         raise RuntimeError(f"Expected out tensor to have dtype {_errors.cpp_type_name(have)}, "
