@@ -241,6 +241,14 @@ def test_factory_out(torch, case, dtype):
     _compare(torch, case, lambda L: L.empty(0, dtype=getattr(L, dtype)))
 
 
+@pytest.mark.parametrize("shape", [(2,), (5, 1), (5,)])
+@pytest.mark.parametrize("case", FACTORIES, ids=_ids(FACTORIES))
+def test_factory_out_resized(torch, case, shape):
+    """Factories resize a non-empty out silently; arange and range keep a shape of as many
+    elements, arange warns in its own words about one of another size."""
+    _compare(torch, case, lambda L: L.full(shape, 7.0))
+
+
 def test_factory_dtype_mismatch(torch):
     _compare(torch, ("zeros", lambda L: (3,), {"dtype": None}), lambda L: L.empty(0))
     for lib in (torch, ember):

@@ -33,12 +33,12 @@ def check_out(name, out, dtype, dtype_message, *inputs):
         raise RuntimeError(dtype_message)
 
 
-def write_out(result, out, stacklevel=3):
+def write_out(result, out, stacklevel=3, warn=True):
     """Copy `result`'s values into `out`, resizing `out` first when the shapes differ
-    (the warning points `stacklevel` frames up: the caller's line)."""
+    (the warning, unless not `warn`, points `stacklevel` frames up: the caller's line)."""
     data = result._data
     if out._data.shape != data.shape:
-        if out._data.size:
+        if warn and out._data.size:
             warnings.warn(_RESIZED.format(_errors.shape_list(out._data.shape),
                                           _errors.shape_list(data.shape)), UserWarning,
                           stacklevel=stacklevel)
@@ -150,11 +150,30 @@ def call(name, function, args, kwargs, out):
         checks.reverse()  # PyTorch looks at the indices first
     for position, (value, target) in checks:
         _check_dtype(name, value.dtype, target.dtype, position)
+    if factory:
+        _write_factory(name, result, out)
+        return out
     for value, target in zip(results, outs):
         write_out(value, target, 4)
     if isinstance(result, tuple):
         return _named_out(type(result))(*outs)
     return out
+
+
+def _write_factory(name, result, out):
+    """Factories resize `out` without the deprecation warning; the ranges (arange, range,
+    linspace, logspace) keep out's shape when it holds as many elements (arange warns in its
+    own words when it does not)."""
+    size = result._data.size
+    if name in ("arange", "range", "linspace", "logspace") and out._data.size == size:
+        result = result.reshape(out._data.shape)
+    elif name == "arange" and out._data.size:
+        warnings.warn(f"The number of elements in the out tensor of shape "
+                      f"{_errors.shape_list(out._data.shape)} is {out._data.size} which does "
+                      f"not match the computed number of elements {size}. Note that this may "
+                      "occur as a result of rounding error. The out tensor will be resized to "
+                      f"a tensor of shape ({size},).", UserWarning, stacklevel=4)
+    write_out(result, out, warn=False)
 
 
 def _any_requires_grad(outs, args, kwargs):
