@@ -111,5 +111,9 @@ from .ops.histogramdd import *  # noqa: F401,F403
 
 # doors: every ember.* function PyTorch's argument parser checks raises its TypeErrors
 # (one wrapper per function, applied here, where the names are exported)
+# (out= goes through ops/_out.call, except where the op writes its own out)
 from . import _arguments, _signatures  # noqa: E402
-_arguments.wire(globals(), _signatures.FUNCTIONS)
+from .ops import _out  # noqa: E402
+_arguments.wire(globals(), _signatures.FUNCTIONS, _out.call,
+                ("gather", "index_select", "masked_select", "nonzero"))
+del _out

@@ -563,7 +563,7 @@ SIGNATURES = {
 }
 
 
-def door(name, function):
+def door(name, function, out_call=None):
     """`function` behind a try that turns a wrong-typed call into PyTorch's TypeError.
 
     For the doors that are not hot: the wrapper costs one Python frame per call;
@@ -581,7 +581,9 @@ def door(name, function):
     """
     method = name.startswith("Tensor.")
     positions, keywords = _plan(name, 1 if method else 0)
-    if positions or keywords:
+    if out_call is not None and not method and _takes_out(name):
+        wrapped = _out_door(name, function, positions, keywords, out_call)
+    elif positions or keywords:
         wrapped = _screening_door(name, function, method, positions, keywords)
     else:
         wrapped = _plain_door(name, function, method)
@@ -613,6 +615,39 @@ def _screening_door(name, function, method, positions, keywords):
             check(name, args[1:] if method else args, kwargs)
             raise
     return wrapped
+
+
+def _out_door(name, function, positions, keywords, out_call):
+    """The screening door of a function whose PyTorch signature takes `out`: a call
+    that passes one is parsed in full and handed to `out_call` (ops/_out.call), which
+    runs `function` without it and writes the result; other calls pay nothing more."""
+    first = positions[0][0] if positions else 1 << 30
+
+    def wrapped(*args, **kwargs):
+        if kwargs or len(args) > first:
+            if kwargs.get("out") is not None:
+                check(name, args, kwargs)
+                rest = dict(kwargs)
+                out = rest.pop("out")
+                try:
+                    return out_call(name, function, args, rest, out)
+                except Exception:
+                    check(name, args, kwargs)
+                    raise
+            _screen(name, False, args, kwargs, positions, keywords)
+        try:
+            return function(*args, **kwargs)
+        except Exception:
+            check(name, args, kwargs)
+            raise
+    return wrapped
+
+
+def _takes_out(name):
+    """Whether one of PyTorch's signatures for `name` has an `out` parameter."""
+    parsed = _parsed(name)
+    return parsed is not None and parsed[0].text != "(noargs)" and any(
+        param.name == "out" for signature in parsed for param in signature.params)
 
 
 def _screen(name, method, args, kwargs, positions, keywords):
@@ -679,14 +714,19 @@ def _plan(name, offset):
 
 
 _DOOR_CODES = (_plain_door("", abs, False).__code__,
-               _screening_door("", abs, False, (), {}).__code__)
+               _screening_door("", abs, False, (), {}).__code__,
+               _out_door("", abs, (), {}, None).__code__)
 
 
-def wire(namespace, names):
+def wire(namespace, names, out_call=None, own_out=()):
     """Put a `door` around each plain Python function `namespace[name]` for `name` in
     `names`: the one place each public namespace (ember.*, nn.functional) is wired,
-    called at the end of its module. Idempotent; classes and builtins are left alone."""
+    called at the end of its module. Idempotent; classes and builtins are left alone.
+
+    With `out_call`, functions whose PyTorch signature takes `out` get it through
+    `out_call` (ember passes ops/_out.call; this layer sits below the ops), except the
+    `own_out` ones, which write their `out` themselves."""
     for name in names:
         function = namespace.get(name)
         if type(function) is _FunctionType and function.__code__ not in _DOOR_CODES:
-            namespace[name] = door(name, function)
+            namespace[name] = door(name, function, None if name in own_out else out_call)

@@ -333,9 +333,9 @@ def test_factories_requires_grad_and_device(factory):
 @pytest.mark.parametrize("call", [lambda out: ember.zeros(2, out=out),
                                   lambda out: ember.arange(3, out=out),
                                   lambda out: ember.rand(2, out=out)])
-def test_out_argument_is_refused_not_ignored(call):
-    with pytest.raises(NotImplementedError, match="out= argument is not supported"):
-        call(ember.empty(2))
+def test_out_argument_is_written_not_ignored(call):
+    out = ember.full((2,), 7.0)
+    assert call(out) is out and 7.0 not in out.tolist()  # tests/test_out.py: the rules
 
 
 def test_empty_strided_views_one_buffer():
