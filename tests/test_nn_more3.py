@@ -1,0 +1,124 @@
+"""The nn13 pieces against torch: ctc_loss with the blank inside a target, torch.embedding_bag's
+four results and scale_grad_by_freq gradients, antialiased interpolate, and grid_sample's
+bicubic and 3-D modes."""
+import numpy as np
+import pytest
+
+import ember
+from oracle import assert_same
+
+RNG = np.random.default_rng(13)
+
+
+def _array(*shape, dtype=np.float64):
+    return RNG.standard_normal(shape).astype(dtype)
+
+
+def _forward_backward(torch, call, arrays, atol=None, rtol=None):
+    """call(lib, *tensors) in both libraries: values, gradients and grad_fn names agree."""
+    results = {}
+    for lib in (torch, ember):
+        tensors = [lib.tensor(a, requires_grad=a.dtype.kind == "f") for a in arrays]
+        out = call(lib, *tensors)
+        weights = lib.tensor(np.linspace(-1, 1, out.numel()).reshape(tuple(out.shape)),
+                             dtype=out.dtype)
+        (out * weights).sum().backward()
+        results[lib] = (out, [t.grad for t in tensors if t.requires_grad],
+                        type(out.grad_fn).__name__)
+    assert_same(results[ember][:2], results[torch][:2], atol=atol, rtol=rtol)
+    assert results[ember][2] == results[torch][2]
+
+
+# ---------------------------------------------------------------- ctc_loss
+@pytest.mark.parametrize("blank", [0, 2])
+@pytest.mark.parametrize("targets", [[[1, 0, 2], [0, 0, 1]], [[2, 2, 1], [1, 2, 3]],
+                                     [[0, 1, 0], [3, 0, 0]]])
+def test_ctc_loss_blank_inside_target(torch, blank, targets):
+    """PyTorch lets a target hold the blank index; it is then an ordinary label whose skip
+    rule compares labels only."""
+    logits = _array(7, 2, 4)
+
+    def call(lib, logits):
+        return lib.nn.functional.ctc_loss(logits.log_softmax(2), lib.tensor(targets),
+                                          [7, 6], [3, 2], blank=blank, reduction="none")
+    _forward_backward(torch, call, [logits])
+
+
+def test_ctc_loss_blank_inside_target_gradcheck():
+    """Exact gradients while the blank is not the last label (when it is, PyTorch's last
+    frame drops the final blank state's term, which the test above pins)."""
+    logits = ember.tensor(_array(5, 1, 3), requires_grad=True)
+    assert ember.autograd.gradcheck(lambda x: ember.nn.functional.ctc_loss(
+        x.log_softmax(2), ember.tensor([[0, 0, 1]]), [5], [3], reduction="sum"), (logits,))
+
+
+# ---------------------------------------------------------------- embedding_bag
+EMBEDDING_BAG_CASES = [   # indices, offsets
+    ([1, 2, 1, 3, 1, 5, 2], [0, 3, 3, 5]),
+    ([4, 4, 0, 2, 2, 2, 1, 4], [0, 1, 4]),
+    ([3, 1, 0], [0]),
+]
+
+
+@pytest.mark.parametrize("indices, offsets", EMBEDDING_BAG_CASES)
+@pytest.mark.parametrize("mode", [0, 1, 2])
+@pytest.mark.parametrize("padding_idx", [None, 1])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_torch_embedding_bag_results(torch, indices, offsets, mode, padding_idx, dtype):
+    """(output, offset2bag, bag_size, max_indices) as PyTorch's CPU kernel fills them."""
+    weight = _array(6, 3, dtype=np.dtype(dtype))
+    results = {}
+    for lib in (torch, ember):
+        results[lib] = lib.embedding_bag(lib.tensor(weight), lib.tensor(indices),
+                                         lib.tensor(offsets), False, mode, False, None, False,
+                                         padding_idx)
+    assert_same(results[ember], results[torch])
+
+
+def test_torch_embedding_bag_index_types_and_last_offset(torch):
+    weight = _array(6, 2, dtype=np.float32)
+    for index_type, offset_type in (("int32", "int32"), ("int32", "int64")):
+        for mode, last in ((2, False), (1, True), (0, True)):
+            results = {}
+            for lib in (torch, ember):
+                results[lib] = lib.embedding_bag(
+                    lib.tensor(weight), lib.tensor([1, 2, 1, 3, 1, 5, 2],
+                                                   dtype=getattr(lib, index_type)),
+                    lib.tensor([0, 3, 3, 5, 7][:5 if last else 4],
+                               dtype=getattr(lib, offset_type)), False, mode,
+                    False, None, last)
+            assert_same(results[ember], results[torch])
+    # rows that are not unit-stride leave 'sum''s fast path: offset2bag is filled
+    results = {lib: lib.embedding_bag(lib.tensor(weight.T.copy()).t(), lib.tensor([0, 5, 2]),
+                                      lib.tensor([0, 2]))[1] for lib in (torch, ember)}
+    assert_same(results[ember], results[torch])
+
+
+@pytest.mark.parametrize("indices, offsets", EMBEDDING_BAG_CASES)
+@pytest.mark.parametrize("mode", ["sum", "mean"])
+@pytest.mark.parametrize("padding_idx", [None, 2])
+def test_embedding_bag_scale_grad_by_freq(torch, indices, offsets, mode, padding_idx):
+    """PyTorch divides the k-th distinct row's gradient by the count of the k-th sorted index
+    (not always the row's own count); the cases above tell the two apart."""
+    weight = _array(6, 3)
+
+    def call(lib, weight):
+        return lib.nn.functional.embedding_bag(lib.tensor(indices), weight, lib.tensor(offsets),
+                                               mode=mode, scale_grad_by_freq=True,
+                                               padding_idx=padding_idx)
+    _forward_backward(torch, call, [weight])
+
+    def door(lib, weight):
+        return lib.embedding_bag(weight, lib.tensor(indices), lib.tensor(offsets), True,
+                                 ("sum", "mean").index(mode), False, None, False,
+                                 padding_idx)[0]
+    _forward_backward(torch, door, [weight])
+
+
+def test_embedding_bag_scale_grad_by_freq_2d(torch):
+    weight = _array(5, 2)
+
+    def call(lib, weight):
+        return lib.nn.functional.embedding_bag(lib.tensor([[4, 1, 1], [0, 4, 3]]), weight,
+                                               scale_grad_by_freq=True)
+    _forward_backward(torch, call, [weight])
