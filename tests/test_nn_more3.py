@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import ember
-from oracle import assert_same
+from oracle import assert_same, assert_same_error
 
 RNG = np.random.default_rng(13)
 
@@ -122,3 +122,45 @@ def test_embedding_bag_scale_grad_by_freq_2d(torch):
         return lib.nn.functional.embedding_bag(lib.tensor([[4, 1, 1], [0, 4, 3]]), weight,
                                                scale_grad_by_freq=True)
     _forward_backward(torch, call, [weight])
+
+
+# ---------------------------------------------------------------- antialiased interpolate
+AA_SIZES = [{"size": (4, 3)}, {"size": (13, 11)}, {"size": (9, 3)}, {"size": 1},
+            {"scale_factor": 0.3}, {"scale_factor": (1.7, 0.45)},
+            {"scale_factor": 0.3, "recompute_scale_factor": True}]
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+@pytest.mark.parametrize("kwargs", AA_SIZES)
+@pytest.mark.parametrize("align_corners", [False, True])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_interpolate_antialias(torch, mode, kwargs, align_corners, dtype):
+    """Shrinking (where antialias widens the filter) and growing, both corner rules."""
+    def call(lib, x):
+        return lib.nn.functional.interpolate(x, mode=mode, antialias=True,
+                                             align_corners=align_corners, **kwargs)
+    _forward_backward(torch, call, [_array(2, 3, 9, 7, dtype=dtype)])
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+def test_interpolate_antialias_gradcheck(mode):
+    x = ember.tensor(_array(1, 2, 7, 6), requires_grad=True)
+    for size in ((3, 4), (9, 8)):
+        assert ember.autograd.gradcheck(lambda x: ember.nn.functional.interpolate(
+            x, size=size, mode=mode, antialias=True), (x,))
+        assert ember.autograd.gradgradcheck(lambda x: ember.nn.functional.interpolate(
+            x, size=size, mode=mode, antialias=True), (x,))
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.nn.functional.interpolate(lib.ones(1, 2, 5), size=3, mode="linear",
+                                              antialias=True),
+    lambda lib: lib.nn.functional.interpolate(lib.ones(1, 1, 5, 5), size=3, mode="nearest",
+                                              antialias=True),
+    lambda lib: lib.nn.functional.interpolate(lib.ones(1, 1, 5, 5), size=(3,), mode="bilinear",
+                                              antialias=True),
+    lambda lib: lib.nn.functional.interpolate(lib.ones(1, 1, 5, 5, dtype=lib.int64), size=3,
+                                              mode="bicubic", antialias=True),
+])
+def test_interpolate_antialias_errors(torch, call):
+    assert_same_error(call)
