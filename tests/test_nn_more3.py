@@ -164,3 +164,61 @@ def test_interpolate_antialias_gradcheck(mode):
 ])
 def test_interpolate_antialias_errors(torch, call):
     assert_same_error(call)
+
+
+# ---------------------------------------------------------------- grid_sample
+GRID_CASES = [(2, "bicubic"), (3, "bilinear"), (3, "nearest")]
+
+
+@pytest.mark.parametrize("dims, mode", GRID_CASES)
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("align_corners", [False, True])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_grid_sample_bicubic_and_volumetric(torch, dims, mode, padding_mode, align_corners,
+                                            dtype):
+    """Grid points reach past the border (-1.3 .. 1.3) so every padding rule is exercised."""
+    x = _array(*(2, 3) + (4, 5, 6)[-dims:], dtype=dtype)
+    grid = (RNG.random((2,) + (3, 4, 2)[-dims:] + (dims,)) * 2.6 - 1.3).astype(dtype)
+
+    def call(lib, x, grid):
+        return lib.nn.functional.grid_sample(x, grid, mode=mode, padding_mode=padding_mode,
+                                             align_corners=align_corners)
+    _forward_backward(torch, call, [x, grid])
+
+
+@pytest.mark.parametrize("dims, mode", GRID_CASES)
+def test_grid_sample_gradcheck(dims, mode):
+    x = ember.tensor(_array(*(1, 2) + (3, 4, 3)[-dims:]), requires_grad=True)
+    grid = ember.tensor(RNG.random((1,) + (2, 3, 2)[-dims:] + (dims,)) * 2.4 - 1.2,
+                        requires_grad=mode != "nearest")
+    for padding_mode in ("zeros", "border", "reflection"):
+        def call(x, grid):
+            return ember.nn.functional.grid_sample(x, grid, mode=mode, padding_mode=padding_mode,
+                                                   align_corners=False)
+        assert ember.autograd.gradcheck(call, (x, grid))
+
+
+@pytest.mark.parametrize("interpolation", [0, 1])
+def test_grid_sampler_3d_door(torch, interpolation):
+    x, grid = _array(1, 2, 3, 4, 5), RNG.random((1, 2, 2, 3, 3)) * 2 - 1
+    _forward_backward(torch, lambda lib, x, grid: lib.grid_sampler_3d(
+        x, grid, interpolation, 1, True), [x, grid])
+    _forward_backward(torch, lambda lib, x, grid: lib.grid_sampler(
+        x, grid, interpolation, 2, False), [x, grid])
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.nn.functional.grid_sample(lib.ones(1, 2, 3, 4, 5), lib.zeros(1, 2, 2, 2, 3),
+                                              mode="bicubic", align_corners=False),
+    lambda lib: lib.nn.functional.grid_sample(lib.ones(1, 2, 3, 4, 5, dtype=lib.int32),
+                                              lib.zeros(1, 2, 2, 2, 3), align_corners=False),
+    lambda lib: lib.nn.functional.grid_sample(lib.ones(1, 2, 3, 4, 5),
+                                              lib.zeros(1, 2, 2, 2, 3, dtype=lib.float64),
+                                              align_corners=False),
+    lambda lib: lib.grid_sampler_3d(lib.ones(1, 2, 4, 5), lib.zeros(1, 2, 2, 2), 0, 0, False),
+    lambda lib: lib.grid_sampler_2d(lib.ones(1, 2, 3, 4, 5), lib.zeros(1, 2, 2, 2, 3), 0, 0,
+                                    False),
+    lambda lib: lib.grid_sampler(lib.ones(1, 2, 3, 4, 5), lib.zeros(1, 2, 2, 2, 3), 2, 0, False),
+])
+def test_grid_sample_errors(torch, call):
+    assert_same_error(call)
