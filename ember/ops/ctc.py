@@ -9,6 +9,7 @@ gradient through a log_softmax that produced `log_probs` (PyTorch's convention, 
 Reductions are composed outside the node, as PyTorch composes them (MeanBackward0 over
 DivBackward0 for 'mean', WhereBackward0 for zero_infinity).
 """
+from .. import _errors
 from ..autograd.graph import Node
 from ._common import attach, grad_state, make_tensor
 from .pointwise_select import where
@@ -98,6 +99,8 @@ def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, zero_inf
     """The per-sample negative log-likelihoods, (N,), with their CtcLossBackward0."""
     xp = log_probs._device.xp
     lp = log_probs._data
+    if lp.dtype.itemsize < 4:   # the CPU kernel has float32 and float64 only
+        raise NotImplementedError(_errors.not_implemented_for("ctc_loss_cpu", log_probs.dtype))
     batch = lp.shape[1]
     inputs = _lengths(xp, input_lengths, batch)
     lengths = _lengths(xp, target_lengths, batch)
