@@ -97,6 +97,7 @@ from .ops.queries import *  # noqa: F401,F403
 from .ops.normalization_more import _weight_norm, norm_except_dim, rms_norm  # noqa: E402,F401
 from .ops.distance_more import pdist  # noqa: E402,F401
 from .ops.ctc import torch_ctc_loss as ctc_loss  # noqa: E402,F401
+from .ops.embedding_bag import torch_embedding_bag as embedding_bag  # noqa: E402,F401
 
 # xfails10
 from ._layout import *  # noqa: F401,F403,E402

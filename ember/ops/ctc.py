@@ -48,9 +48,10 @@ def _extended(xp, targets, target_lengths, blank, batch):
             labels[n, :target_lengths[n]] = data[starts[n]:starts[n] + target_lengths[n]]
     extended = xp.full((batch, 2 * longest + 1), blank, xp.int64)
     extended[:, 1::2] = labels
-    # a label may skip the blank before it unless it repeats the label two places back
+    # a label (odd state) may skip the state before it unless it repeats the previous label;
+    # PyTorch compares labels only, so a blank used as a label skips like any other
     skip = xp.zeros(extended.shape, bool)
-    skip[:, 2:] = (extended[:, 2:] != blank) & (extended[:, 2:] != extended[:, :-2])
+    skip[:, 3::2] = labels[:, 1:] != labels[:, :-1]
     return extended, skip
 
 
@@ -131,6 +132,13 @@ class CtcLossBackward0(Node):
         frames, batch, classes = lp.shape
         beta = _beta(xp, emit, skip, state_count, inputs)
         both = alpha + beta                                   # (T, N, states)
+        # PyTorch's last frame assigns the final label's term over the final blank's when
+        # that label is the blank index itself, so the final blank state drops out there
+        rows = xp.arange(batch)
+        last_label = extended[rows, xp.maximum(state_count - 2, 0)]
+        dropped = (state_count > 1) & (last_label == extended[rows, 0]) & (inputs > 0)
+        both[xp.maximum(inputs - 1, 0)[dropped], rows[dropped], (state_count - 1)[dropped]] = \
+            -xp.inf
         # log-sum over the states that carry each class
         peak = both.max(axis=2, keepdims=True)
         peak = xp.where(xp.isneginf(peak), 0, peak)

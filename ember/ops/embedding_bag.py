@@ -6,11 +6,12 @@ EmbeddingBagBackward0, as PyTorch's: its gradient scatters each bag's gradient b
 rows it read (scaled by the per-sample weight, or 1/count for 'mean'; only to the row that
 won for 'max'), written with ember ops so it is recorded under create_graph.
 """
+from .. import _dtype
 from ..autograd.graph import Node
 from ._common import attach, grad_state, make_tensor
 from .nn_linear import _embedding_renorm_
 
-__all__ = ["embedding_bag"]
+__all__ = ["embedding_bag", "torch_embedding_bag"]
 
 _MODES = ("sum", "mean", "max")
 
@@ -77,6 +78,13 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
                   scale_grad_by_freq=False, mode="mean", sparse=False, per_sample_weights=None,
                   include_last_offset=False, padding_idx=None):
     """Reduce the embedding rows named in each bag by `mode` ('sum', 'mean' or 'max')."""
+    return _embedding_bag(input, weight, offsets, max_norm, norm_type, scale_grad_by_freq, mode,
+                          sparse, per_sample_weights, include_last_offset, padding_idx)[0]
+
+
+def _embedding_bag(input, weight, offsets, max_norm, norm_type, scale_grad_by_freq, mode,
+                   sparse, per_sample_weights, include_last_offset, padding_idx):
+    """The bag reduction and its layout: (result, bag per index, bag sizes, max winners)."""
     if weight.dim() != 2:
         raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension "
                          f"{weight.dim()}")
@@ -119,7 +127,38 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
                        scale_grad_by_freq, indices)
         node.save(weight, per_sample_weights)
         attach(result, node, weight, per_sample_weights)
-    return result
+    return result, bags, sizes, winners
+
+
+def torch_embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0,
+                        sparse=False, per_sample_weights=None, include_last_offset=False,
+                        padding_idx=None):
+    """ember.embedding_bag, ATen's form: mode as an integer (0 sum, 1 mean, 2 max) and four
+    results, (output, offset2bag, bag_size, max_indices), filled as PyTorch's CPU kernel
+    fills them: 'sum' leaves bag_size and max_indices zero, and leaves offset2bag empty on
+    its fast path (float32 / float16 / bfloat16 rows, no padding_idx); 'mean' repeats
+    bag_size as max_indices; 'max' gives the winning row per bag and column (0 if empty)."""
+    name = _MODES[mode]
+    result, bags, sizes, winners = _embedding_bag(
+        indices, weight, offsets, None, 2, scale_grad_by_freq, name, sparse, per_sample_weights,
+        include_last_offset, padding_idx)
+    xp = weight._device.xp
+    index_type = xp.result_type(indices._data.dtype, offsets._data.dtype)
+    count = result.shape[0]
+    fast = (name == "sum" and padding_idx is None and weight._data.strides[1] ==
+            weight._data.itemsize and weight.dtype in (_dtype.float32, _dtype.float16,
+                                                       _dtype.bfloat16))
+    offset2bag = xp.zeros(0, index_type) if fast else bags.astype(index_type)
+    if name == "sum":   # one entry per offset, even the closing one of include_last_offset
+        bag_size = xp.zeros(offsets._data.size, index_type)
+        max_indices = bag_size.copy()
+    else:
+        bag_size = sizes.astype(index_type)
+        max_indices = (bag_size.copy() if name == "mean" else
+                       xp.maximum(winners, 0).astype(index_type))
+    device = weight._device
+    return (result, make_tensor(offset2bag, device), make_tensor(bag_size, device),
+            make_tensor(max_indices, device))
 
 
 def _bag_max(xp, values, kept_indices, kept_bags, count, width):
@@ -134,6 +173,20 @@ def _bag_max(xp, values, kept_indices, kept_bags, count, width):
     rows = xp.where(empty, -1, kept_indices[xp.minimum(first, max(values.shape[0] - 1, 0))]
                     if values.shape[0] else -1)
     return xp.where(empty, 0, out), rows
+
+
+def _frequency_scale(xp, indices, rows):
+    """Per weight row, the factor PyTorch's CPU backward applies under scale_grad_by_freq.
+
+    PyTorch walks the distinct indices in sorted order and divides the k-th one's gradient
+    by the count of the k-th *sorted index* (not of the row itself): row r with count c gets
+    1/c only when the sorted list agrees there. Measured against torch 2.13 and matched.
+    """
+    counts = xp.bincount(indices, minlength=rows)
+    distinct = xp.unique(indices)
+    factor = xp.ones(rows)
+    factor[distinct] = 1.0 / counts[xp.sort(indices)[:distinct.size]]
+    return factor
 
 
 class EmbeddingBagBackward0(Node):
@@ -164,7 +217,7 @@ class EmbeddingBagBackward0(Node):
             if mode == "mean":
                 scale = 1.0 / xp.maximum(sizes, 1)[kept_bags]
             if scale_grad_by_freq:
-                frequency = 1.0 / xp.bincount(indices, minlength=rows)[kept_indices]
+                frequency = _frequency_scale(xp, indices, rows)[kept_indices]
                 scale = frequency if scale is None else scale * frequency
             contribution = per_index
             if scale is not None:

@@ -1,13 +1,17 @@
-"""Spatial transformers: affine_grid (AffineGridGeneratorBackward0) and 2-D grid_sample
-(GridSampler2DBackward0), bilinear or nearest, with zeros / border / reflection padding.
+"""Spatial transformers: affine_grid (AffineGridGeneratorBackward0) and grid_sample
+(GridSampler2DBackward0, GridSampler3DBackward0): bilinear, nearest or (2-D) bicubic, with
+zeros / border / reflection padding.
 
-A grid coordinate maps to a pixel coordinate piecewise linearly: unnormalise, then clip or
-reflect. `_source_coordinates` computes, in NumPy, the pixel coordinate and its local slope
-(PyTorch's `*_set_grad` helpers), so that the backward can rebuild the coordinate as
-`grid * slope + offset` with ember ops: its gradients (and second gradients) with respect to
-the grid then come out of ordinary ops. The corner gathers and scatter-adds are ember's
-gather / scatter_add over flattened planes.
+A grid coordinate maps to a pixel coordinate piecewise linearly: unnormalise, then (bilinear
+and nearest) clip or reflect; bicubic pads each of its 4 x 4 taps instead, as PyTorch does.
+`_Plan` keeps, in NumPy, each axis's pixel coordinate and local slope (PyTorch's `*_set_grad`
+helpers), so that the backward can rebuild the coordinate as `grid * slope + offset` with
+ember ops and evaluate the same per-axis tap weights on it: gradients (and second gradients)
+with respect to the grid come out of ordinary ops. The taps are the product of per-axis taps;
+reads and scatter-adds are ember's gather / scatter_add over flattened planes.
 """
+import itertools
+import math
 import warnings
 
 from . import _autocast
@@ -124,16 +128,11 @@ def _check_grid_sample(input, grid):
         raise RuntimeError("grid_sampler(): expected 4D or 5D input and grid with same number of "
                            f"dimensions, but got input with sizes {_errors.shape_list(input.shape)}"
                            f" and grid with sizes {_errors.shape_list(grid.shape)}")
-    if not _is_floating(input._data.dtype):
-        raise NotImplementedError(_errors.not_implemented_for("grid_sampler_2d_cpu_kernel_impl",
-                                                              input.dtype))
-    if grid.dtype is not input.dtype:
-        raise RuntimeError(f"expected scalar type {_errors.scalar_type_name(input.dtype)} but "
-                           f"found {_errors.scalar_type_name(grid.dtype)}")
 
 
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
-    """Sample `input` (N, C, H, W) at the normalised (x, y) points of `grid` (N, Ho, Wo, 2)."""
+    """Sample `input` (N, C, [D,] H, W) at the normalised (x, y[, z]) points of `grid`
+    (N, [Do,] Ho, Wo, 2 or 3)."""
     if _autocast.on:
         return _autocast.float32(grid_sample, input, grid, mode, padding_mode, align_corners)
     if mode not in ("bilinear", "nearest", "bicubic"):
@@ -146,46 +145,62 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
         warnings.warn(_ALIGN_WARNING, stacklevel=2)
         align_corners = False
     _check_grid_sample(input, grid)
-    if input.dim() == 5 or mode == "bicubic":
-        raise NotImplementedError("ember's grid_sample supports 4-D input with mode 'bilinear' "
-                                  "or 'nearest' (3-D input and 'bicubic' are not implemented)")
+    volumetric = input.dim() == 5
+    if volumetric and mode == "bicubic":
+        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
+    if not _is_floating(input._data.dtype):
+        kernel = "grid_sampler3d_cpu" if volumetric else "grid_sampler_2d_cpu_kernel_impl"
+        raise NotImplementedError(_errors.not_implemented_for(kernel, input.dtype))
+    if grid.dtype is not input.dtype:
+        raise RuntimeError(f"expected scalar type {_errors.scalar_type_name(input.dtype)} but "
+                           f"found {_errors.scalar_type_name(grid.dtype)}")
     xp = input._device.xp
-    plan = _plan(grid._data, input.shape[2:], mode, padding_mode, align_corners, xp)
+    plan = _Plan(grid._data, input.shape[2:], mode, padding_mode, align_corners, xp)
     batch, channels = input.shape[0], input.shape[1]
     planes = input._data.reshape(batch, channels, -1)
     out = 0
-    for index, valid, weight in plan.corners(grid._data, xp):
+    for index, valid, factors in plan.taps(xp):
+        weight = math.prod(weight for weight, _slope in factors) * valid
         values = xp.take_along_axis(planes, index[:, None, :], 2)
-        out = out + values * (weight * valid)[:, None, :].astype(planes.dtype)
+        out = out + values * weight[:, None, :].astype(planes.dtype)
     result = wrap(xp.ascontiguousarray(out.reshape((batch, channels) + grid.shape[1:-1]))
                   .astype(input._data.dtype, copy=False), input._device)
     if grad_state.enabled and (input._requires_grad or grid._requires_grad):
-        node = GridSampler2DBackward0()
+        node = GridSampler3DBackward0() if volumetric else GridSampler2DBackward0()
         node.plan = plan
         node.save(input, grid)
         attach(result, node, input, grid)
     return result
 
 
-def _source_coordinates(g, size, padding_mode, align_corners, xp):
-    """Pixel coordinate of normalised `g` and its slope d(pixel)/d(g) (PyTorch's set_grad)."""
+def _unnormalize(g, size, align_corners, xp):
+    """Pixel coordinate of normalised `g` and its slope d(pixel)/d(g)."""
     if align_corners:
-        coordinate, slope = (g + 1) / 2 * (size - 1), xp.full(g.shape, (size - 1) / 2, g.dtype)
-    else:
-        coordinate, slope = ((g + 1) * size - 1) / 2, xp.full(g.shape, size / 2, g.dtype)
+        return (g + 1) / 2 * (size - 1), xp.full(g.shape, (size - 1) / 2, g.dtype)
+    return ((g + 1) * size - 1) / 2, xp.full(g.shape, size / 2, g.dtype)
+
+
+def _reflect(coordinate, size, align_corners, xp):
+    """Fold `coordinate` into the reflected range; also the sign each fold puts on slopes."""
+    low, high = (0, 2 * (size - 1)) if align_corners else (-1, 2 * size - 1)
+    if low == high:
+        return xp.zeros_like(coordinate), xp.zeros_like(coordinate)
+    minimum, span = low / 2, (high - low) / 2
+    shifted = coordinate - minimum
+    sign = xp.where(shifted < 0, -1, 1)
+    shifted = xp.abs(shifted)
+    extra = xp.fmod(shifted, span)
+    even = xp.floor(shifted / span) % 2 == 0
+    return (xp.where(even, extra + minimum, span - extra + minimum),
+            xp.where(even, sign, -sign))
+
+
+def _source_coordinates(g, size, padding_mode, align_corners, xp):
+    """Pixel coordinate of normalised `g`, padded, and its slope (PyTorch's set_grad)."""
+    coordinate, slope = _unnormalize(g, size, align_corners, xp)
     if padding_mode == "reflection":
-        low, high = (0, 2 * (size - 1)) if align_corners else (-1, 2 * size - 1)
-        if low == high:
-            coordinate, slope = xp.zeros_like(g), xp.zeros_like(g)
-        else:
-            minimum, span = low / 2, (high - low) / 2
-            shifted = coordinate - minimum
-            sign = xp.where(shifted < 0, -1, 1)
-            shifted = xp.abs(shifted)
-            extra = xp.fmod(shifted, span)
-            even = xp.floor(shifted / span) % 2 == 0
-            coordinate = xp.where(even, extra + minimum, span - extra + minimum)
-            slope = slope * xp.where(even, sign, -sign)
+        coordinate, sign = _reflect(coordinate, size, align_corners, xp)
+        slope = slope * sign
     if padding_mode != "zeros":
         inside = (coordinate > 0) & (coordinate < size - 1)
         coordinate = xp.clip(coordinate, 0, size - 1)
@@ -193,93 +208,156 @@ def _source_coordinates(g, size, padding_mode, align_corners, xp):
     return coordinate.astype(g.dtype, copy=False), slope.astype(g.dtype, copy=False)
 
 
+# Keys' cubic convolution (A = -0.75) on its two pieces, and their derivatives
+_A = -0.75
+
+
+def _near(x):
+    return ((_A + 2) * x - (_A + 3)) * x * x + 1
+
+
+def _far(x):
+    return ((_A * x - 5 * _A) * x + 8 * _A) * x - 4 * _A
+
+
+def _near_slope(x):
+    return (3 * (_A + 2) * x - 2 * (_A + 3)) * x
+
+
+def _far_slope(x):
+    return (3 * _A * x - 10 * _A) * x + 8 * _A
+
+
+def _axis_weights(mode, coordinate, base):
+    """Per tap along one axis: (weight, d weight / d coordinate), for arrays or Tensors.
+
+    `base` is the floor of the coordinate, held fixed, so that the same expressions give the
+    forward in NumPy and, on Tensors, gradients (and second gradients) for the grid."""
+    if mode == "nearest":
+        return [(1, None)]
+    if mode == "bilinear":
+        return [((base + 1) - coordinate, -1), (coordinate - base, 1)]
+    t = coordinate - base
+    return [(_far(t + 1), _far_slope(t + 1)), (_near(t), _near_slope(t)),
+            (_near(1 - t), -_near_slope(1 - t)), (_far(2 - t), -_far_slope(2 - t))]
+
+
 class _Plan:
-    """Where each output point reads: per corner the flat index, its validity and weight."""
+    """Where each output point reads: per axis (x, y[, z]) its pixel coordinate and slope,
+    and the integer taps around it."""
 
-    def __init__(self, x, sx, y, sy, size, mode, xp):
-        self.x, self.sx, self.y, self.sy, self.size, self.mode = x, sx, y, sy, size, mode
-        self.points = x.shape[1]
+    def __init__(self, grid, spatial, mode, padding_mode, align_corners, xp):
+        self.mode, self.padding_mode, self.align_corners = mode, padding_mode, align_corners
+        self.sizes = tuple(spatial[::-1])          # width, height[, depth]: grid's order
+        batch = grid.shape[0]
+        # bicubic pads each tap, not the coordinate: its coordinate is only unnormalised
+        padding = "zeros" if mode == "bicubic" else padding_mode
+        self.coordinates, self.slopes, self.offsets = [], [], []
+        for axis, size in enumerate(self.sizes):
+            g = grid[..., axis].reshape(batch, -1)
+            coordinate, slope = _source_coordinates(g, size, padding, align_corners, xp)
+            self.coordinates.append(coordinate)
+            self.slopes.append(slope)
+            self.offsets.append(coordinate - g * slope)
+        self.points = self.coordinates[0].shape[1]
 
-    def corner_positions(self, xp):
-        height, width = self.size
-        if self.mode == "nearest":
-            # nearbyint: round half to even, as NumPy's rint
-            cx, cy = xp.rint(self.x), xp.rint(self.y)
-            yield cx, cy, None, None
-            return
-        x0, y0 = xp.floor(self.x), xp.floor(self.y)
-        for dy in (0, 1):
-            for dx in (0, 1):
-                yield x0 + dx, y0 + dy, dx, dy
+    def bases(self, xp):
+        round_ = xp.rint if self.mode == "nearest" else xp.floor  # nearbyint: half to even
+        return [round_(c) for c in self.coordinates]
 
-    def corners(self, grid, xp):
-        """(flat index, valid, weight) per corner, in NumPy, for the forward."""
-        height, width = self.size
-        for cx, cy, dx, dy in self.corner_positions(xp):
-            valid = (cx >= 0) & (cx <= width - 1) & (cy >= 0) & (cy <= height - 1)
-            index = (xp.clip(cy, 0, height - 1) * width + xp.clip(cx, 0, width - 1))
-            if dx is None:
-                weight = xp.ones_like(self.x)
-            else:
-                wx = self.x - (cx - 1) if dx else cx + 1 - self.x
-                wy = self.y - (cy - 1) if dy else cy + 1 - self.y
-                weight = wx * wy
-            yield index.astype(xp.int64), valid, weight
+    def _axis_positions(self, axis, base, xp):
+        """Per tap: (clipped integer position, valid) along one axis."""
+        size = self.sizes[axis]
+        first, count = {"nearest": (0, 1), "bilinear": (0, 2), "bicubic": (-1, 4)}[self.mode]
+        for k in range(first, first + count):
+            position = base + k
+            if self.mode == "bicubic" and self.padding_mode != "zeros":
+                if self.padding_mode == "reflection":
+                    position = _reflect(position, size, self.align_corners, xp)[0]
+                position = xp.trunc(xp.clip(position, 0, size - 1))
+            valid = (position >= 0) & (position <= size - 1)
+            yield xp.clip(position, 0, size - 1).astype(xp.int64), valid
 
+    def tap_layout(self, xp):
+        """Per tap of the product over axes: (flat index, valid, per-axis tap numbers)."""
+        bases = self.bases(xp)
+        per_axis = [list(self._axis_positions(axis, base, xp)) for axis, base in
+                    enumerate(bases)]
+        layout = []
+        for combination in itertools.product(*[range(len(taps)) for taps in per_axis]):
+            index, valid, stride = 0, True, 1
+            for axis, tap in enumerate(combination):
+                position, inside = per_axis[axis][tap]
+                index = index + position * stride
+                valid = valid & inside
+                stride *= self.sizes[axis]
+            layout.append((index, valid, combination))
+        return bases, layout
 
-def _plan(grid, spatial, mode, padding_mode, align_corners, xp):
-    height, width = spatial
-    batch = grid.shape[0]
-    gx, gy = grid[..., 0].reshape(batch, -1), grid[..., 1].reshape(batch, -1)
-    x, sx = _source_coordinates(gx, width, padding_mode, align_corners, xp)
-    y, sy = _source_coordinates(gy, height, padding_mode, align_corners, xp)
-    return _Plan(x, sx, y, sy, (height, width), mode, xp)
+    def taps(self, xp):
+        """(flat index, valid, per-axis (weight, slope)) per tap, in NumPy, for the forward."""
+        bases, layout = self.tap_layout(xp)
+        weights = [_axis_weights(self.mode, c, b) for c, b in zip(self.coordinates, bases)]
+        for index, valid, combination in layout:
+            yield index, valid, [weights[axis][tap] for axis, tap in enumerate(combination)]
 
 
 class GridSampler2DBackward0(Node):
     __slots__ = ("plan",)
 
     def backward(self, grad):
-        input, grid = self.saved_tensors
-        plan = self.plan
-        xp = input._device.xp
-        device = input._device
-        batch, channels = input.shape[0], input.shape[1]
-        grad = grad.reshape(batch, channels, -1)
-        planes = input.reshape(batch, channels, -1)
-        # the pixel coordinates as differentiable functions of the grid
-        flat_grid = grid.reshape(batch, -1, 2)
-        x = flat_grid[..., 0] * wrap(plan.sx, device) + wrap(plan.x - grid._data[..., 0].reshape(
-            batch, -1) * plan.sx, device)
-        y = flat_grid[..., 1] * wrap(plan.sy, device) + wrap(plan.y - grid._data[..., 1].reshape(
-            batch, -1) * plan.sy, device)
-        grad_input = planes.new_zeros(planes.shape) if self.needs_input_grad(0) else None
-        grad_x = grad_y = 0
-        height, width = plan.size
-        for cx, cy, dx, dy in plan.corner_positions(xp):
-            valid = (cx >= 0) & (cx <= width - 1) & (cy >= 0) & (cy <= height - 1)
-            index = (xp.clip(cy, 0, height - 1) * width + xp.clip(cx, 0, width - 1))
-            index = wrap(xp.broadcast_to(index.astype(xp.int64)[:, None, :],
-                                         (batch, channels, plan.points)).copy(), device)
-            mask = wrap(valid.astype(plan.x.dtype)[:, None, :], device)
-            if dx is None:
-                weight = mask
-            else:
-                wx = x - wrap(cx - 1, device) if dx else wrap(cx + 1, device) - x
-                wy = y - wrap(cy - 1, device) if dy else wrap(cy + 1, device) - y
-                weight = (wx * wy)[:, None, :] * mask
-                values = planes.gather(2, index) * mask * grad
-                grad_x = grad_x + (values * (wy if dx else -wy)[:, None, :]).sum(1)
-                grad_y = grad_y + (values * (wx if dy else -wx)[:, None, :]).sum(1)
-            if grad_input is not None:
-                grad_input = grad_input.scatter_add(2, index, grad * weight)
-        if grad_input is not None:
-            grad_input = grad_input.reshape(input.shape)
-        grad_grid = None
-        if self.needs_input_grad(1):
-            if dx is None:
-                grad_grid = grid.new_zeros(grid.shape)
-            else:
-                grad_grid = stack([grad_x * wrap(plan.sx, device),
-                                   grad_y * wrap(plan.sy, device)], -1).reshape(grid.shape)
-        return grad_input, grad_grid
+        return _grid_sampler_backward(self, grad)
+
+
+class GridSampler3DBackward0(Node):
+    __slots__ = ("plan",)
+
+    def backward(self, grad):
+        return _grid_sampler_backward(self, grad)
+
+
+def _grid_sampler_backward(node, grad):
+    """Scatter-add to the taps for the input; for the grid, the chain rule through each
+    axis's tap weights and the coordinate's slope, all in ember ops."""
+    input, grid = node.saved_tensors
+    plan = node.plan
+    device = input._device
+    xp = device.xp
+    batch, channels = input.shape[0], input.shape[1]
+    axes = len(plan.sizes)
+    grad = grad.reshape(batch, channels, -1)
+    planes = input.reshape(batch, channels, -1)
+    flat_grid = grid.reshape(batch, -1, axes)
+    # the pixel coordinates as differentiable functions of the grid
+    coordinates = [flat_grid[..., axis] * wrap(plan.slopes[axis], device) +
+                   wrap(plan.offsets[axis], device) for axis in range(axes)]
+    bases, layout = plan.tap_layout(xp)
+    weights = [_axis_weights(plan.mode, c, wrap(b, device)) for c, b in zip(coordinates, bases)]
+    want_input, want_grid = node.needs_input_grad(0), node.needs_input_grad(1)
+    grad_input = planes.new_zeros(planes.shape) if want_input else None
+    grad_coordinates = [0] * axes
+    for index, valid, combination in layout:
+        index = wrap(xp.broadcast_to(index[:, None, :], (batch, channels, plan.points)).copy(),
+                     device)
+        mask = wrap(xp.broadcast_to(valid, (batch, plan.points)).astype(plan.slopes[0].dtype),
+                    device)
+        factors = [weights[axis][tap] for axis, tap in enumerate(combination)]
+        if want_input:
+            weight = math.prod(weight for weight, _slope in factors) * mask
+            grad_input = grad_input.scatter_add(2, index, grad * weight.unsqueeze(1))
+        if want_grid and plan.mode != "nearest":
+            values = (planes.gather(2, index) * grad).sum(1) * mask
+            for axis in range(axes):
+                others = math.prod(factors[other][0] for other in range(axes) if other != axis)
+                grad_coordinates[axis] = grad_coordinates[axis] + values * others * \
+                    factors[axis][1]
+    if grad_input is not None:
+        grad_input = grad_input.reshape(input.shape)
+    grad_grid = None
+    if want_grid:
+        if plan.mode == "nearest":
+            grad_grid = grid.new_zeros(grid.shape)
+        else:
+            grad_grid = stack([grad_coordinates[axis] * wrap(plan.slopes[axis], device)
+                               for axis in range(axes)], -1).reshape(grid.shape)
+    return grad_input, grad_grid

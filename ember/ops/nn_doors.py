@@ -29,7 +29,8 @@ __all__ = ["convolution", "batch_norm", "instance_norm", "layer_norm", "group_no
            "hinge_embedding_loss", "triplet_margin_loss", "cosine_embedding_loss",
            "poisson_nll_loss", "binary_cross_entropy_with_logits", "max_pool1d", "max_pool2d",
            "max_pool3d", "max_pool1d_with_indices", "avg_pool1d", "adaptive_max_pool1d",
-           "constant_pad_nd", "affine_grid_generator", "grid_sampler", "grid_sampler_2d"]
+           "constant_pad_nd", "affine_grid_generator", "grid_sampler", "grid_sampler_2d",
+           "grid_sampler_3d"]
 
 _REDUCTION_NAMES = ("none", "mean", "sum")
 _INTERPOLATION_MODES = ("bilinear", "nearest", "bicubic")
@@ -229,4 +230,18 @@ def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
 
 
 def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners):
+    _check_grid_sampler_dims(input, grid, 4)
     return grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)
+
+
+def grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners):
+    _check_grid_sampler_dims(input, grid, 5)
+    return grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)
+
+
+def _check_grid_sampler_dims(input, grid, dims):
+    if input.dim() != dims or grid.dim() != dims:
+        raise RuntimeError(f"grid_sampler(): expected {dims}D input and grid with same number of "
+                           f"dimensions, but got input with sizes "
+                           f"{_errors.shape_list(input.shape)} and grid with sizes "
+                           f"{_errors.shape_list(grid.shape)}")

@@ -305,6 +305,14 @@ class UpsampleBicubic2DBackward0(_LinearMapBackward):
     __slots__ = ()
 
 
+class UpsampleBilinear2DAaBackward0(_LinearMapBackward):
+    __slots__ = ()
+
+
+class UpsampleBicubic2DAaBackward0(_LinearMapBackward):
+    __slots__ = ()
+
+
 # ---------------------------------------------------------------- coordinates
 def _scale(in_size, out_size, align_corners, scale, np_dtype):
     """area_pixel_compute_scale in the kernel's float type."""
@@ -376,6 +384,41 @@ def _cubic_matrix(in_size, out_size, align_corners, scale, np_dtype, xp):
     return matrix
 
 
+def _triangle(x):
+    x = abs(x)
+    return (x < 1) * (1 - x)
+
+
+def _keys_cubic(x):
+    """Keys' cubic kernel with a = -0.5, the one PIL (and so antialias=True) uses."""
+    x = abs(x)
+    a = -0.5
+    near = ((a + 2) * x - (a + 3)) * x * x + 1
+    far = ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+    return (x < 1) * near + ((x >= 1) & (x < 2)) * far
+
+
+_AA_FILTERS = {"bilinear": (_triangle, 2), "bicubic": (_keys_cubic, 4)}
+
+
+def _antialias_matrix(in_size, out_size, align_corners, scale, np_dtype, xp, mode):
+    """PIL-style resampling weights: when shrinking, the filter widens by the scale so
+    every input pixel is averaged in (no aliasing); each output's weights are cut at the
+    borders and renormalised to sum to one."""
+    kernel, width = _AA_FILTERS[mode]
+    s = _scale(in_size, out_size, align_corners, scale, np_dtype)
+    support = width * 0.5 * s if s >= 1 else np_dtype.type(width * 0.5)
+    stretch = 1 / s if s >= 1 else np_dtype.type(1)
+    center = (s * (xp.arange(out_size) + 0.5).astype(np_dtype))[:, None]
+    low = xp.maximum((center - support + 0.5).astype(xp.int64), 0)
+    high = xp.minimum((center + support + 0.5).astype(xp.int64), in_size)
+    position = xp.arange(in_size)[None, :]
+    weights = kernel((position - center + 0.5) * stretch) * ((position >= low) &
+                                                              (position < high))
+    total = weights.sum(1, keepdims=True)
+    return (weights / xp.where(total == 0, 1, total)).astype(np_dtype)
+
+
 # ---------------------------------------------------------------- interpolate
 _LINEAR_MODES = {"linear": (3, UpsampleLinear1DBackward0),
                  "bilinear": (4, UpsampleBilinear2DBackward0),
@@ -397,8 +440,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     dim = len(shape) - 2
     output_size, scales = _output_size(shape, dim, size, scale_factor, recompute_scale_factor,
                                        mode)
-    if antialias:
-        raise NotImplementedError("antialias=True is not supported")
+    if antialias and not (mode in _AA_FILTERS and len(shape) == 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos "
+                         "modes and requires a 4-D tensor as input")
     if len(shape) not in (3, 4, 5):
         raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported "
                                   f"(got {len(shape)}D) for the modes: {_MODE_LIST} (got {mode})")
@@ -408,7 +452,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if mode in ("nearest", "nearest-exact"):
         return _resize_nearest(input, output_size, scales, mode)
     if mode in _LINEAR_MODES and _LINEAR_MODES[mode][0] == len(shape):
-        return _resize_linear(input, output_size, scales, mode, align_corners)
+        return _resize_linear(input, output_size, scales, mode, align_corners, antialias)
     if mode in ("linear", "bilinear", "trilinear"):
         needs = {"linear": 3, "bilinear": 4, "trilinear": 5}[mode]
         raise NotImplementedError(f"Got {len(shape)}D input, but {mode} mode needs {needs}D "
@@ -479,20 +523,30 @@ def _resize_nearest(input, output_size, scales, mode):
     return _gather(input, indices, _NEAREST_NODES[mode][n - 1])
 
 
-def _resize_linear(input, output_size, scales, mode, align_corners):
+def _resize_linear(input, output_size, scales, mode, align_corners, antialias=False):
     data = input._data
     xp = input._device.xp
     if data.dtype.kind in "biu":
-        raise NotImplementedError(_errors.not_implemented_for(
-            f"upsample_{mode}{len(output_size)}d", input.dtype))
+        kernel = ("compute_index_ranges_weights" if antialias else
+                  f"upsample_{mode}{len(output_size)}d")
+        raise NotImplementedError(_errors.not_implemented_for(kernel, input.dtype))
     work = xp.dtype("float64") if data.dtype == xp.dtype("float64") else xp.dtype("float32")
-    build = _cubic_matrix if mode == "bicubic" else _linear_matrix
+    if antialias:
+        def build(*arguments):
+            return _antialias_matrix(*arguments, mode)
+        node_class = _AA_NODES[mode]
+    else:
+        build = _cubic_matrix if mode == "bicubic" else _linear_matrix
+        node_class = _LINEAR_MODES[mode][1]
     matrices = tuple(
         (2 + i, build(data.shape[2 + i], output_size[i], align_corners,
                       None if scales is None else scales[i], work, xp))
         for i in range(len(output_size)))
     # NaN and inf stay in the outputs that read them (bicubic's negative weights aside)
-    return linear_map(input, matrices, _LINEAR_MODES[mode][1], windowed="pairs")
+    return linear_map(input, matrices, node_class, windowed=False if antialias else "pairs")
+
+
+_AA_NODES = {"bilinear": UpsampleBilinear2DAaBackward0, "bicubic": UpsampleBicubic2DAaBackward0}
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
