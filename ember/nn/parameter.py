@@ -142,7 +142,7 @@ def _buffer_persistent(tensor):
 _ALLOWED_METHODS = frozenset([
     "size", "copy_", "is_complex", "is_floating_point", "half", "float", "double", "char",
     "short", "int", "long", "cuda", "cpu", "to", "get_device", "requires_grad_",
-    "is_inference", "type"])
+    "is_inference", "type", "share_memory_"])  # share_memory_: the mixin's own refusal
 
 
 def _blocked_methods():
