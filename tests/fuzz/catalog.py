@@ -33,6 +33,7 @@ EXCLUDED = {
     "set_num_threads", "set_num_interop_threads", "set_deterministic_debug_mode",
     "use_deterministic_algorithms", "set_autocast_cache_enabled", "set_autocast_enabled",
     "set_autocast_dtype", "set_float32_matmul_precision", "set_default_device",
+    "set_anomaly_enabled", "set_warn_always", "set_flush_denormal",
     "set_autocast_cpu_enabled", "set_autocast_cpu_dtype", "set_autocast_gpu_dtype",
     "set_autocast_ipu_enabled", "set_autocast_ipu_dtype", "set_autocast_xla_enabled",
     "set_autocast_xla_dtype", "autocast_increment_nesting", "autocast_decrement_nesting",
