@@ -11,11 +11,13 @@ import pytest
 import ember
 
 SCRIPTS = pathlib.Path(__file__).parent / "scripts"
-MODULES = ("", ".nn", ".nn.functional", ".nn.utils", ".utils", ".utils.data")
+MODULES = ("", ".nn", ".nn.functional", ".nn.init", ".nn.utils", ".optim", ".utils",
+           ".utils.data", ".utils.data.dataloader")
 
 
 def run_script(lib, name):
-    """Run tests/scripts/<name> with `torch` (and its submodules) bound to `lib`."""
+    """Run tests/scripts/<name> as __main__ with `import torch` (and the submodules it
+    names) bound to `lib`; its stdout, captured. tests/test_programs.py runs its too."""
     script = SCRIPTS / name
     names = ["torch" + suffix for suffix in MODULES]
     saved = {n: sys.modules.get(n) for n in names}
@@ -32,9 +34,14 @@ def run_script(lib, name):
         sys.modules.update(modules)
         with contextlib.redirect_stdout(output), warnings.catch_warnings():
             warnings.simplefilter("ignore", FutureWarning)
-            exec(compile(script.read_text(), str(script), "exec"), {"torch": lib})
+            exec(compile(script.read_text(), str(script), "exec"),
+                 {"__name__": "__main__", "__file__": str(script), "torch": lib})
     finally:
-        sys.modules.update(saved)
+        for n, module in saved.items():  # names that were absent are removed again
+            if module is None:
+                sys.modules.pop(n, None)
+            else:
+                sys.modules[n] = module
         lib.set_num_threads(threads)
     return output.getvalue()
 
