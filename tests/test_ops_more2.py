@@ -452,3 +452,12 @@ def test_native_channel_shuffle_matches_torch(torch):
     got, expected = run(ember), run(torch)
     for g, e in zip(got, expected):
         assert g.tolist() == e.tolist()
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64", "uint8", "float16",
+                                   "bfloat16", "float32"])
+def test_nanmedian_of_nothing_every_dtype(torch, dtype):
+    """PyTorch's median of nothing is NaN converted as C++ converts it (0 for narrow ints)."""
+    def run(lib):
+        return lib.nanmedian(lib.zeros(0, dtype=getattr(lib, dtype)))
+    assert_same(run(ember), run(torch))

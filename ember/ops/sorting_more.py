@@ -8,8 +8,8 @@ gradients are sorting.py's: scattered back to the picked index along a dim
 from .._dtype import is_floating as _is_floating
 from .. import return_types as _rt
 from ._common import attach, grad_state, wrap
-from .sorting import (_EvenlyBackward, _SelectBackward, _dim_along, _index_array, _kth_along,
-                      _not_for_bool, _selected)
+from .sorting import (_EvenlyBackward, _SelectBackward, _dim_along, _empty_median,
+                      _index_array, _kth_along, _not_for_bool, _selected)
 
 __all__ = ["nanmedian", "mode"]
 
@@ -24,8 +24,7 @@ def nanmedian(input, dim=None, keepdim=False):
         if _is_floating(data.dtype):
             flat = flat[~xp.isnan(flat)]
         if flat.size == 0:
-            value = xp.asarray(xp.nan if _is_floating(data.dtype) else xp.iinfo(data.dtype).min,
-                               data.dtype)
+            value = xp.asarray(_empty_median(input), data.dtype)
         else:
             value = xp.sort(flat)[(flat.size - 1) // 2]
         out = wrap(xp.asarray(value), input._device)
