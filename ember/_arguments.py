@@ -47,9 +47,12 @@ class _Param:
 
     def __init__(self, text, keyword_only, numbers_as_tensors=False):
         text, _, default = text.partition(" = ")
-        self.type_name, _, self.name = text.rpartition(" ")
+        type_name, _, self.name = text.rpartition(" ")
+        # "int? dim": PyTorch's parser lets None through, but prints the type as "int"
+        nullable = type_name.endswith("?")
+        self.type_name = type_name[:-1] if nullable else type_name
         self.optional = bool(default)
-        self.allow_none = default == "None"
+        self.allow_none = nullable or default == "None"
         self.keyword_only = keyword_only
         self.numbers = numbers_as_tensors and self.type_name == "Tensor"
 
@@ -73,7 +76,7 @@ class _Signature:
 
     def __init__(self, name, text, hidden=False):
         self.name = name
-        self.text = text
+        self.text = text.replace("? ", " ")  # as printed
         self.hidden = hidden
         params = []
         keyword_only = False
@@ -506,7 +509,8 @@ _PYTHON_DTYPES = (float, int, bool, complex)  # PyTorch reads these classes as d
 
 
 def _is_dtype(obj):
-    return isinstance(obj, _dtype.dtype) or obj in _PYTHON_DTYPES, -1
+    # identity, not `in`: `tensor in (float, ...)` would compare elementwise
+    return isinstance(obj, _dtype.dtype) or any(obj is cls for cls in _PYTHON_DTYPES), -1
 
 
 def _is_str(obj):
@@ -651,27 +655,46 @@ def _takes_out(name):
 
 
 def _screen(name, method, args, kwargs, positions, keywords):
-    """PyTorch's TypeError when an argument's class is not one its position usually
-    takes and a full parse refuses it; nothing when the parse accepts it."""
+    """PyTorch's TypeError when an argument is not what its position usually takes and a
+    full parse refuses it; nothing when the parse accepts it. Inline and cheap: every
+    door call that passes a screened position goes through here."""
     count = len(args)
-    for i, usual in positions:
+    for i, usual, kind in positions:
         if i >= count:
             break
-        if args[i].__class__ not in usual:
-            check(name, args[1:] if method else args, kwargs)
-            return
+        if _usual(args[i], usual, kind):
+            continue
+        check(name, args[1:] if method else args, kwargs)
+        return
     for key, value in kwargs.items():
-        usual = keywords.get(key)
-        if usual is not None and value.__class__ not in usual:
+        found = keywords.get(key)
+        if found is not None and not _usual(value, found[0], found[1]):
             check(name, args[1:] if method else args, kwargs)
             return
 
 
+def _usual(obj, usual, kind):
+    if kind is _TENSOR:  # the op refuses other wrong values; a None it may take as unset
+        return obj is not None
+    cls = obj.__class__
+    if cls in usual:
+        # PyTorch judges an int list by its first element alone: [True] is refused
+        return kind not in _INT_LISTS or cls not in _SEQUENCES or not obj or \
+            obj[0].__class__ is int
+    return kind in _TENSOR_ORS and isinstance(obj, _Tensor)
+
+
+# What a screened position holds (the third field of `_plan`'s entries)
+_CLASSES, _INT_LIST, _TENSOR = "classes", "int list", "tensor"
+_TENSOR_OR, _TENSOR_OR_INT_LIST = "tensor or classes", "tensor or int list"
+_INT_LISTS = frozenset({_INT_LIST, _TENSOR_OR_INT_LIST})
+_TENSOR_ORS = frozenset({_TENSOR_OR, _TENSOR_OR_INT_LIST})
 _NONE = type(None)
+_SEQUENCES = frozenset({tuple, list})
 _NUMBERS = frozenset({int, float, bool, complex})
 # The classes a parameter type usually receives; anything else (a numpy integer, a
 # 0-dim tensor for a Number, a bool for an int) is decided by a full parse. Types whose
-# wrong values ember's ops refuse on their own (tensors, generators, ...) are absent.
+# wrong values ember's ops refuse on their own (generators, ...) are absent.
 _USUAL = {"int": frozenset({int}), "SymInt": frozenset({int}), "bool": frozenset({bool}),
           "float": frozenset({float, int, bool}), "Number": _NUMBERS, "complex": _NUMBERS,
           "tuple of ints": frozenset({tuple, list, Size, int}),
@@ -682,12 +705,41 @@ _USUAL = {"int": frozenset({int}), "SymInt": frozenset({int}), "bool": frozenset
           "Device": frozenset({str, int, _device_class}),
           "ember.device": frozenset({str, int, _device_class}),
           # ember has no memory formats: only None gets through
-          "ember.layout": frozenset({_layout_class}), "ember.memory_format": frozenset()}
+          "ember.layout": frozenset({_layout_class}), "ember.memory_format": frozenset(),
+          "Tensor": _TENSOR, "tuple of Tensors": _TENSOR}
+
+
+def _usual_for(param):
+    """The classes `param` usually takes: a frozenset, _TENSOR (anything but None), or
+    None (anything: not screened)."""
+    usual = _USUAL.get(param.type_name)
+    if usual is None or not param.allow_none:
+        return usual
+    return None if usual is _TENSOR else usual | {_NONE}
+
+
+def _merge(entries):
+    """(usual classes, kind) of a position over every signature's (usual, int list?),
+    or None when one signature takes anything there, or None where another would not."""
+    found = [usual for usual, _ in entries]
+    if None in found:
+        return None
+    others = [usual for usual in found if usual is not _TENSOR]
+    if len(others) < len(found):
+        if any(_NONE in usual for usual in others):
+            return None
+        if not others:
+            return _TENSOR, _TENSOR
+        int_list = any(e[1] for e in entries)
+        return frozenset({_Tensor}).union(*others), \
+            _TENSOR_OR_INT_LIST if int_list else _TENSOR_OR
+    return frozenset().union(*found), _INT_LIST if any(e[1] for e in entries) else _CLASSES
 
 
 def _plan(name, offset):
-    """((index into the call's args, usual classes), ...) and {keyword: usual classes}
-    for the positions every signature of `name` types as a screenable non-tensor."""
+    """((index into the call's args, usual classes, kind), ...) and
+    {keyword: (usual classes, kind)} for the positions every signature of `name`
+    types as a screenable class (kinds: see _usual)."""
     parsed = _parsed(name)
     if parsed is None or parsed[0].text == "(noargs)":
         return (), {}
@@ -699,18 +751,21 @@ def _plan(name, offset):
             last_position = 0  # view(2, True): later positions are unpacked, not parsed
         position = 0
         for param in params:
-            usual = _USUAL.get(param.type_name)
-            if usual is not None:  # None always passes: the printed text drops "int?"
-                usual = usual | {_NONE}
+            entry = (_usual_for(param), param.type_name == "tuple of ints")
             if not param.keyword_only:
-                by_position.setdefault(position, []).append(usual)
+                by_position.setdefault(position, []).append(entry)
                 position += 1
-            by_keyword.setdefault(param.name, []).append(usual)
-    positions = tuple((i + offset, frozenset().union(*found)) for i, found in sorted(
-        by_position.items()) if None not in found and (last_position is None or i <= last_position))
-    keywords = {key: frozenset().union(*found) for key, found in by_keyword.items()
-                if None not in found}
-    return positions, keywords
+            by_keyword.setdefault(param.name, []).append(entry)
+    positions, keywords = [], {}
+    for i, entries in sorted(by_position.items()):
+        merged = _merge(entries)
+        if merged is not None and (last_position is None or i <= last_position):
+            positions.append((i + offset,) + merged)
+    for key, entries in by_keyword.items():
+        merged = _merge(entries)
+        if merged is not None:
+            keywords[key] = merged
+    return tuple(positions), keywords
 
 
 _DOOR_CODES = (_plain_door("", abs, False).__code__,

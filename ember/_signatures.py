@@ -15,6 +15,12 @@ METHODS = {'abs': ('noargs',),
  'acosh_': ('noargs',),
  'add': ('(Tensor other, *, Number alpha = 1)', '(Number alpha, Tensor other)|hidden'),
  'add_': ('(Tensor other, *, Number alpha = 1)', '(Number alpha, Tensor other)|hidden'),
+ 'addbmm': ('(Tensor batch1, Tensor batch2, *, Number beta = 1, Number alpha = 1)',
+            '(Number beta, Number alpha, Tensor batch1, Tensor batch2)|hidden',
+            '(Number beta, Tensor batch1, Tensor batch2)|hidden'),
+ 'addbmm_': ('(Tensor batch1, Tensor batch2, *, Number beta = 1, Number alpha = 1)',
+             '(Number beta, Number alpha, Tensor batch1, Tensor batch2)|hidden',
+             '(Number beta, Tensor batch1, Tensor batch2)|hidden'),
  'addcdiv': ('(Tensor tensor1, Tensor tensor2, *, Number value = 1)',
              '(Number value, Tensor tensor1, Tensor tensor2)|hidden'),
  'addcdiv_': ('(Tensor tensor1, Tensor tensor2, *, Number value = 1)',
@@ -26,9 +32,21 @@ METHODS = {'abs': ('noargs',),
  'addmm': ('(Tensor mat1, Tensor mat2, *, Number beta = 1, Number alpha = 1)',
            '(Number beta, Number alpha, Tensor mat1, Tensor mat2)|hidden',
            '(Number beta, Tensor mat1, Tensor mat2)|hidden'),
+ 'addmm_': ('(Tensor mat1, Tensor mat2, *, Number beta = 1, Number alpha = 1)',
+            '(Number beta, Number alpha, Tensor mat1, Tensor mat2)|hidden',
+            '(Number beta, Tensor mat1, Tensor mat2)|hidden'),
  'addmv': ('(Tensor mat, Tensor vec, *, Number beta = 1, Number alpha = 1)',
            '(Number beta, Number alpha, Tensor mat, Tensor vec)|hidden',
            '(Number beta, Tensor mat, Tensor vec)|hidden'),
+ 'addmv_': ('(Tensor mat, Tensor vec, *, Number beta = 1, Number alpha = 1)',
+            '(Number beta, Number alpha, Tensor mat, Tensor vec)|hidden',
+            '(Number beta, Tensor mat, Tensor vec)|hidden'),
+ 'addr': ('(Tensor vec1, Tensor vec2, *, Number beta = 1, Number alpha = 1)',
+          '(Number beta, Number alpha, Tensor vec1, Tensor vec2)|hidden',
+          '(Number beta, Tensor vec1, Tensor vec2)|hidden'),
+ 'addr_': ('(Tensor vec1, Tensor vec2, *, Number beta = 1, Number alpha = 1)',
+           '(Number beta, Number alpha, Tensor vec1, Tensor vec2)|hidden',
+           '(Number beta, Tensor vec1, Tensor vec2)|hidden'),
  'adjoint': ('noargs',),
  'all': ('()',
          '(tuple of ints dim = None, bool keepdim = False)',
@@ -59,6 +77,8 @@ METHODS = {'abs': ('noargs',),
  'argsort': ('(*, bool stable, int dim = -1, bool descending = False)',
              '(int dim = -1, bool descending = False)'),
  'argwhere': ('noargs',),
+ 'as_strided_scatter': ('(Tensor src, tuple of ints size, tuple of ints stride, int storage_offset '
+                        '= None)',),
  'asin': ('noargs',),
  'asin_': ('noargs',),
  'asinh': ('noargs',),
@@ -72,6 +92,9 @@ METHODS = {'abs': ('noargs',),
  'baddbmm': ('(Tensor batch1, Tensor batch2, *, Number beta = 1, Number alpha = 1)',
              '(Number beta, Number alpha, Tensor batch1, Tensor batch2)|hidden',
              '(Number beta, Tensor batch1, Tensor batch2)|hidden'),
+ 'baddbmm_': ('(Tensor batch1, Tensor batch2, *, Number beta = 1, Number alpha = 1)',
+              '(Number beta, Number alpha, Tensor batch1, Tensor batch2)|hidden',
+              '(Number beta, Tensor batch1, Tensor batch2)|hidden'),
  'bernoulli': ('(*, ember.Generator generator = None)',
                '(float p, *, ember.Generator generator = None)'),
  'bernoulli_': ('(Tensor p, *, ember.Generator generator = None)',
@@ -111,6 +134,8 @@ METHODS = {'abs': ('noargs',),
  'clip_': ('(Tensor min = None, Tensor max = None)', '(Number min = None, Number max = None)'),
  'clone': ('(*, ember.memory_format memory_format = None)',),
  'contiguous': ('(*, ember.memory_format memory_format = contiguous_format)',),
+ 'copy_': ('(Tensor other, bool non_blocking = False)',
+           '(Tensor other, bool async = False)|hidden'),
  'copysign': ('(Tensor other)', '(Number other)'),
  'copysign_': ('(Tensor other)', '(Number other)'),
  'corrcoef': ('noargs',),
@@ -129,6 +154,7 @@ METHODS = {'abs': ('noargs',),
  'cummax': ('(int dim)',),
  'cummin': ('(int dim)',),
  'cumprod': ('(int dim, *, ember.dtype dtype = None)',),
+ 'cumprod_': ('(int dim, *, ember.dtype dtype = None)',),
  'cumsum': ('(int dim, *, ember.dtype dtype = None)',),
  'cumsum_': ('(int dim, *, ember.dtype dtype = None)',),
  'deg2rad': ('noargs',),
@@ -138,17 +164,21 @@ METHODS = {'abs': ('noargs',),
  'detach_': ('noargs',),
  'diag': ('(int diagonal = 0)',),
  'diag_embed': ('(int offset = 0, int dim1 = -2, int dim2 = -1)',),
+ 'diagflat': ('(int offset = 0)',),
  'diagonal': ('(int offset = 0, int dim1 = 0, int dim2 = 1)',),
+ 'diagonal_scatter': ('(Tensor src, int offset = 0, int dim1 = 0, int dim2 = 1)',),
  'diff': ('(int n = 1, int dim = -1, Tensor prepend = None, Tensor append = None)',),
  'digamma': ('noargs',),
+ 'dist': ('(Tensor other, Number p = 2)',),
  'div': ('(Tensor other)',
-         '(Tensor other, *, str rounding_mode)',
-         '(Number other, *, str rounding_mode)'),
+         '(Tensor other, *, str? rounding_mode)',
+         '(Number other, *, str? rounding_mode)'),
  'div_': ('(Tensor other)',
-          '(Tensor other, *, str rounding_mode)',
-          '(Number other, *, str rounding_mode)'),
+          '(Tensor other, *, str? rounding_mode)',
+          '(Number other, *, str? rounding_mode)'),
  'dot': ('(Tensor tensor)',),
  'double': ('(*, ember.memory_format memory_format = None)',),
+ 'dsplit': ('(int sections)', '(tuple of ints indices)'),
  'eq': ('(Tensor other)', '(Number other)'),
  'eq_': ('(Tensor other)', '(Number other)'),
  'equal': ('(Tensor other)',),
@@ -167,6 +197,7 @@ METHODS = {'abs': ('noargs',),
  'expm1_': ('noargs',),
  'exponential_': ('(float lambd = 1, *, ember.Generator generator = None)',),
  'fill_': ('(Tensor value)', '(Number value)'),
+ 'fill_diagonal_': ('(Number fill_value, bool wrap = False)',),
  'fix': ('noargs',),
  'fix_': ('noargs',),
  'flatten': ('(int start_dim = 0, int end_dim = -1)',),
@@ -186,7 +217,10 @@ METHODS = {'abs': ('noargs',),
  'fmod_': ('(Tensor other)', '(Number other)'),
  'frac': ('noargs',),
  'frac_': ('noargs',),
+ 'frexp': ('noargs',),
  'gather': ('(int dim, Tensor index, *, bool sparse_grad = False)',),
+ 'gcd': ('(Tensor other)',),
+ 'gcd_': ('(Tensor other)',),
  'ge': ('(Tensor other)', '(Number other)'),
  'ge_': ('(Tensor other)', '(Number other)'),
  'geometric_': ('(float p, *, ember.Generator generator = None)',),
@@ -199,20 +233,34 @@ METHODS = {'abs': ('noargs',),
  'gt': ('(Tensor other)', '(Number other)'),
  'gt_': ('(Tensor other)', '(Number other)'),
  'half': ('(*, ember.memory_format memory_format = None)',),
+ 'hardshrink': ('(Number lambd = 0.5)',),
+ 'heaviside': ('(Tensor values)',),
+ 'heaviside_': ('(Tensor values)',),
  'histc': ('(int bins = 100, Number min = 0, Number max = 0)',),
  'histogram': ('(Tensor bins, *, Tensor weight = None, bool density = False)',
                '(int bins = 100, *, tuple of floats range = None, Tensor weight = None, bool '
                'density = False)'),
+ 'hsplit': ('(int sections)', '(tuple of ints indices)'),
  'hypot': ('(Tensor other)',),
  'hypot_': ('(Tensor other)',),
  'i0': ('noargs',),
  'i0_': ('noargs',),
+ 'igamma': ('(Tensor other)',),
+ 'igamma_': ('(Tensor other)',),
+ 'igammac': ('(Tensor other)',),
+ 'igammac_': ('(Tensor other)',),
  'index_add': ('(int dim, Tensor index, Tensor source, *, Number alpha = 1)',),
  'index_add_': ('(int dim, Tensor index, Tensor source, *, Number alpha = 1)',),
+ 'index_copy': ('(int dim, Tensor index, Tensor source)',),
+ 'index_copy_': ('(int dim, Tensor index, Tensor source)',),
  'index_fill': ('(int dim, Tensor index, Tensor value)', '(int dim, Tensor index, Number value)'),
  'index_fill_': ('(int dim, Tensor index, Tensor value)', '(int dim, Tensor index, Number value)'),
  'index_put': ('(tuple of Tensors indices, Tensor values, bool accumulate = False)',),
  'index_put_': ('(tuple of Tensors indices, Tensor values, bool accumulate = False)',),
+ 'index_reduce': ('(int dim, Tensor index, Tensor source, str reduce, *, bool include_self = '
+                  'True)',),
+ 'index_reduce_': ('(int dim, Tensor index, Tensor source, str reduce, *, bool include_self = '
+                   'True)',),
  'index_select': ('(int dim, Tensor index)',),
  'inner': ('(Tensor other)',),
  'int': ('(*, ember.memory_format memory_format = None)',),
@@ -221,6 +269,10 @@ METHODS = {'abs': ('noargs',),
  'is_contiguous': ('(*, ember.memory_format memory_format = contiguous_format)',),
  'is_floating_point': ('noargs',),
  'is_inference': ('noargs',),
+ 'is_nonzero': ('noargs',),
+ 'is_pinned': ('(ember.device device = None)',),
+ 'is_same_size': ('(Tensor other)',),
+ 'is_signed': ('noargs',),
  'isclose': ('(Tensor other, float rtol = 1e-05, float atol = 1e-08, bool equal_nan = False)',),
  'isfinite': ('noargs',),
  'isinf': ('noargs',),
@@ -230,6 +282,10 @@ METHODS = {'abs': ('noargs',),
  'isreal': ('noargs',),
  'kron': ('(Tensor other)',),
  'kthvalue': ('(int k, int dim = -1, bool keepdim = False)',),
+ 'lcm': ('(Tensor other)',),
+ 'lcm_': ('(Tensor other)',),
+ 'ldexp': ('(Tensor other)',),
+ 'ldexp_': ('(Tensor other)',),
  'le': ('(Tensor other)', '(Number other)'),
  'le_': ('(Tensor other)', '(Number other)'),
  'lerp': ('(Tensor end, Tensor weight)', '(Tensor end, Number weight)'),
@@ -266,6 +322,8 @@ METHODS = {'abs': ('noargs',),
  'long': ('(*, ember.memory_format memory_format = None)',),
  'lt': ('(Tensor other)', '(Number other)'),
  'lt_': ('(Tensor other)', '(Number other)'),
+ 'map2_': ('(Tensor x, Tensor y, object callable)',),
+ 'map_': ('(Tensor other, object callable)',),
  'masked_fill': ('(Tensor mask, Tensor value)', '(Tensor mask, Number value)'),
  'masked_fill_': ('(Tensor mask, Tensor value)', '(Tensor mask, Number value)'),
  'masked_scatter': ('(Tensor mask, Tensor source)',),
@@ -276,10 +334,11 @@ METHODS = {'abs': ('noargs',),
  'matrix_power': ('(int n)',),
  'maximum': ('(Tensor other)',),
  'mean': ('(*, ember.dtype dtype = None)',
-          '(tuple of ints dim, bool keepdim = False, *, ember.dtype dtype = None)'),
+          '(tuple of ints? dim, bool keepdim = False, *, ember.dtype dtype = None)'),
  'median': ('()', '(int dim, bool keepdim = False)'),
  'minimum': ('(Tensor other)',),
  'mm': ('(Tensor mat2)',),
+ 'mode': ('(int dim = -1, bool keepdim = False)',),
  'moveaxis': ('(int source, int destination)', '(tuple of ints source, tuple of ints destination)'),
  'movedim': ('(int source, int destination)', '(tuple of ints source, tuple of ints destination)'),
  'msort': ('noargs',),
@@ -295,6 +354,7 @@ METHODS = {'abs': ('noargs',),
  'nan_to_num': ('(float nan = None, float posinf = None, float neginf = None)',),
  'nan_to_num_': ('(float nan = None, float posinf = None, float neginf = None)',),
  'nanmean': ('(tuple of ints dim = None, bool keepdim = False, *, ember.dtype dtype = None)',),
+ 'nanmedian': ('()', '(int dim, bool keepdim = False)'),
  'nanquantile': ('(Tensor q, int dim = None, bool keepdim = False, *, str interpolation = '
                  '"linear")',
                  '(float q, int dim = None, bool keepdim = False, *, str interpolation = '
@@ -308,12 +368,18 @@ METHODS = {'abs': ('noargs',),
  'negative': ('noargs',),
  'negative_': ('noargs',),
  'new_empty': ('(tuple of ints size, *, ember.dtype dtype = None, ember.layout layout = None, '
-               'ember.device device = None, bool pin_memory = False, bool requires_grad = False)',),
+               'ember.device device = None, bool? pin_memory = False, bool? requires_grad = '
+               'False)',),
  'new_ones': ('(tuple of ints size, *, ember.dtype dtype = None, ember.layout layout = None, '
-              'ember.device device = None, bool pin_memory = False, bool requires_grad = False)',),
+              'ember.device device = None, bool? pin_memory = False, bool? requires_grad = '
+              'False)',),
  'new_zeros': ('(tuple of ints size, *, ember.dtype dtype = None, ember.layout layout = None, '
-               'ember.device device = None, bool pin_memory = False, bool requires_grad = False)',),
+               'ember.device device = None, bool? pin_memory = False, bool? requires_grad = '
+               'False)',),
+ 'nextafter': ('(Tensor other)',),
+ 'nextafter_': ('(Tensor other)',),
  'nonzero': ('()', '(*, bool as_tuple)'),
+ 'nonzero_static': ('(*, int size, int fill_value = -1)',),
  'normal_': ('(float mean = 0, float std = 1, *, ember.Generator generator = None)',),
  'not_equal': ('(Tensor other)', '(Number other)'),
  'not_equal_': ('(Tensor other)', '(Number other)'),
@@ -321,21 +387,25 @@ METHODS = {'abs': ('noargs',),
  'numpy': ('(*, bool force = False)',),
  'outer': ('(Tensor vec2)',),
  'permute': ('(tuple of ints dims)',),
+ 'pin_memory': ('(ember.device device = None)',),
  'pinverse': ('(float rcond = 1e-15)',),
  'polygamma': ('(int n)',),
  'polygamma_': ('(int n)',),
  'positive': ('noargs',),
  'pow': ('(Tensor exponent)', '(Number exponent)'),
  'pow_': ('(Tensor exponent)', '(Number exponent)'),
+ 'prelu': ('(Tensor weight)',),
  'prod': ('(*, ember.dtype dtype = None)',
           '(int dim, bool keepdim = False, *, ember.dtype dtype = None)'),
+ 'put': ('(Tensor index, Tensor source, bool accumulate = False)',),
+ 'put_': ('(Tensor index, Tensor source, bool accumulate = False)',),
  'qr': ('(bool some = True)',),
  'quantile': ('(Tensor q, int dim = None, bool keepdim = False, *, str interpolation = "linear")',
               '(float q, int dim = None, bool keepdim = False, *, str interpolation = "linear")'),
  'rad2deg': ('noargs',),
  'rad2deg_': ('noargs',),
  'random_': ('(*, ember.Generator generator = None)',
-             '(int from, int to, *, ember.Generator generator = None)',
+             '(int from, int? to, *, ember.Generator generator = None)',
              '(int to, *, ember.Generator generator = None)'),
  'ravel': ('noargs',),
  'reciprocal': ('noargs',),
@@ -352,6 +422,8 @@ METHODS = {'abs': ('noargs',),
  'requires_grad_': ('(bool requires_grad = True)',),
  'reshape': ('(tuple of ints shape)',),
  'reshape_as': ('(Tensor other)',),
+ 'resize_': ('(tuple of ints size, *, ember.memory_format memory_format = None)',),
+ 'resize_as_': ('(Tensor the_template, *, ember.memory_format memory_format = None)',),
  'roll': ('(tuple of ints shifts, tuple of ints dims = None)',),
  'rot90': ('(int k = 1, tuple of ints dims = {0,1})',),
  'round': ('()', '(*, int decimals)'),
@@ -368,7 +440,12 @@ METHODS = {'abs': ('noargs',),
               '(int dim, Tensor index, Number value, *, str reduce)'),
  'scatter_add': ('(int dim, Tensor index, Tensor src)',),
  'scatter_add_': ('(int dim, Tensor index, Tensor src)',),
+ 'scatter_reduce': ('(int dim, Tensor index, Tensor src, str reduce, *, bool include_self = '
+                    'True)',),
+ 'scatter_reduce_': ('(int dim, Tensor index, Tensor src, str reduce, *, bool include_self = '
+                     'True)',),
  'select': ('(int dim, int index)',),
+ 'select_scatter': ('(Tensor src, int dim, int index)',),
  'sgn': ('noargs',),
  'short': ('(*, ember.memory_format memory_format = None)',),
  'sigmoid': ('noargs',),
@@ -382,9 +459,10 @@ METHODS = {'abs': ('noargs',),
  'sinh': ('noargs',),
  'sinh_': ('noargs',),
  'size': ('(int dim = None)',),
+ 'slice_scatter': ('(Tensor src, int dim = 0, int start = None, int end = None, int step = 1)',),
  'slogdet': ('noargs',),
  'softmax': ('(int dim, ember.dtype dtype = None)',),
- 'sort': ('(*, bool stable, int dim = -1, bool descending = False)',
+ 'sort': ('(*, bool? stable, int dim = -1, bool descending = False)',
           '(int dim = -1, bool descending = False)'),
  'sqrt': ('noargs',),
  'sqrt_': ('noargs',),
@@ -398,10 +476,13 @@ METHODS = {'abs': ('noargs',),
  'subtract': ('(Tensor other, *, Number alpha = 1)', '(Number other, Number alpha = 1)'),
  'subtract_': ('(Tensor other, *, Number alpha = 1)', '(Number other, Number alpha = 1)'),
  'sum': ('(*, ember.dtype dtype = None)',
-         '(tuple of ints dim, bool keepdim = False, *, ember.dtype dtype = None)'),
+         '(tuple of ints? dim, bool keepdim = False, *, ember.dtype dtype = None)'),
+ 'sum_to_size': ('(tuple of ints size)',),
  'svd': ('(bool some = True, bool compute_uv = True)',),
  'swapaxes': ('(int axis0, int axis1)',),
+ 'swapaxes_': ('(int axis0, int axis1)',),
  'swapdims': ('(int dim0, int dim1)',),
+ 'swapdims_': ('(int dim0, int dim1)',),
  't': ('noargs',),
  'take': ('(Tensor index)',),
  'take_along_dim': ('(Tensor indices, int dim = None)',),
@@ -437,18 +518,26 @@ METHODS = {'abs': ('noargs',),
  'unbind': ('(int dim = 0)',),
  'unfold': ('(int dimension, int size, int step)',),
  'uniform_': ('(float from = 0, float to = 1, *, ember.Generator generator = None)',),
+ 'unsafe_chunk': ('(int chunks, int dim = 0)',),
+ 'unsafe_split': ('(int split_size, int dim = 0)',),
  'unsqueeze': ('(int dim)',),
  'unsqueeze_': ('(int dim)',),
  'vdot': ('(Tensor other)',),
  'view': ('(ember.dtype dtype)', '(tuple of ints size)'),
  'view_as': ('(Tensor other)',),
+ 'vsplit': ('(int sections)', '(tuple of ints indices)'),
  'where': ('(Tensor condition, Tensor other)', '(Tensor condition, Number other)'),
  'xlogy': ('(Tensor other)', '(Number other)'),
  'xlogy_': ('(Tensor other)', '(Number other)'),
  'zero_': ('noargs',)}
 
 # ember.* and torch._C._nn functions behind nn.functional
-FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
+FUNCTIONS = {'_dirichlet_grad': ('(Tensor x, Tensor alpha, Tensor total)',),
+ '_sample_dirichlet': ('(Tensor input, ember.Generator generator = None)',),
+ '_standard_gamma': ('(Tensor input, ember.Generator generator = None)',),
+ '_standard_gamma_grad': ('(Tensor input, Tensor output)',),
+ '_weight_norm': ('(Tensor v, Tensor g, int dim = 0)',),
+ 'abs': ('(Tensor input, *, Tensor out = None)',),
  'abs_': ('(Tensor input)',),
  'absolute': ('(Tensor input, *, Tensor out = None)',),
  'acos': ('(Tensor input, *, Tensor out = None)',),
@@ -458,12 +547,19 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
  'adaptive_avg_pool1d': ('(Tensor input, tuple of ints output_size)',),
  'adaptive_avg_pool2d': ('(Tensor input, tuple of ints output_size, *, Tensor out = None)',),
  'adaptive_avg_pool3d': ('(Tensor input, tuple of ints output_size, *, Tensor out = None)',),
+ 'adaptive_max_pool1d': ('(Tensor input, tuple of ints output_size)',),
  'adaptive_max_pool2d': ('(Tensor input, tuple of ints output_size, *, tuple of Tensors out = '
                          'None)',),
  'adaptive_max_pool3d': ('(Tensor input, tuple of ints output_size, *, tuple of Tensors out = '
                          'None)',),
  'add': ('(Tensor input, Tensor other, *, Number alpha = 1, Tensor out = None)',
          '(Tensor input, Number alpha, Tensor other, *, Tensor out = None)|hidden'),
+ 'addbmm': ('(Tensor input, Tensor batch1, Tensor batch2, *, Number beta = 1, Number alpha = 1, '
+            'Tensor out = None)',
+            '(Number beta, Tensor input, Number alpha, Tensor batch1, Tensor batch2, *, Tensor out '
+            '= None)|hidden',
+            '(Number beta, Tensor input, Tensor batch1, Tensor batch2, *, Tensor out = '
+            'None)|hidden'),
  'addcdiv': ('(Tensor input, Tensor tensor1, Tensor tensor2, *, Number value = 1, Tensor out = '
              'None)',
              '(Tensor input, Number value, Tensor tensor1, Tensor tensor2, *, Tensor out = '
@@ -484,12 +580,23 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
            '(Number beta, Tensor input, Number alpha, Tensor mat, Tensor vec, *, Tensor out = '
            'None)|hidden',
            '(Number beta, Tensor input, Tensor mat, Tensor vec, *, Tensor out = None)|hidden'),
+ 'addmv_': ('(Tensor input, Tensor mat, Tensor vec, *, Number beta = 1, Number alpha = 1)',
+            '(Number beta, Tensor input, Number alpha, Tensor mat, Tensor vec)|hidden',
+            '(Number beta, Tensor input, Tensor mat, Tensor vec)|hidden'),
+ 'addr': ('(Tensor input, Tensor vec1, Tensor vec2, *, Number beta = 1, Number alpha = 1, Tensor '
+          'out = None)',
+          '(Number beta, Tensor input, Number alpha, Tensor vec1, Tensor vec2, *, Tensor out = '
+          'None)|hidden',
+          '(Number beta, Tensor input, Tensor vec1, Tensor vec2, *, Tensor out = None)|hidden'),
  'adjoint': ('(Tensor input)',),
+ 'alias_copy': ('(Tensor input, *, Tensor out = None)',),
  'all': ('(Tensor input, *, Tensor out = None)',
          '(Tensor input, tuple of ints dim = None, bool keepdim = False, *, Tensor out = None)',
          '(Tensor input, int dim, bool keepdim = False, *, Tensor out = None)'),
  'allclose': ('(Tensor input, Tensor other, float rtol = 1e-05, float atol = 1e-08, bool equal_nan '
               '= False)',),
+ 'alpha_dropout': ('(Tensor input, float p, bool train)',),
+ 'alpha_dropout_': ('(Tensor input, float p, bool train)',),
  'amax': ('(Tensor input, tuple of ints dim = None, bool keepdim = False, *, Tensor out = None)',),
  'amin': ('(Tensor input, tuple of ints dim = None, bool keepdim = False, *, Tensor out = None)',),
  'aminmax': ('(Tensor input, *, int dim = None, bool keepdim = False, tuple of Tensors out = '
@@ -498,13 +605,13 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
          '(Tensor input, tuple of ints dim = None, bool keepdim = False, *, Tensor out = None)',
          '(Tensor input, int dim, bool keepdim = False, *, Tensor out = None)'),
  'arange': ('(Number end, *, Tensor out = None, ember.dtype dtype = None, ember.layout layout = '
-            'None, ember.device device = None, bool pin_memory = False, bool requires_grad = '
+            'None, ember.device device = None, bool? pin_memory = False, bool? requires_grad = '
             'False)',
             '(Number start, Number end, *, ember.dtype dtype = None, ember.layout layout = None, '
-            'ember.device device = None, bool pin_memory = False, bool requires_grad = False)',
+            'ember.device device = None, bool? pin_memory = False, bool? requires_grad = False)',
             '(Number start, Number end, Number step = 1, *, Tensor out = None, ember.dtype dtype = '
-            'None, ember.layout layout = None, ember.device device = None, bool pin_memory = '
-            'False, bool requires_grad = False)'),
+            'None, ember.layout layout = None, ember.device device = None, bool? pin_memory = '
+            'False, bool? requires_grad = False)'),
  'arccos': ('(Tensor input, *, Tensor out = None)',),
  'arccos_': ('(Tensor input)',),
  'arccosh': ('(Tensor input, *, Tensor out = None)',),
@@ -524,6 +631,8 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
              'None)',
              '(Tensor input, int dim = -1, bool descending = False)'),
  'argwhere': ('(Tensor input)',),
+ 'as_strided_scatter': ('(Tensor input, Tensor src, tuple of ints size, tuple of ints stride, int '
+                        'storage_offset = None)',),
  'as_tensor': ('(object data, *, ember.dtype dtype = None, ember.device device = None)',),
  'asarray': ('(object obj, *, ember.dtype dtype = None, ember.device device = None, bool copy = '
              'None, bool requires_grad = None)',),
@@ -553,17 +662,22 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
              '(Number beta, Tensor input, Tensor batch1, Tensor batch2, *, Tensor out = '
              'None)|hidden'),
  'bartlett_window': ('(int window_length, *, ember.dtype dtype = None, ember.layout layout = None, '
-                     'ember.device device = None, bool pin_memory = False, bool requires_grad = '
+                     'ember.device device = None, bool? pin_memory = False, bool? requires_grad = '
                      'False)',
                      '(int window_length, bool periodic, *, ember.dtype dtype = None, ember.layout '
-                     'layout = None, ember.device device = None, bool pin_memory = False, bool '
+                     'layout = None, ember.device device = None, bool? pin_memory = False, bool? '
                      'requires_grad = False)'),
+ 'batch_norm': ('(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? '
+                'running_var, bool training, float momentum, float eps, bool cudnn_enabled)',),
  'bernoulli': ('(Tensor input, *, ember.Generator generator = None, Tensor out = None)',
                '(Tensor input, float p, *, ember.Generator generator = None)'),
  'bilinear': ('(Tensor input1, Tensor input2, Tensor weight, Tensor bias = None)',),
  'binary_cross_entropy': ('(Tensor input, Tensor target, Tensor weight = None, int reduction = 1, '
                           '*, Tensor out = None)',),
+ 'binary_cross_entropy_with_logits': ('(Tensor input, Tensor target, Tensor weight = None, Tensor '
+                                      'pos_weight = None, int reduction = 1)',),
  'bincount': ('(Tensor input, Tensor weights = None, int minlength = 0)',),
+ 'binomial': ('(Tensor count, Tensor prob, ember.Generator generator = None)',),
  'bitwise_and': ('(Tensor input, Tensor other, *, Tensor out = None)',
                  '(Number self, Tensor other)',
                  '(Tensor input, Number other, *, Tensor out = None)'),
@@ -581,10 +695,10 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
                  '(Number self, Tensor other)',
                  '(Tensor input, Number other, *, Tensor out = None)'),
  'blackman_window': ('(int window_length, *, ember.dtype dtype = None, ember.layout layout = None, '
-                     'ember.device device = None, bool pin_memory = False, bool requires_grad = '
+                     'ember.device device = None, bool? pin_memory = False, bool? requires_grad = '
                      'False)',
                      '(int window_length, bool periodic, *, ember.dtype dtype = None, ember.layout '
-                     'layout = None, ember.device device = None, bool pin_memory = False, bool '
+                     'layout = None, ember.device device = None, bool? pin_memory = False, bool? '
                      'requires_grad = False)'),
  'bmm': ('(Tensor input, Tensor mat2, *, Tensor out = None)',
          '(Tensor input, Tensor mat2, ember.dtype out_dtype, *, Tensor out = None)'),
@@ -596,6 +710,7 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
  'cat': ('(tuple of Tensors tensors, int dim = 0, *, Tensor out = None)',),
  'ceil': ('(Tensor input, *, Tensor out = None)',),
  'ceil_': ('(Tensor input)',),
+ 'celu': ('(Tensor input, Number alpha = 1.0)',),
  'celu_': ('(Tensor input, Number alpha = 1.0)',),
  'channel_shuffle': ('(Tensor input, int groups)',),
  'cholesky': ('(Tensor input, bool upper = False, *, Tensor out = None)',),
@@ -616,6 +731,7 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
           '(Tensor input, Number min = None, Number max = None, *, Tensor out = None)'),
  'clip_': ('(Tensor input, Tensor min = None, Tensor max = None)',
            '(Tensor input, Number min = None, Number max = None)'),
+ 'clone': ('(Tensor input, *, ember.memory_format memory_format = None)',),
  'column_stack': ('(tuple of Tensors tensors, *, Tensor out = None)',),
  'combinations': ('(Tensor input, int r = 2, bool with_replacement = False)',),
  'concat': ('(tuple of Tensors tensors, int dim = 0, *, Tensor out = None)',),
@@ -641,6 +757,9 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
  'conv_transpose3d': ('(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, '
                       'tuple of ints padding = 0, tuple of ints output_padding = 0, int groups = '
                       '1, tuple of ints dilation = 1)',),
+ 'convolution': ('(Tensor input, Tensor weight, Tensor? bias, tuple of ints stride, tuple of ints '
+                 'padding, tuple of ints dilation, bool transposed, tuple of ints output_padding, '
+                 'int groups)',),
  'copysign': ('(Tensor input, Tensor other, *, Tensor out = None)',
               '(Tensor input, Number other, *, Tensor out = None)'),
  'corrcoef': ('(Tensor input)',),
@@ -648,6 +767,8 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
  'cos_': ('(Tensor input)',),
  'cosh': ('(Tensor input, *, Tensor out = None)',),
  'cosh_': ('(Tensor input)',),
+ 'cosine_embedding_loss': ('(Tensor input1, Tensor input2, Tensor target, float margin = 0.0, int '
+                           'reduction = 1)',),
  'cosine_similarity': ('(Tensor x1, Tensor x2, int dim = 1, float eps = 1e-08)',),
  'count_nonzero': ('(Tensor input, int dim = None)', '(Tensor input, tuple of ints dim)'),
  'cov': ('(Tensor input, *, int correction = 1, Tensor fweights = None, Tensor aweights = None)',),
@@ -661,34 +782,56 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
  'deg2rad': ('(Tensor input, *, Tensor out = None)',),
  'deg2rad_': ('(Tensor input)',),
  'det': ('(Tensor input)',),
- 'device': ('(ember.device device)', '(str type, int index = -1)'),
+ 'detach': ('(Tensor input)',),
+ 'detach_': ('(Tensor input)',),
+ 'detach_copy': ('(Tensor input, *, Tensor out = None)',),
+ 'device': ('(ember.device device)', '(str type, int? index = -1)'),
  'diag': ('(Tensor input, int diagonal = 0, *, Tensor out = None)',),
  'diag_embed': ('(Tensor input, int offset = 0, int dim1 = -2, int dim2 = -1)',),
+ 'diagflat': ('(Tensor input, int offset = 0)',),
  'diagonal': ('(Tensor input, int offset = 0, int dim1 = 0, int dim2 = 1)',),
+ 'diagonal_copy': ('(Tensor input, int offset = 0, int dim1 = 0, int dim2 = 1, *, Tensor out = '
+                   'None)',),
+ 'diagonal_scatter': ('(Tensor input, Tensor src, int offset = 0, int dim1 = 0, int dim2 = 1)',),
  'diff': ('(Tensor input, int n = 1, int dim = -1, Tensor prepend = None, Tensor append = None, *, '
           'Tensor out = None)',),
  'digamma': ('(Tensor input, *, Tensor out = None)',),
+ 'dist': ('(Tensor input, Tensor other, Number p = 2)',),
  'div': ('(Tensor input, Tensor other, *, Tensor out = None)',
-         '(Tensor input, Tensor other, *, str rounding_mode, Tensor out = None)',
-         '(Tensor input, Number other, *, str rounding_mode)'),
+         '(Tensor input, Tensor other, *, str? rounding_mode, Tensor out = None)',
+         '(Tensor input, Number other, *, str? rounding_mode)'),
  'divide': ('(Tensor input, Tensor other, *, Tensor out = None)',
-            '(Tensor input, Tensor other, *, str rounding_mode, Tensor out = None)',
+            '(Tensor input, Tensor other, *, str? rounding_mode, Tensor out = None)',
             '(Tensor input, Number other)',
-            '(Tensor input, Number other, *, str rounding_mode)'),
+            '(Tensor input, Number other, *, str? rounding_mode)'),
  'dot': ('(Tensor input, Tensor tensor, *, Tensor out = None)',),
+ 'dropout': ('(Tensor input, float p, bool train)',),
+ 'dropout_': ('(Tensor input, float p, bool train)',),
+ 'dsplit': ('(Tensor input, int sections)', '(Tensor input, tuple of ints indices)'),
  'dstack': ('(tuple of Tensors tensors, *, Tensor out = None)',),
  'elu': ('(Tensor input, Number alpha = 1, Number scale = 1, Number input_scale = 1, *, Tensor out '
          '= None)',),
  'elu_': ('(Tensor input, Number alpha = 1, Number scale = 1, Number input_scale = 1)',),
+ 'embedding': ('(Tensor weight, Tensor indices, int padding_idx = -1, bool scale_grad_by_freq = '
+               'False, bool sparse = False)',),
+ 'embedding_bag': ('(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq, int '
+                   'mode, bool sparse, Tensor? per_sample_weights, bool include_last_offset, int? '
+                   'padding_idx)',
+                   '(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq = '
+                   'False, int mode = 0, bool sparse = False, Tensor per_sample_weights = None, '
+                   'bool include_last_offset = False)'),
  'empty': ('(tuple of ints size, *, ember.memory_format memory_format = None, Tensor out = None, '
-           'ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, bool '
-           'pin_memory = False, bool requires_grad = False)',),
+           'ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, '
+           'bool? pin_memory = False, bool? requires_grad = False)',),
  'empty_like': ('(Tensor input, *, ember.memory_format memory_format = None, ember.dtype dtype = '
-                'None, ember.layout layout = None, ember.device device = None, bool pin_memory = '
-                'False, bool requires_grad = False)',),
+                'None, ember.layout layout = None, ember.device device = None, bool? pin_memory = '
+                'False, bool? requires_grad = False)',),
+ 'empty_permuted': ('(tuple of ints size, tuple of ints physical_layout, *, ember.dtype dtype = '
+                    'None, ember.layout layout = None, ember.device device = None, bool? '
+                    'pin_memory = False, bool? requires_grad = False)',),
  'empty_strided': ('(tuple of ints size, tuple of ints stride, *, ember.dtype dtype = None, '
-                   'ember.layout layout = None, ember.device device = None, bool pin_memory = '
-                   'False, bool requires_grad = False)',),
+                   'ember.layout layout = None, ember.device device = None, bool? pin_memory = '
+                   'False, bool? requires_grad = False)',),
  'eq': ('(Tensor input, Tensor other, *, Tensor out = None)',
         '(Tensor input, Number other, *, Tensor out = None)'),
  'equal': ('(Tensor input, Tensor other)',),
@@ -701,12 +844,19 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
  'exp2': ('(Tensor input, *, Tensor out = None)',),
  'exp2_': ('(Tensor input)',),
  'exp_': ('(Tensor input)',),
+ 'expand_copy': ('(Tensor input, tuple of ints size, *, bool implicit = False, Tensor out = '
+                 'None)',),
  'expm1': ('(Tensor input, *, Tensor out = None)',),
  'expm1_': ('(Tensor input)',),
  'eye': ('(int n, *, Tensor out = None, ember.dtype dtype = None, ember.layout layout = None, '
-         'ember.device device = None, bool pin_memory = False, bool requires_grad = False)',
+         'ember.device device = None, bool? pin_memory = False, bool? requires_grad = False)',
          '(int n, int m, *, Tensor out = None, ember.dtype dtype = None, ember.layout layout = '
-         'None, ember.device device = None, bool pin_memory = False, bool requires_grad = False)'),
+         'None, ember.device device = None, bool? pin_memory = False, bool? requires_grad = '
+         'False)'),
+ 'feature_alpha_dropout': ('(Tensor input, float p, bool train)',),
+ 'feature_alpha_dropout_': ('(Tensor input, float p, bool train)',),
+ 'feature_dropout': ('(Tensor input, float p, bool train)',),
+ 'feature_dropout_': ('(Tensor input, float p, bool train)',),
  'fill_': ('(Tensor input, Tensor value)', '(Tensor input, Number value)'),
  'finfo': ('(ember.dtype type)', '()'),
  'fix': ('(Tensor input, *, Tensor out = None)',),
@@ -728,69 +878,121 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
           '(Tensor input, Number other, *, Tensor out = None)'),
  'frac': ('(Tensor input, *, Tensor out = None)',),
  'frac_': ('(Tensor input)',),
+ 'fractional_max_pool2d': ('(Tensor input, tuple of ints kernel_size, tuple of ints output_size, '
+                           'Tensor random_samples, *, tuple of Tensors out = None)',),
+ 'fractional_max_pool3d': ('(Tensor input, tuple of ints kernel_size, tuple of ints output_size, '
+                           'Tensor random_samples, *, tuple of Tensors out = None)',),
+ 'frexp': ('(Tensor input, *, tuple of Tensors out = None)',),
+ 'frombuffer': ('(object buffer, *, ember.dtype dtype, int count = -1, int offset = 0, bool '
+                'requires_grad = False)',),
  'full': ('(tuple of ints size, Number fill_value, *, Tensor out = None, ember.dtype dtype = None, '
-          'ember.layout layout = None, ember.device device = None, bool pin_memory = False, bool '
+          'ember.layout layout = None, ember.device device = None, bool? pin_memory = False, bool? '
           'requires_grad = False)',),
  'full_like': ('(Tensor input, Number fill_value, *, ember.memory_format memory_format = None, '
                'ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, '
-               'bool pin_memory = False, bool requires_grad = False)',),
+               'bool? pin_memory = False, bool? requires_grad = False)',),
  'gather': ('(Tensor input, int dim, Tensor index, *, bool sparse_grad = False, Tensor out = '
             'None)',),
+ 'gcd': ('(Tensor input, Tensor other, *, Tensor out = None)',),
+ 'gcd_': ('(Tensor input, Tensor other)',),
  'ge': ('(Tensor input, Tensor other, *, Tensor out = None)',
         '(Tensor input, Number other, *, Tensor out = None)'),
  'gelu': ('(Tensor input, *, str approximate = "none", Tensor out = None)',),
  'ger': ('(Tensor input, Tensor vec2, *, Tensor out = None)',),
  'get_autocast_dtype': ('(str device_type)',),
+ 'get_device': ('(Tensor input)',),
  'glu': ('(Tensor input, int dim = -1, *, Tensor out = None)',),
+ 'gradient': ('(Tensor input, *, tuple of ints dim, int edge_order = 1)',
+              '(Tensor input, *, Number spacing, tuple of ints dim, int edge_order = 1)',
+              '(Tensor input, *, Number spacing = None, int dim = None, int edge_order = 1)',
+              '(Tensor input, *, tuple of Scalars spacing, int dim = None, int edge_order = 1)',
+              '(Tensor input, *, tuple of Scalars spacing, tuple of ints dim, int edge_order = 1)',
+              '(Tensor input, *, tuple of Tensors spacing, int dim = None, int edge_order = 1)',
+              '(Tensor input, *, tuple of Tensors spacing, tuple of ints dim, int edge_order = 1)'),
  'greater': ('(Tensor input, Tensor other, *, Tensor out = None)',
              '(Tensor input, Number other, *, Tensor out = None)'),
  'greater_equal': ('(Tensor input, Tensor other, *, Tensor out = None)',
                    '(Tensor input, Number other, *, Tensor out = None)'),
+ 'grid_sampler': ('(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool '
+                  'align_corners)',),
+ 'grid_sampler_2d': ('(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool '
+                     'align_corners)',),
+ 'grid_sampler_3d': ('(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool '
+                     'align_corners)',),
+ 'group_norm': ('(Tensor input, int num_groups, Tensor weight = None, Tensor bias = None, float '
+                'eps = 1e-05, bool cudnn_enabled = True)',),
  'gt': ('(Tensor input, Tensor other, *, Tensor out = None)',
         '(Tensor input, Number other, *, Tensor out = None)'),
  'hamming_window': ('(int window_length, *, ember.dtype dtype = None, ember.layout layout = None, '
-                    'ember.device device = None, bool pin_memory = False, bool requires_grad = '
+                    'ember.device device = None, bool? pin_memory = False, bool? requires_grad = '
                     'False)',
                     '(int window_length, bool periodic, *, ember.dtype dtype = None, ember.layout '
-                    'layout = None, ember.device device = None, bool pin_memory = False, bool '
+                    'layout = None, ember.device device = None, bool? pin_memory = False, bool? '
                     'requires_grad = False)',
                     '(int window_length, bool periodic, float alpha, *, ember.dtype dtype = None, '
-                    'ember.layout layout = None, ember.device device = None, bool pin_memory = '
-                    'False, bool requires_grad = False)',
+                    'ember.layout layout = None, ember.device device = None, bool? pin_memory = '
+                    'False, bool? requires_grad = False)',
                     '(int window_length, bool periodic, float alpha, float beta, *, ember.dtype '
-                    'dtype = None, ember.layout layout = None, ember.device device = None, bool '
-                    'pin_memory = False, bool requires_grad = False)'),
+                    'dtype = None, ember.layout layout = None, ember.device device = None, bool? '
+                    'pin_memory = False, bool? requires_grad = False)'),
  'hann_window': ('(int window_length, *, ember.dtype dtype = None, ember.layout layout = None, '
-                 'ember.device device = None, bool pin_memory = False, bool requires_grad = False)',
+                 'ember.device device = None, bool? pin_memory = False, bool? requires_grad = '
+                 'False)',
                  '(int window_length, bool periodic, *, ember.dtype dtype = None, ember.layout '
-                 'layout = None, ember.device device = None, bool pin_memory = False, bool '
+                 'layout = None, ember.device device = None, bool? pin_memory = False, bool? '
                  'requires_grad = False)'),
  'hardshrink': ('(Tensor input, Number lambd = 0.5, *, Tensor out = None)',),
  'hardsigmoid': ('(Tensor input, *, Tensor out = None)',),
  'hardswish': ('(Tensor input, *, Tensor out = None)',),
  'hardtanh': ('(Tensor input, Number min_val = -1, Number max_val = 1, *, Tensor out = None)',),
  'hardtanh_': ('(Tensor input, Number min_val = -1, Number max_val = 1)',),
+ 'heaviside': ('(Tensor input, Tensor values, *, Tensor out = None)',),
+ 'hinge_embedding_loss': ('(Tensor input, Tensor target, float margin = 1.0, int reduction = 1)',),
  'histc': ('(Tensor input, int bins = 100, Number min = 0, Number max = 0, *, Tensor out = None)',),
  'histogram': ('(Tensor input, Tensor bins, *, Tensor weight = None, bool density = False, tuple '
                'of Tensors out = None)',
                '(Tensor input, int bins = 100, *, tuple of floats range = None, Tensor weight = '
                'None, bool density = False, tuple of Tensors out = None)'),
+ 'histogramdd': ('(Tensor input, int bins, tuple of floats range = None, Tensor weight = None, '
+                 'bool density = False)',
+                 '(Tensor input, tuple of ints bins, tuple of floats range = None, Tensor weight = '
+                 'None, bool density = False)',
+                 '(Tensor input, tuple of Tensors bins, tuple of floats range = None, Tensor '
+                 'weight = None, bool density = False)'),
+ 'hsplit': ('(Tensor input, int sections)', '(Tensor input, tuple of ints indices)'),
  'hstack': ('(tuple of Tensors tensors, *, Tensor out = None)',),
  'huber_loss': ('(Tensor input, Tensor target, int reduction = 1, float delta = 1.0, *, Tensor out '
                 '= None)',),
  'hypot': ('(Tensor input, Tensor other, *, Tensor out = None)',),
  'i0': ('(Tensor input, *, Tensor out = None)',),
  'i0_': ('(Tensor input)',),
+ 'igamma': ('(Tensor input, Tensor other, *, Tensor out = None)',),
+ 'igammac': ('(Tensor input, Tensor other, *, Tensor out = None)',),
  'iinfo': ('(ember.dtype type)',),
  'index_add': ('(Tensor input, int dim, Tensor index, Tensor source, *, Number alpha = 1, Tensor '
                'out = None)',),
+ 'index_copy': ('(Tensor input, int dim, Tensor index, Tensor source, *, Tensor out = None)',),
  'index_fill': ('(Tensor input, int dim, Tensor index, Tensor value)',
                 '(Tensor input, int dim, Tensor index, Number value)'),
  'index_put': ('(Tensor input, tuple of Tensors indices, Tensor values, bool accumulate = False)',),
+ 'index_put_': ('(Tensor input, tuple of Tensors indices, Tensor values, bool accumulate = '
+                'False)',),
+ 'index_reduce': ('(Tensor input, int dim, Tensor index, Tensor source, str reduce, *, bool '
+                  'include_self = True, Tensor out = None)',),
  'index_select': ('(Tensor input, int dim, Tensor index, *, Tensor out = None)',),
+ 'indices_copy': ('(Tensor input, *, Tensor out = None)',),
  'inner': ('(Tensor input, Tensor other, *, Tensor out = None)',),
+ 'instance_norm': ('(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? '
+                   'running_var, bool use_input_stats, float momentum, float eps, bool '
+                   'cudnn_enabled)',),
  'inverse': ('(Tensor input, *, Tensor out = None)',),
  'is_autocast_enabled': ('(str device_type)', '()'),
+ 'is_complex': ('(Tensor input)',),
+ 'is_floating_point': ('(Tensor input)',),
+ 'is_inference': ('(Tensor input)',),
+ 'is_nonzero': ('(Tensor input)',),
+ 'is_same_size': ('(Tensor input, Tensor other)',),
+ 'is_signed': ('(Tensor input)',),
  'isclose': ('(Tensor input, Tensor other, float rtol = 1e-05, float atol = 1e-08, bool equal_nan '
              '= False)',),
  'isfinite': ('(Tensor input)',),
@@ -806,18 +1008,23 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
  'isposinf': ('(Tensor input, *, Tensor out = None)',),
  'isreal': ('(Tensor input)',),
  'kaiser_window': ('(int window_length, *, ember.dtype dtype = None, ember.layout layout = None, '
-                   'ember.device device = None, bool pin_memory = False, bool requires_grad = '
+                   'ember.device device = None, bool? pin_memory = False, bool? requires_grad = '
                    'False)',
                    '(int window_length, bool periodic, *, ember.dtype dtype = None, ember.layout '
-                   'layout = None, ember.device device = None, bool pin_memory = False, bool '
+                   'layout = None, ember.device device = None, bool? pin_memory = False, bool? '
                    'requires_grad = False)',
                    '(int window_length, bool periodic, float beta, *, ember.dtype dtype = None, '
-                   'ember.layout layout = None, ember.device device = None, bool pin_memory = '
-                   'False, bool requires_grad = False)'),
+                   'ember.layout layout = None, ember.device device = None, bool? pin_memory = '
+                   'False, bool? requires_grad = False)'),
+ 'kl_div': ('(Tensor input, Tensor target, int reduction = 1, *, bool log_target = False)',),
  'kron': ('(Tensor input, Tensor other, *, Tensor out = None)',),
  'kthvalue': ('(Tensor input, int k, int dim = -1, bool keepdim = False, *, tuple of Tensors out = '
               'None)',),
  'l1_loss': ('(Tensor input, Tensor target, int reduction = 1)',),
+ 'lcm': ('(Tensor input, Tensor other, *, Tensor out = None)',),
+ 'lcm_': ('(Tensor input, Tensor other)',),
+ 'ldexp': ('(Tensor input, Tensor other, *, Tensor out = None)',),
+ 'ldexp_': ('(Tensor input, Tensor other)',),
  'le': ('(Tensor input, Tensor other, *, Tensor out = None)',
         '(Tensor input, Number other, *, Tensor out = None)'),
  'leaky_relu': ('(Tensor input, Number negative_slope = 0.01, *, Tensor out = None)',),
@@ -831,17 +1038,17 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
  'lgamma': ('(Tensor input, *, Tensor out = None)',),
  'linear': ('(Tensor input, Tensor weight, Tensor bias = None, *, Tensor out = None)',),
  'linspace': ('(Tensor start, Tensor end, int steps, *, Tensor out = None, ember.dtype dtype = '
-              'None, ember.layout layout = None, ember.device device = None, bool pin_memory = '
-              'False, bool requires_grad = False)',
+              'None, ember.layout layout = None, ember.device device = None, bool? pin_memory = '
+              'False, bool? requires_grad = False)',
               '(Number start, Tensor end, int steps, *, Tensor out = None, ember.dtype dtype = '
-              'None, ember.layout layout = None, ember.device device = None, bool pin_memory = '
-              'False, bool requires_grad = False)',
+              'None, ember.layout layout = None, ember.device device = None, bool? pin_memory = '
+              'False, bool? requires_grad = False)',
               '(Tensor start, Number end, int steps, *, Tensor out = None, ember.dtype dtype = '
-              'None, ember.layout layout = None, ember.device device = None, bool pin_memory = '
-              'False, bool requires_grad = False)',
+              'None, ember.layout layout = None, ember.device device = None, bool? pin_memory = '
+              'False, bool? requires_grad = False)',
               '(Number start, Number end, int steps, *, Tensor out = None, ember.dtype dtype = '
-              'None, ember.layout layout = None, ember.device device = None, bool pin_memory = '
-              'False, bool requires_grad = False)'),
+              'None, ember.layout layout = None, ember.device device = None, bool? pin_memory = '
+              'False, bool? requires_grad = False)'),
  'log': ('(Tensor input, *, Tensor out = None)',),
  'log10': ('(Tensor input, *, Tensor out = None)',),
  'log10_': ('(Tensor input)',),
@@ -863,21 +1070,23 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
  'logit_': ('(Tensor input, float eps = None)',),
  'logspace': ('(Tensor start, Tensor end, int steps, float base = 10.0, *, Tensor out = None, '
               'ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, '
-              'bool pin_memory = False, bool requires_grad = False)',
+              'bool? pin_memory = False, bool? requires_grad = False)',
               '(Number start, Tensor end, int steps, float base = 10.0, *, Tensor out = None, '
               'ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, '
-              'bool pin_memory = False, bool requires_grad = False)',
+              'bool? pin_memory = False, bool? requires_grad = False)',
               '(Tensor start, Number end, int steps, float base = 10.0, *, Tensor out = None, '
               'ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, '
-              'bool pin_memory = False, bool requires_grad = False)',
+              'bool? pin_memory = False, bool? requires_grad = False)',
               '(Number start, Number end, int steps, float base = 10.0, *, Tensor out = None, '
               'ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, '
-              'bool pin_memory = False, bool requires_grad = False)'),
+              'bool? pin_memory = False, bool? requires_grad = False)'),
  'logsumexp': ('(Tensor input, tuple of ints dim, bool keepdim = False, *, Tensor out = None)',),
  'lt': ('(Tensor input, Tensor other, *, Tensor out = None)',
         '(Tensor input, Number other, *, Tensor out = None)'),
  'lu_unpack': ('(Tensor LU_data, Tensor LU_pivots, bool unpack_data = True, bool unpack_pivots = '
                'True, *, tuple of Tensors out = None)',),
+ 'margin_ranking_loss': ('(Tensor input1, Tensor input2, Tensor target, float margin = 0.0, int '
+                         'reduction = 1)',),
  'masked_fill': ('(Tensor input, Tensor mask, Tensor value)',
                  '(Tensor input, Tensor mask, Number value)'),
  'masked_scatter': ('(Tensor input, Tensor mask, Tensor source)',),
@@ -888,9 +1097,18 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
  'max': ('(Tensor input, *, Tensor out = None)',
          '(Tensor input, Tensor other, *, Tensor out = None)',
          '(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)'),
+ 'max_pool1d': ('(Tensor input, tuple of ints kernel_size, tuple of ints stride = None, tuple of '
+                'ints padding = 0, tuple of ints dilation = 1, bool ceil_mode = False)',),
+ 'max_pool1d_with_indices': ('(Tensor input, tuple of ints kernel_size, tuple of ints stride = '
+                             'None, tuple of ints padding = 0, tuple of ints dilation = 1, bool '
+                             'ceil_mode = False)',),
+ 'max_pool2d': ('(Tensor input, tuple of ints kernel_size, tuple of ints stride = None, tuple of '
+                'ints padding = 0, tuple of ints dilation = 1, bool ceil_mode = False)',),
  'max_pool2d_with_indices': ('(Tensor input, tuple of ints kernel_size, tuple of ints stride = '
                              'None, tuple of ints padding = 0, tuple of ints dilation = 1, bool '
                              'ceil_mode = False, *, tuple of Tensors out = None)',),
+ 'max_pool3d': ('(Tensor input, tuple of ints kernel_size, tuple of ints stride = None, tuple of '
+                'ints padding = 0, tuple of ints dilation = 1, bool ceil_mode = False)',),
  'max_pool3d_with_indices': ('(Tensor input, tuple of ints kernel_size, tuple of ints stride = '
                              'None, tuple of ints padding = 0, tuple of ints dilation = 1, bool '
                              'ceil_mode = False, *, tuple of Tensors out = None)',),
@@ -900,7 +1118,7 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
                   'tuple of ints padding, *, Tensor out = None)',),
  'maximum': ('(Tensor input, Tensor other, *, Tensor out = None)',),
  'mean': ('(Tensor input, *, ember.dtype dtype = None, Tensor out = None)',
-          '(Tensor input, tuple of ints dim, bool keepdim = False, *, ember.dtype dtype = None, '
+          '(Tensor input, tuple of ints? dim, bool keepdim = False, *, ember.dtype dtype = None, '
           'Tensor out = None)'),
  'median': ('(Tensor input)',
             '(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)'),
@@ -911,6 +1129,7 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
  'mish': ('(Tensor input, *, Tensor out = None)',),
  'mm': ('(Tensor input, Tensor mat2, *, Tensor out = None)',
         '(Tensor input, Tensor mat2, ember.dtype out_dtype, *, Tensor out = None)'),
+ 'mode': ('(Tensor input, int dim = -1, bool keepdim = False, *, tuple of Tensors out = None)',),
  'moveaxis': ('(Tensor input, int source, int destination)',
               '(Tensor input, tuple of ints source, tuple of ints destination)'),
  'movedim': ('(Tensor input, int source, int destination)',
@@ -932,6 +1151,8 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
  'nan_to_num_': ('(Tensor input, float nan = None, float posinf = None, float neginf = None)',),
  'nanmean': ('(Tensor input, tuple of ints dim = None, bool keepdim = False, *, ember.dtype dtype '
              '= None, Tensor out = None)',),
+ 'nanmedian': ('(Tensor input)',
+               '(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)'),
  'nanquantile': ('(Tensor input, Tensor q, int dim = None, bool keepdim = False, *, str '
                  'interpolation = "linear", Tensor out = None)',
                  '(Tensor input, float q, int dim = None, bool keepdim = False, *, str '
@@ -940,6 +1161,7 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
             'None, Tensor out = None)',),
  'narrow': ('(Tensor input, int dim, Tensor start, int length)',
             '(Tensor input, int dim, int start, int length)'),
+ 'narrow_copy': ('(Tensor input, int dim, int start, int length, *, Tensor out = None)',),
  'native_channel_shuffle': ('(Tensor input, int groups)',),
  'ne': ('(Tensor input, Tensor other, *, Tensor out = None)',
         '(Tensor input, Number other, *, Tensor out = None)'),
@@ -947,31 +1169,40 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
  'neg_': ('(Tensor input)',),
  'negative': ('(Tensor input, *, Tensor out = None)',),
  'negative_': ('(Tensor input)',),
+ 'nextafter': ('(Tensor input, Tensor other, *, Tensor out = None)',),
  'nll_loss': ('(Tensor input, Tensor target, Tensor weight = None, int reduction = 1, int '
               'ignore_index = -100, *, Tensor out = None)',),
  'nonzero': ('(Tensor input, *, bool as_tuple = False, Tensor out = None)',),
+ 'nonzero_static': ('(Tensor input, *, int size, int fill_value = -1, Tensor out = None)',),
+ 'norm_except_dim': ('(Tensor v, int pow = 2, int dim = 0)',),
  'normal': ('(Tensor mean, Tensor std, *, ember.Generator generator = None, Tensor out = None)',
             '(Tensor mean, float std = 1, *, ember.Generator generator = None, Tensor out = None)',
             '(float mean, Tensor std, *, ember.Generator generator = None, Tensor out = None)',
             '(float mean, float std, tuple of ints size, *, ember.Generator generator = None, '
             'Tensor out = None, ember.dtype dtype = None, ember.layout layout = None, ember.device '
-            'device = None, bool pin_memory = False, bool requires_grad = False)'),
+            'device = None, bool? pin_memory = False, bool? requires_grad = False)'),
  'not_equal': ('(Tensor input, Tensor other, *, Tensor out = None)',
                '(Tensor input, Number other, *, Tensor out = None)'),
+ 'numel': ('(Tensor input)',),
  'one_hot': ('(Tensor input, int num_classes = -1)',),
  'ones': ('(tuple of ints size, *, Tensor out = None, ember.dtype dtype = None, ember.layout '
-          'layout = None, ember.device device = None, bool pin_memory = False, bool requires_grad '
-          '= False)',),
+          'layout = None, ember.device device = None, bool? pin_memory = False, bool? '
+          'requires_grad = False)',),
  'ones_like': ('(Tensor input, *, ember.memory_format memory_format = None, ember.dtype dtype = '
-               'None, ember.layout layout = None, ember.device device = None, bool pin_memory = '
-               'False, bool requires_grad = False)',),
+               'None, ember.layout layout = None, ember.device device = None, bool? pin_memory = '
+               'False, bool? requires_grad = False)',),
  'outer': ('(Tensor input, Tensor vec2, *, Tensor out = None)',),
  'pairwise_distance': ('(Tensor x1, Tensor x2, float p = 2, float eps = 1e-06, bool keepdim = '
                        'False)',),
+ 'pdist': ('(Tensor input, float p = 2)',),
  'permute': ('(Tensor input, tuple of ints dims)',),
+ 'permute_copy': ('(Tensor input, tuple of ints dims, *, Tensor out = None)',),
  'pinverse': ('(Tensor input, float rcond = 1e-15)',),
  'pixel_shuffle': ('(Tensor input, int upscale_factor)',),
  'pixel_unshuffle': ('(Tensor input, int downscale_factor)',),
+ 'poisson': ('(Tensor input, ember.Generator generator = None)',),
+ 'poisson_nll_loss': ('(Tensor input, Tensor target, bool log_input, bool full, float eps, int '
+                      'reduction)',),
  'polygamma': ('(int n, Tensor input, *, Tensor out = None)',),
  'positive': ('(Tensor input)',),
  'pow': ('(Tensor input, Tensor exponent, *, Tensor out = None)',
@@ -982,6 +1213,7 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
           '(Tensor input, int dim, bool keepdim = False, *, ember.dtype dtype = None, Tensor out = '
           'None)'),
  'promote_types': ('(ember.dtype type1, ember.dtype type2)',),
+ 'put': ('(Tensor input, Tensor index, Tensor source, bool accumulate = False)',),
  'qr': ('(Tensor input, bool some = True, *, tuple of Tensors out = None)',),
  'quantile': ('(Tensor input, Tensor q, int dim = None, bool keepdim = False, *, str interpolation '
               '= "linear", Tensor out = None)',
@@ -989,68 +1221,68 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
               '= "linear", Tensor out = None)'),
  'rad2deg': ('(Tensor input, *, Tensor out = None)',),
  'rad2deg_': ('(Tensor input)',),
- 'rand': ('(tuple of ints size, *, ember.Generator generator, Tensor out = None, ember.dtype dtype '
-          '= None, ember.layout layout = None, ember.device device = None, bool pin_memory = '
-          'False, bool requires_grad = False)',
+ 'rand': ('(tuple of ints size, *, ember.Generator? generator, Tensor out = None, ember.dtype '
+          'dtype = None, ember.layout layout = None, ember.device device = None, bool? pin_memory '
+          '= False, bool? requires_grad = False)',
           '(tuple of ints size, *, Tensor out = None, ember.dtype dtype = None, ember.layout '
-          'layout = None, ember.device device = None, bool pin_memory = False, bool requires_grad '
-          '= False)'),
- 'rand_like': ('(Tensor input, *, ember.Generator generator, ember.memory_format memory_format = '
+          'layout = None, ember.device device = None, bool? pin_memory = False, bool? '
+          'requires_grad = False)'),
+ 'rand_like': ('(Tensor input, *, ember.Generator? generator, ember.memory_format memory_format = '
                'None, ember.dtype dtype = None, ember.layout layout = None, ember.device device = '
-               'None, bool pin_memory = False, bool requires_grad = False)',
+               'None, bool? pin_memory = False, bool? requires_grad = False)',
                '(Tensor input, *, ember.memory_format memory_format = None, ember.dtype dtype = '
-               'None, ember.layout layout = None, ember.device device = None, bool pin_memory = '
-               'False, bool requires_grad = False)'),
- 'randint': ('(int high, tuple of ints size, *, ember.Generator generator, Tensor out = None, '
+               'None, ember.layout layout = None, ember.device device = None, bool? pin_memory = '
+               'False, bool? requires_grad = False)'),
+ 'randint': ('(int high, tuple of ints size, *, ember.Generator? generator, Tensor out = None, '
              'ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, '
-             'bool pin_memory = False, bool requires_grad = False)',
+             'bool? pin_memory = False, bool? requires_grad = False)',
              '(int high, tuple of ints size, *, Tensor out = None, ember.dtype dtype = None, '
-             'ember.layout layout = None, ember.device device = None, bool pin_memory = False, '
-             'bool requires_grad = False)',
-             '(int low, int high, tuple of ints size, *, ember.Generator generator, Tensor out = '
+             'ember.layout layout = None, ember.device device = None, bool? pin_memory = False, '
+             'bool? requires_grad = False)',
+             '(int low, int high, tuple of ints size, *, ember.Generator? generator, Tensor out = '
              'None, ember.dtype dtype = None, ember.layout layout = None, ember.device device = '
-             'None, bool pin_memory = False, bool requires_grad = False)',
+             'None, bool? pin_memory = False, bool? requires_grad = False)',
              '(int low, int high, tuple of ints size, *, Tensor out = None, ember.dtype dtype = '
-             'None, ember.layout layout = None, ember.device device = None, bool pin_memory = '
-             'False, bool requires_grad = False)'),
- 'randint_like': ('(Tensor input, int low, int high, *, ember.Generator generator, '
+             'None, ember.layout layout = None, ember.device device = None, bool? pin_memory = '
+             'False, bool? requires_grad = False)'),
+ 'randint_like': ('(Tensor input, int low, int high, *, ember.Generator? generator, '
                   'ember.memory_format memory_format = None, ember.dtype dtype = None, '
-                  'ember.layout layout = None, ember.device device = None, bool pin_memory = '
-                  'False, bool requires_grad = False)',
+                  'ember.layout layout = None, ember.device device = None, bool? pin_memory = '
+                  'False, bool? requires_grad = False)',
                   '(Tensor input, int low, int high, *, ember.memory_format memory_format = None, '
                   'ember.dtype dtype = None, ember.layout layout = None, ember.device device = '
-                  'None, bool pin_memory = False, bool requires_grad = False)',
-                  '(Tensor input, Tensor high, *, ember.Generator generator, ember.memory_format '
+                  'None, bool? pin_memory = False, bool? requires_grad = False)',
+                  '(Tensor input, Tensor high, *, ember.Generator? generator, ember.memory_format '
                   'memory_format = None, ember.dtype dtype = None, ember.layout layout = None, '
-                  'ember.device device = None, bool pin_memory = False, bool requires_grad = '
+                  'ember.device device = None, bool? pin_memory = False, bool? requires_grad = '
                   'False)',
                   '(Tensor input, Tensor high, *, ember.memory_format memory_format = None, '
                   'ember.dtype dtype = None, ember.layout layout = None, ember.device device = '
-                  'None, bool pin_memory = False, bool requires_grad = False)',
-                  '(Tensor input, int high, *, ember.Generator generator, ember.memory_format '
+                  'None, bool? pin_memory = False, bool? requires_grad = False)',
+                  '(Tensor input, int high, *, ember.Generator? generator, ember.memory_format '
                   'memory_format = None, ember.dtype dtype = None, ember.layout layout = None, '
-                  'ember.device device = None, bool pin_memory = False, bool requires_grad = '
+                  'ember.device device = None, bool? pin_memory = False, bool? requires_grad = '
                   'False)',
                   '(Tensor input, int high, *, ember.memory_format memory_format = None, '
                   'ember.dtype dtype = None, ember.layout layout = None, ember.device device = '
-                  'None, bool pin_memory = False, bool requires_grad = False)'),
- 'randn': ('(tuple of ints size, *, ember.Generator generator, Tensor out = None, ember.dtype '
-           'dtype = None, ember.layout layout = None, ember.device device = None, bool pin_memory '
-           '= False, bool requires_grad = False)',
+                  'None, bool? pin_memory = False, bool? requires_grad = False)'),
+ 'randn': ('(tuple of ints size, *, ember.Generator? generator, Tensor out = None, ember.dtype '
+           'dtype = None, ember.layout layout = None, ember.device device = None, bool? pin_memory '
+           '= False, bool? requires_grad = False)',
            '(tuple of ints size, *, Tensor out = None, ember.dtype dtype = None, ember.layout '
-           'layout = None, ember.device device = None, bool pin_memory = False, bool requires_grad '
-           '= False)'),
- 'randn_like': ('(Tensor input, *, ember.Generator generator, ember.memory_format memory_format = '
+           'layout = None, ember.device device = None, bool? pin_memory = False, bool? '
+           'requires_grad = False)'),
+ 'randn_like': ('(Tensor input, *, ember.Generator? generator, ember.memory_format memory_format = '
                 'None, ember.dtype dtype = None, ember.layout layout = None, ember.device device = '
-                'None, bool pin_memory = False, bool requires_grad = False)',
+                'None, bool? pin_memory = False, bool? requires_grad = False)',
                 '(Tensor input, *, ember.memory_format memory_format = None, ember.dtype dtype = '
-                'None, ember.layout layout = None, ember.device device = None, bool pin_memory = '
-                'False, bool requires_grad = False)'),
- 'randperm': ('(int n, *, ember.Generator generator, Tensor out = None, ember.dtype dtype = None, '
-              'ember.layout layout = None, ember.device device = None, bool pin_memory = False, '
-              'bool requires_grad = False)',
+                'None, ember.layout layout = None, ember.device device = None, bool? pin_memory = '
+                'False, bool? requires_grad = False)'),
+ 'randperm': ('(int n, *, ember.Generator? generator, Tensor out = None, ember.dtype dtype = None, '
+              'ember.layout layout = None, ember.device device = None, bool? pin_memory = False, '
+              'bool? requires_grad = False)',
               '(int n, *, Tensor out = None, ember.dtype dtype = None, ember.layout layout = None, '
-              'ember.device device = None, bool pin_memory = False, bool requires_grad = False)'),
+              'ember.device device = None, bool? pin_memory = False, bool? requires_grad = False)'),
  'range': ('(Number start, Number end, Number step = 1, *, Tensor out = None, ember.dtype dtype = '
            'None, ember.layout layout = ember.strided, ember.device device = None, bool '
            'requires_grad = False)',),
@@ -1065,6 +1297,8 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
                '(Tensor input, Number other, *, Tensor out = None)'),
  'renorm': ('(Tensor input, Number p, int dim, Number maxnorm, *, Tensor out = None)',),
  'reshape': ('(Tensor input, tuple of ints shape)',),
+ 'resize_as_': ('(Tensor input, Tensor the_template, *, ember.memory_format memory_format = '
+                'None)',),
  'result_type': ('(Tensor tensor, Tensor other)',
                  '(Number scalar, Tensor tensor)',
                  '(Tensor tensor, Number other)',
@@ -1075,6 +1309,8 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
            '(Tensor input, *, int decimals, Tensor out = None)'),
  'round_': ('(Tensor input)', '(Tensor input, *, int decimals)'),
  'row_stack': ('(tuple of Tensors tensors, *, Tensor out = None)',),
+ 'rrelu': ('(Tensor input, Number lower = 0.125, Number upper = 0.3333333333333333, bool training '
+           '= False, ember.Generator generator = None)',),
  'rrelu_': ('(Tensor input, Number lower = 0.125, Number upper = 0.3333333333333333, bool training '
             '= False, ember.Generator generator = None)',),
  'rsqrt': ('(Tensor input, *, Tensor out = None)',),
@@ -1082,7 +1318,7 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
  'rsub': ('(Tensor input, Tensor other, *, Number alpha = 1)',
           '(Tensor input, Number other, Number alpha = 1)'),
  'scalar_tensor': ('(Number s, *, ember.dtype dtype = None, ember.layout layout = None, '
-                   'ember.device device = None, bool pin_memory = False, bool requires_grad = '
+                   'ember.device device = None, bool? pin_memory = False, bool? requires_grad = '
                    'False)',),
  'scatter': ('(Tensor input, int dim, Tensor index, Tensor src, *, Tensor out = None)',
              '(Tensor input, int dim, Tensor index, Tensor src, *, str reduce, Tensor out = None)',
@@ -1090,12 +1326,18 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
              '(Tensor input, int dim, Tensor index, Number value, *, str reduce, Tensor out = '
              'None)'),
  'scatter_add': ('(Tensor input, int dim, Tensor index, Tensor src, *, Tensor out = None)',),
+ 'scatter_reduce': ('(Tensor input, int dim, Tensor index, Tensor src, str reduce, *, bool '
+                    'include_self = True, Tensor out = None)',),
  'searchsorted': ('(Tensor sorted_sequence, Tensor input, *, bool out_int32 = False, bool right = '
                   'False, str side = None, Tensor sorter = None, Tensor out = None)',
                   '(Tensor sorted_sequence, Number self, *, bool out_int32 = False, bool right = '
                   'False, str side = None, Tensor sorter = None, Tensor out = None)'),
  'select': ('(Tensor input, int dim, int index)',),
+ 'select_copy': ('(Tensor input, int dim, int index, *, Tensor out = None)',),
+ 'select_scatter': ('(Tensor input, Tensor src, int dim, int index)',),
+ 'selu': ('(Tensor input)',),
  'selu_': ('(Tensor input)',),
+ 'set_anomaly_enabled': ('(bool enabled, bool check_nan = True)',),
  'set_autocast_dtype': ('(str device_type, ember.dtype dtype)',),
  'set_autocast_enabled': ('(str device_type, bool enabled)', '(bool enabled)'),
  'sgn': ('(Tensor input, *, Tensor out = None)',),
@@ -1110,6 +1352,10 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
  'sinc_': ('(Tensor input)',),
  'sinh': ('(Tensor input, *, Tensor out = None)',),
  'sinh_': ('(Tensor input)',),
+ 'slice_copy': ('(Tensor input, int dim = 0, int start = None, int end = None, int step = 1, *, '
+                'Tensor out = None)',),
+ 'slice_scatter': ('(Tensor input, Tensor src, int dim = 0, int start = None, int end = None, int '
+                   'step = 1, *, Tensor out = None)',),
  'slogdet': ('(Tensor input, *, tuple of Tensors out = None)',),
  'smooth_l1_loss': ('(Tensor input, Tensor target, int reduction = 1, float beta = 1.0, *, Tensor '
                     'out = None)',),
@@ -1117,21 +1363,25 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
  'softmax': ('(Tensor input, int dim, ember.dtype dtype = None, *, Tensor out = None)',),
  'softplus': ('(Tensor input, Number beta = 1, Number threshold = 20, *, Tensor out = None)',),
  'softshrink': ('(Tensor input, Number lambd = 0.5, *, Tensor out = None)',),
- 'sort': ('(Tensor input, *, bool stable, int dim = -1, bool descending = False, tuple of Tensors '
+ 'sort': ('(Tensor input, *, bool? stable, int dim = -1, bool descending = False, tuple of Tensors '
           'out = None)',
           '(Tensor input, int dim = -1, bool descending = False, *, tuple of Tensors out = None)'),
+ 'split_copy': ('(Tensor input, int split_size, int dim = 0, *, tuple of Tensors out = None)',),
  'sqrt': ('(Tensor input, *, Tensor out = None)',),
  'sqrt_': ('(Tensor input)',),
  'square': ('(Tensor input, *, Tensor out = None)',),
  'square_': ('(Tensor input)',),
  'squeeze': ('(Tensor input)', '(Tensor input, int dim)', '(Tensor input, tuple of ints dim)'),
+ 'squeeze_copy': ('(Tensor input, *, Tensor out = None)',
+                  '(Tensor input, int dim, *, Tensor out = None)',
+                  '(Tensor input, tuple of ints dim, *, Tensor out = None)'),
  'stack': ('(tuple of Tensors tensors, int dim = 0, *, Tensor out = None)',),
- 'std': ('(Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False, *, Tensor '
+ 'std': ('(Tensor input, tuple of ints? dim, bool unbiased = True, bool keepdim = False, *, Tensor '
          'out = None)',
          '(Tensor input, tuple of ints dim = None, *, Number correction = None, bool keepdim = '
          'False, Tensor out = None)',
          '(Tensor input, bool unbiased = True)'),
- 'std_mean': ('(Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False)',
+ 'std_mean': ('(Tensor input, tuple of ints? dim, bool unbiased = True, bool keepdim = False)',
               '(Tensor input, tuple of ints dim = None, *, Number correction = None, bool keepdim '
               '= False)',
               '(Tensor input, bool unbiased = True)'),
@@ -1140,13 +1390,14 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
  'subtract': ('(Tensor input, Tensor other, *, Number alpha = 1, Tensor out = None)',
               '(Tensor input, Number other, Number alpha = 1)'),
  'sum': ('(Tensor input, *, ember.dtype dtype = None)',
-         '(Tensor input, tuple of ints dim, bool keepdim = False, *, ember.dtype dtype = None, '
+         '(Tensor input, tuple of ints? dim, bool keepdim = False, *, ember.dtype dtype = None, '
          'Tensor out = None)'),
  'svd': ('(Tensor input, bool some = True, bool compute_uv = True, *, tuple of Tensors out = '
          'None)',),
  'swapaxes': ('(Tensor input, int axis0, int axis1)',),
  'swapdims': ('(Tensor input, int dim0, int dim1)',),
  't': ('(Tensor input)',),
+ 't_copy': ('(Tensor input, *, Tensor out = None)',),
  'take': ('(Tensor input, Tensor index, *, Tensor out = None)',),
  'take_along_dim': ('(Tensor input, Tensor indices, int dim = None, *, Tensor out = None)',),
  'tan': ('(Tensor input, *, Tensor out = None)',),
@@ -1158,12 +1409,14 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
  'tensor_split': ('(Tensor input, tuple of ints indices, int dim = 0)',
                   '(Tensor input, Tensor tensor_indices_or_sections, int dim = 0)',
                   '(Tensor input, int sections, int dim = 0)'),
+ 'threshold': ('(Tensor input, Number threshold, Number value, *, Tensor out = None)',),
  'threshold_': ('(Tensor input, Number threshold, Number value)',),
  'tile': ('(Tensor input, tuple of ints dims)',),
  'topk': ('(Tensor input, int k, int dim = -1, bool largest = True, bool sorted = True, *, tuple '
           'of Tensors out = None)',),
  'trace': ('(Tensor input)',),
  'transpose': ('(Tensor input, int dim0, int dim1)',),
+ 'transpose_copy': ('(Tensor input, int dim0, int dim1, *, Tensor out = None)',),
  'trapezoid': ('(Tensor y, Tensor x, *, int dim = -1)',
                '(Tensor y, *, Number dx = 1, int dim = -1)'),
  'trapz': ('(Tensor y, *, float dx = 1, int dim = -1)', '(Tensor y, Tensor x, *, int dim = -1)'),
@@ -1171,30 +1424,41 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
                       'unitriangular = False, *, tuple of Tensors out = None)',),
  'tril': ('(Tensor input, int diagonal = 0, *, Tensor out = None)',),
  'tril_indices': ('(int row, int col, int offset = 0, *, ember.dtype dtype = None, ember.layout '
-                  'layout = None, ember.device device = None, bool pin_memory = False, bool '
+                  'layout = None, ember.device device = None, bool? pin_memory = False, bool? '
                   'requires_grad = False)',),
+ 'triplet_margin_loss': ('(Tensor anchor, Tensor positive, Tensor negative, float margin = 1.0, '
+                         'float p = 2, float eps = 1e-06, bool swap = False, int reduction = 1)',),
  'triu': ('(Tensor input, int diagonal = 0, *, Tensor out = None)',),
  'triu_indices': ('(int row, int col, int offset = 0, *, ember.dtype dtype = None, ember.layout '
-                  'layout = None, ember.device device = None, bool pin_memory = False, bool '
+                  'layout = None, ember.device device = None, bool? pin_memory = False, bool? '
                   'requires_grad = False)',),
  'true_divide': ('(Tensor input, Tensor other, *, Tensor out = None)',
                  '(Tensor input, Number other)'),
  'trunc': ('(Tensor input, *, Tensor out = None)',),
  'trunc_': ('(Tensor input)',),
  'unbind': ('(Tensor input, int dim = 0)',),
+ 'unbind_copy': ('(Tensor input, int dim = 0, *, tuple of Tensors out = None)',),
  'unflatten': ('(Tensor input, int dim, tuple of ints sizes)',),
+ 'unfold_copy': ('(Tensor input, int dimension, int size, int step, *, Tensor out = None)',),
+ 'unsafe_chunk': ('(Tensor input, int chunks, int dim = 0)',),
+ 'unsafe_split': ('(Tensor input, int split_size, int dim = 0)',),
  'unsqueeze': ('(Tensor input, int dim)',),
+ 'unsqueeze_copy': ('(Tensor input, int dim, *, Tensor out = None)',),
+ 'values_copy': ('(Tensor input, *, Tensor out = None)',),
  'vander': ('(Tensor x, int N = None, bool increasing = False)',),
- 'var': ('(Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False, *, Tensor '
+ 'var': ('(Tensor input, tuple of ints? dim, bool unbiased = True, bool keepdim = False, *, Tensor '
          'out = None)',
          '(Tensor input, tuple of ints dim = None, *, Number correction = None, bool keepdim = '
          'False, Tensor out = None)',
          '(Tensor input, bool unbiased = True)'),
- 'var_mean': ('(Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False)',
+ 'var_mean': ('(Tensor input, tuple of ints? dim, bool unbiased = True, bool keepdim = False)',
               '(Tensor input, tuple of ints dim = None, *, Number correction = None, bool keepdim '
               '= False)',
               '(Tensor input, bool unbiased = True)'),
  'vdot': ('(Tensor input, Tensor other, *, Tensor out = None)',),
+ 'view_copy': ('(Tensor input, ember.dtype dtype, *, Tensor out = None)',
+               '(Tensor input, tuple of ints size, *, Tensor out = None)'),
+ 'vsplit': ('(Tensor input, int sections)', '(Tensor input, tuple of ints indices)'),
  'vstack': ('(tuple of Tensors tensors, *, Tensor out = None)',),
  'xlogy': ('(Tensor input, Tensor other, *, Tensor out = None)',
            '(Number self, Tensor other, *, Tensor out = None)',
@@ -1202,11 +1466,11 @@ FUNCTIONS = {'abs': ('(Tensor input, *, Tensor out = None)',),
  'xlogy_': ('(Tensor input, Tensor other)', '(Tensor input, Number other)'),
  'zero_': ('(Tensor input)',),
  'zeros': ('(tuple of ints size, *, Tensor out = None, ember.dtype dtype = None, ember.layout '
-           'layout = None, ember.device device = None, bool pin_memory = False, bool requires_grad '
-           '= False)',),
+           'layout = None, ember.device device = None, bool? pin_memory = False, bool? '
+           'requires_grad = False)',),
  'zeros_like': ('(Tensor input, *, ember.memory_format memory_format = None, ember.dtype dtype = '
-                'None, ember.layout layout = None, ember.device device = None, bool pin_memory = '
-                'False, bool requires_grad = False)',)}
+                'None, ember.layout layout = None, ember.device device = None, bool? pin_memory = '
+                'False, bool? requires_grad = False)',)}
 
 # nn.functional names that are C++ functions in PyTorch (same arguments)
 NN_FUNCTIONAL = ('adaptive_avg_pool1d',
@@ -1232,6 +1496,7 @@ NN_FUNCTIONAL = ('adaptive_avg_pool1d',
  'native_channel_shuffle',
  'one_hot',
  'pairwise_distance',
+ 'pdist',
  'pixel_shuffle',
  'pixel_unshuffle',
  'prelu',

@@ -56,8 +56,12 @@ def printed(body, flags):
             continue
         declared, _, default = part.partition("=")
         type_name, _, name = declared.rpartition(" ")
-        type_name = re.sub(r"\[\d+\]", "", type_name).rstrip("?")
-        text = f"{_TYPES.get(type_name, type_name)} {name}"
+        type_name = re.sub(r"\[\d+\]", "", type_name)
+        # PyTorch prints "int? dim" as "int dim"; the mark stays for the parser (None
+        # passes), and _arguments drops it when printing. A None default says it already.
+        nullable = "?" if type_name.endswith("?") and default != "None" else ""
+        type_name = type_name.rstrip("?")
+        text = f"{_TYPES.get(type_name, type_name)}{nullable} {name}"
         if default:
             text += " = " + _DEFAULTS.get(default, default)
         parts.append(text)

@@ -12,7 +12,7 @@ from . import _autocast
 from .. import _arguments, _dtype, _errors
 from ..autograd.grad_mode import no_grad
 from ..autograd.graph import Node
-from ._common import attach, grad_state, inplace, make_tensor, wrap, wrap_dim
+from ._common import Tensor, attach, grad_state, inplace, make_tensor, wrap, wrap_dim
 from .creation import empty, zeros
 from .einsum import einsum
 from .linalg import addmm, matmul
@@ -131,8 +131,17 @@ def _check_p(p):
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
 
 
+def _check_arguments(input, p, train, inplace_, feature, alpha):
+    """PyTorch's parser refuses a non-tensor input or a non-bool `train` before anything
+    runs; the bodies below would hand such an input straight back in eval mode."""
+    if not isinstance(input, Tensor) or train.__class__ is not bool:
+        name = ("feature_" if feature else "") + ("alpha_" if alpha else "") + "dropout"
+        _arguments.check(name + ("_" if inplace_ else ""), (input, p, train))
+
+
 def _dropout(input, p, train, inplace_, noise_shape=None, alpha=False):
     """PyTorch's _dropout_impl: scale kept values by 1/(1-p) (alpha: keep mean and variance)."""
+    _check_arguments(input, p, train, inplace_, noise_shape is not None, alpha)
     if p == 0 or not train or input.numel() == 0:
         return input
     if p == 1:
@@ -159,6 +168,7 @@ def _feature_noise_shape(input):
 
 
 def _feature_dropout(input, p, train, inplace_, alpha=False):
+    _check_arguments(input, p, train, inplace_, True, alpha)
     if p == 0 or not train or input.numel() == 0:
         return input
     return _dropout(input, p, train, inplace_, _feature_noise_shape(input), alpha)
