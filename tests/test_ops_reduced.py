@@ -23,9 +23,14 @@ DIFFERS = {"linalg.matrix_exp", "matrix_exp", "Tensor.matrix_exp"}
 OPS = [op for op in all_ops() if "float32" in op.dtypes and "forward" not in op.skip
        and op.name not in DIFFERS]
 
-# Rounding to the 16-bit type at each step, in another order than PyTorch's kernels:
-# a few units in the last place of float16 (2**-10) or bfloat16 (2**-7), relative.
-TOLERANCE = {"float16": (1e-2, 1e-2), "bfloat16": (6e-2, 4e-2)}
+# Rounding to the 16-bit type at each step, in another order than PyTorch's kernels.
+# Measured (2026-12-02, every op and sample): |ember - torch| <= k * eps * (1 + |torch|)
+# with k <= 1 for 99% of ops in both types (eps = 2**-10 for float16, 2**-7 for
+# bfloat16); the tolerance allows k = 2. The ops measured above that accumulate long
+# sums in another order, and get their own k: conv_transpose3d 7.4 (float16), addbmm
+# 2.3 (float16) and 3.2 (bfloat16).
+EPS = {"float16": 2.0**-10, "bfloat16": 2.0**-7}
+WIDER = {"conv_transpose3d": 8, "addbmm": 4, "Tensor.addbmm": 4}
 
 
 def _cast(lib, value, dtype):
@@ -46,7 +51,7 @@ def _run(lib, op, sample, dtype_name):
 @pytest.mark.parametrize("dtype_name", ["float16", "bfloat16"])
 @pytest.mark.parametrize("op", OPS, ids=[op.name for op in OPS])
 def test_reduced_precision_matches_torch(op, dtype_name, torch):
-    atol, rtol = TOLERANCE[dtype_name]
+    atol = rtol = WIDER.get(op.name, 2) * EPS[dtype_name]
     for i, sample in enumerate(op.samples(np.random.default_rng(0), "float32")):
         where = f"{op.name} {dtype_name} sample {i} {sample.name}"
         try:
