@@ -193,8 +193,8 @@ def vander(x, N=None, increasing=False):
     if x._data.dtype.kind in "iub":
         x = x.to(_dtype.int64)
     column = x.unsqueeze(1)
-    if N == 0:
-        result = column.expand(n, 0).clone()
+    if N <= 1:  # ones (or nothing), not a function of x: no graph, as PyTorch
+        result = column.new_ones((n, N))
     else:
         result = cat([column.new_ones((n, 1)), column.expand(n, N - 1)], 1).cumprod(1)
     return result if increasing else result.flip(1)

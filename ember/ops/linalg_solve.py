@@ -10,7 +10,7 @@ import numpy.linalg as _np_linalg
 from . import _autocast
 from .._backend import scipy_linalg as _scipy_linalg
 
-from .. import return_types as _rt
+from .. import _dtype, return_types as _rt
 from ..autograd.graph import Node
 from ._common import attach, grad_state, sum_to_shape
 from ._linalg_common import (LinAlgError, attach_outputs, batch_prefix, check_matrix,
@@ -25,6 +25,7 @@ __all__ = ["inverse", "det", "logdet", "slogdet", "cholesky", "cholesky_solve",
            "cholesky_inverse", "triangular_solve"]
 
 _NP_LINALG_ERROR = _np_linalg.LinAlgError
+_HALF_TYPES = (_dtype.float16, _dtype.bfloat16)
 _SCIPY_LINALG_ERROR = _np_linalg.LinAlgError  # scipy.linalg raises NumPy's
 
 
@@ -113,9 +114,16 @@ class LinalgDetBackward0(Node):
 
     def backward(self, grad):
         A, determinant = self.saved_tensors
+        if A.dtype in _HALF_TYPES:  # PyTorch's half-type det backward works in float32
+            return (self.backward_float32(A.float(), determinant.float(), grad.float())
+                    .to(A.dtype),)
+        return (self.backward_float32(A, determinant, grad),)
+
+    @staticmethod
+    def backward_float32(A, determinant, grad):
         scale = (grad * determinant).unsqueeze(-1).unsqueeze(-1)
         if bool((determinant._data != 0).all()):
-            return (scale * inv(A).mT,)
+            return scale * inv(A).mT
         # PyTorch's singular branch: d det / dA through the SVD, A = U diag(S) Vh, with the
         # product of the other singular values (no division by a zero one).
         U, S, Vh = svd(A)
@@ -124,7 +132,7 @@ class LinalgDetBackward0(Node):
         eye = new(A._device.xp.eye(n, dtype=bool), A)
         others = where(eye, 1.0, S.unsqueeze(-2).expand(S.shape + (n,))).prod(-1)
         D = others * alpha * grad.unsqueeze(-1)
-        return (matmul(U * D.unsqueeze(-2), Vh),)
+        return matmul(U * D.unsqueeze(-2), Vh)
 
 
 def slogdet(A):
