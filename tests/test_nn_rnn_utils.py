@@ -263,3 +263,98 @@ ERRORS = [
 @pytest.mark.parametrize("call", ERRORS)
 def test_errors(torch, call):
     assert_same_error(call)
+
+
+# ---------------------------------------------------------------- the pieces around them
+ONE_HOT = [  # (indices, dtype, kwargs)
+    ([0, 2, 1], "int64", {}), ([0, 2, 1], "int64", {"num_classes": 5}),
+    ([0, 2, 1], "int64", {"num_classes": 2}), ([0, -1, 1], "int64", {}),
+    ([0, -1, 1], "int64", {"num_classes": 3}), ([0, 2, 1], "int32", {}),
+    ([0, 2, 1], "float32", {}), ([1, 0], "bool", {}), ([], "int64", {}),
+    ([], "int64", {"num_classes": 3}), ([], "int64", {"num_classes": 0}),
+    (2, "int64", {}), (2, "int64", {"num_classes": 4}), ([[0, 1], [2, 3]], "int64", {}),
+    ([0, 2, 1], "int64", {"num_classes": 0}), ([0, 0], "int64", {"num_classes": -1}),
+    ([0, 0], "int64", {"num_classes": -2}), ([0, 2, 1], "int8", {}), ([0, 2, 1], "uint8", {}),
+    ([0, 2, 1], "int64", {"num_classes": 3.0}), ([5], "int64", {"num_classes": 5}),
+    ([0, 2, 1], "int64", {"num_classes": None}), ([0, 2, 1], "int64", {"num_classes": True}),
+]
+
+
+@pytest.mark.parametrize("indices, dtype, kwargs", ONE_HOT)
+def test_one_hot(torch, indices, dtype, kwargs):
+    def call(lib):
+        return lib.nn.functional.one_hot(lib.tensor(indices, dtype=getattr(lib, dtype)),
+                                         **kwargs)
+    try:
+        want = call(torch)
+    except Exception:  # noqa: BLE001 - the error itself is what is compared
+        assert_same_error(call)
+        return
+    assert_same(call(ember), want)
+
+
+def test_one_hot_argument_names_and_layouts(torch):
+    def call(lib):
+        one_hot = lib.nn.functional.one_hot
+        grid = lib.tensor([[0, 1], [1, 0]]).t()
+        return (one_hot(input=lib.tensor([0, 2, 1]), num_classes=3), one_hot(grid),
+                one_hot(lib.tensor([0, 2, 1])[::2]), one_hot(lib.tensor([0, 2, 1]).expand(2, 3)))
+    assert_same(call(ember), call(torch))
+    assert_same_error(lambda lib: lib.nn.functional.one_hot(tensor=lib.tensor([1])))
+    assert_same_error(lambda lib: lib.nn.functional.one_hot([0, 1]))
+
+
+EMBEDDING_RENORM = [  # (max_norm, norm_type, indices, padding_idx, scale_grad_by_freq, dtype)
+    (1.0, 2.0, [[0, 1, 1], [4, 2, 0]], None, False, "float32"),
+    (1.5, 1.0, [0, 3, 5], None, False, "float32"),
+    (0.5, 3.0, [1, 1, 2], 1, False, "float32"),
+    (1.0, 2.0, [5, 2, 2], None, True, "float64"),
+    (100.0, 2.0, [0, 1], None, False, "float32"),
+    (1.0, float("inf"), [0, 1, 4], None, False, "float32"),
+    (2.0, 0.0, [0, 3], None, False, "float32"),
+    (2.0, -1.0, [0, 3], None, False, "float64"),
+]
+
+
+@pytest.mark.parametrize("case", EMBEDDING_RENORM)
+def test_embedding_max_norm(torch, case):
+    """Rows used by the lookup are renormalised in place (one version bump, outside the
+    graph) before the lookup; the gradient is the plain embedding gradient."""
+    max_norm, norm_type, indices, padding_idx, scale, dtype = case
+    weight = (np.random.default_rng(0).standard_normal((6, 3)) * 2).astype(dtype)
+
+    def call(lib):
+        layer = lib.nn.Embedding(6, 3, padding_idx=padding_idx, max_norm=max_norm,
+                                 norm_type=norm_type, scale_grad_by_freq=scale,
+                                 _weight=lib.tensor(weight))
+        version = layer.weight._version
+        out = layer(lib.tensor(indices))
+        (out * lib.arange(out.numel(), dtype=out.dtype).reshape(out.shape)).sum().backward()
+        return (repr(layer).replace("torch.", "ember."), out.grad_fn.name(),
+                layer.weight._version - version, out, layer.weight.detach(), layer.weight.grad)
+    assert_same(call(ember), call(torch), atol=1e-6, rtol=1e-6)
+
+
+def test_embedding_max_norm_functional(torch):
+    def call(lib):
+        table = lib.arange(12.).reshape(4, 3)
+        leaf = lib.arange(12.).reshape(4, 3).requires_grad_()
+        out = lib.nn.functional.embedding(lib.tensor([0, 3]), table, max_norm=2.0)
+        out.sum()  # the renormalised rows are read, not the old ones
+        bag = lib.nn.functional.embedding_bag(lib.tensor([[0, 1]]), lib.arange(6.).reshape(3, 2),
+                                              max_norm=1.0, mode="sum")
+        return out, table, bag, lib.nn.functional.embedding(lib.tensor([1]), leaf, max_norm=1.)
+    assert_same(call(ember), call(torch), atol=1e-6, rtol=1e-6)
+
+
+def test_module_import_paths(torch):
+    """Where PyTorch code imports these from, ember has them too."""
+    import importlib  # noqa: PLC0415 - module paths given as text
+    for path in ("nn.modules.activation", "nn.modules.sparse", "nn.utils.rnn"):
+        theirs = importlib.import_module("torch." + path)
+        mine = importlib.import_module("ember." + path)
+        missing = {name for name in theirs.__all__ if not hasattr(mine, name)}
+        assert missing <= {"MultiheadAttention"}, (path, missing)  # attention's own module
+    from ember.nn.modules.activation import RReLU  # noqa: PLC0415
+    from ember.nn.modules.sparse import EmbeddingBag  # noqa: PLC0415
+    assert RReLU is ember.nn.RReLU and EmbeddingBag is ember.nn.EmbeddingBag
