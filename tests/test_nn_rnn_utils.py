@@ -200,6 +200,8 @@ def test_packed_sequence_object(torch):
     assert got[:2] == tuple(ember_names(text) for text in want[:2])
     assert_same(got[2:23], want[2:23])
     assert str(got[23]) == ember_names(str(want[23]))
+    assert_same_error(lambda lib: rnn(lib).pack_sequence([lib.ones(2)]).to(lib.float64,
+                                                                            copy=True))
     with pytest.raises(AssertionError, match="Expected data to be a list or tuple of length 2"):
         ember.nn.utils.rnn.PackedSequence(ember.ones(2))
 
@@ -357,3 +359,37 @@ def test_module_import_paths(torch):
     from ember.nn.modules.activation import RReLU  # noqa: PLC0415
     from ember.nn.modules.sparse import EmbeddingBag  # noqa: PLC0415
     assert RReLU is ember.nn.RReLU and EmbeddingBag is ember.nn.EmbeddingBag
+
+
+def _packed(lib):
+    return rnn(lib).pack_sequence([lib.tensor([1., 2, 3]), lib.tensor([4., 5])],
+                                  enforce_sorted=False)
+
+
+PACKED_CALLS = [
+    lambda lib: _packed(lib).cuda(),
+    lambda lib: _packed(lib).to("cpu", non_blocking=True),
+    lambda lib: _packed(lib).to(lib.float64, True),
+    lambda lib: _packed(lib).to(lib.float32, copy=True),
+    lambda lib: _packed(lib)._replace(data=_packed(lib).data * 2),
+    lambda lib: rnn(lib).PackedSequence(*_packed(lib)),
+    lambda lib: _packed(lib) == tuple(_packed(lib)),
+    lambda lib: rnn(lib).pad_packed_sequence(_packed(lib), padding_value=1.5, total_length=0),
+    lambda lib: rnn(lib).pad_packed_sequence(_packed(lib), total_length=-1),
+    lambda lib: rnn(lib).pack_padded_sequence(lib.ones(3, 2, dtype=lib.int64),
+                                              lib.tensor([3, 1])),
+    lambda lib: rnn(lib).pack_padded_sequence(lib.ones(3, 2), (3, 1)),
+    lambda lib: rnn(lib).pack_sequence([lib.ones(2, 0), lib.ones(1, 0)]),
+    lambda lib: rnn(lib).unpack_sequence(rnn(lib).pack_sequence(
+        [lib.ones(3), lib.ones(1) * 2, lib.ones(3) * 3], enforce_sorted=False)),
+]
+
+
+@pytest.mark.parametrize("call", PACKED_CALLS)
+def test_packed_sequence_calls(torch, call):
+    try:
+        want = repr(call(torch))
+    except Exception:  # noqa: BLE001 - the error itself is what is compared
+        assert_same_error(call)
+        return
+    assert repr(call(ember)) == ember_names(want)

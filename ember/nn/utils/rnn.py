@@ -64,6 +64,8 @@ class PackedSequence(PackedSequence_):
         data = self.data.to(*args, **kwargs)
         if data is self.data:
             return self
+        if "copy" in kwargs:  # PyTorch's argument parser for the index tensors refuses it
+            raise RuntimeError(".to() does not accept copy argument")
         non_blocking = kwargs.get("non_blocking", False)
         if not non_blocking:
             non_blocking = any(arg is True for arg in args if isinstance(arg, bool))
