@@ -95,6 +95,8 @@ def _pad_packed_sequence(data, batch_sizes, batch_first, padding_value, total_le
                         f"int, not {type(total_length).__name__}")
     _check_long_vector(batch_sizes)
     sizes = batch_sizes._data.tolist()
+    if not sizes:
+        raise RuntimeError("batch_sizes can not be empty")
     longest = len(sizes)
     steps = longest
     if total_length > 0:
