@@ -110,6 +110,10 @@ from .ops.tensor_memory import *  # noqa: F401,F403
 from .ops.gradient import *  # noqa: F401,F403
 from .ops.histogramdd import *  # noqa: F401,F403
 
+# rnnutils
+from .ops.packing import _pack_padded_sequence, _pad_packed_sequence  # noqa: E402,F401
+from . import _C  # noqa: E402,F401  (torch._C._nn.pad_sequence's path)
+
 # doors: every ember.* function PyTorch's argument parser checks raises its TypeErrors
 # (one wrapper per function, applied here, where the names are exported)
 # (out= goes through ops/_out.call, except where the op writes its own out)

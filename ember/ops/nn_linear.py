@@ -294,7 +294,10 @@ def _embedding_renorm_(weight, indices, max_norm, norm_type):
     data = weight._data
     used = xp.unique(indices)
     rows = data[used]
-    norms = xp.sum(xp.abs(rows) ** norm_type, axis=1) ** (1.0 / norm_type)
+    # PyTorch takes each row's vector norm (inf: largest magnitude, 0: count of non-zeros)
+    # as a double, then scales by max_norm / (norm + 1e-7)
+    with xp.errstate(divide="ignore", over="ignore"):
+        norms = xp.linalg.norm(rows, ord=float(norm_type), axis=1).astype(xp.float64)
     scale = xp.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0).astype(data.dtype)
     data[used] = rows * scale[:, None]
     weight._storage.version += 1
@@ -319,12 +322,12 @@ class EmbeddingBackward0(Node):
         return (total.index_add(0, flat_indices, flat_grad),)
 
 
-def one_hot(tensor, num_classes=-1):
+def one_hot(input, num_classes=-1):
     """int64 indicator vectors along a new last dim; num_classes=-1 takes max + 1."""
-    data = tensor._data
+    data = input._data
     if data.dtype != _INT64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
-    xp = tensor._device.xp
+    xp = input._device.xp
     if data.size == 0:
         if num_classes <= 0:
             raise RuntimeError("Can not infer total number of classes from empty tensor.")
@@ -336,7 +339,7 @@ def one_hot(tensor, num_classes=-1):
         if data.max() >= num_classes:
             raise RuntimeError("Class values must be smaller than num_classes.")
     result = data[..., None] == xp.arange(num_classes, dtype=_INT64)
-    return wrap(result.astype(_INT64), tensor._device)
+    return wrap(result.astype(_INT64), input._device)
 
 
 # ---------------------------------------------------------------- normalisation and distances

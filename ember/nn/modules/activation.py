@@ -6,6 +6,7 @@ from ...ops.creation import empty
 from .. import init as _init
 from ..parameter import Parameter
 from .module import Module, _store_options
+from .activation_more import RReLU  # PyTorch's import path for it
 
 __all__ = ["Threshold", "ReLU", "Hardtanh", "ReLU6", "Sigmoid", "Hardsigmoid", "Tanh", "SiLU",
            "Mish", "Hardswish", "ELU", "CELU", "SELU", "GLU", "GELU", "Hardshrink", "LeakyReLU",
@@ -18,6 +19,9 @@ def _inplace_suffix(inplace, first=False):
     if not inplace:
         return ""
     return "inplace=True" if first else ", inplace=True"
+
+
+__all__ += ["RReLU"]
 
 
 class _Inplace(Module):

@@ -5,8 +5,9 @@ from ...ops.nn_linear import embedding
 from .. import init
 from ..parameter import Parameter
 from .module import Module, _store_options
+from .sparse_more import EmbeddingBag  # PyTorch's import path for it
 
-__all__ = ["Embedding"]
+__all__ = ["Embedding", "EmbeddingBag"]
 
 
 class Embedding(Module):

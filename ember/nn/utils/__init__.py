@@ -19,3 +19,6 @@ from .spectral_norm import remove_spectral_norm, spectral_norm  # noqa: E402,F40
 
 __all__ += ["parametrizations", "parametrize", "skip_init", "spectral_norm",
             "remove_spectral_norm"]
+
+# rnnutils
+from . import rnn  # noqa: E402,F401
