@@ -1,0 +1,287 @@
+"""scaled_dot_product_attention, taking the two routes PyTorch's CPU build takes.
+
+PyTorch's CPU dispatcher runs a fused "flash" kernel when it can (4-D inputs, no
+dropout, equal head sizes, a 2-D or 4-D mask that needs no gradient, ...) and a
+composite of ordinary ops otherwise. Users see the difference in `grad_fn`
+(ScaledDotProductFlashAttentionForCpuBackward0 against UnsafeViewBackward0) and in
+the random stream (only the composite draws a dropout mask), so ember makes the same
+choice. The fused route is one node whose backward is written out by hand on the
+arrays, through the attention weights saved in the forward: it is the hot path of
+every small GPT. The composite route is built from ember ops exactly as PyTorch
+composes it, with `_safe_softmax` (zeros for rows that are masked everywhere).
+"""
+import math
+
+from .. import _dtype, _errors
+from ..autograd.graph import Node
+from ._common import Tensor, attach, grad_state, make_tensor
+from ._elementwise import NotImplementedBackward
+from .combinatorics import repeat_interleave
+from .creation import ones, zeros
+from .linalg import matmul
+from .nn_linear import dropout
+from .pointwise_select import where
+
+__all__ = ["scaled_dot_product_attention"]
+
+_REDUCED = _dtype.COMPUTED_IN_FLOAT32  # float16, and bfloat16 once loaded
+_FLOAT32 = _dtype.float32.np_dtype
+_FLASH_DTYPES = (_dtype.float32, _dtype.float64, _dtype.float16, _dtype.bfloat16)
+_NEG_INF = float("-inf")
+_FLASH_BACKWARD = "_scaled_dot_product_flash_attention_for_cpu_backward"
+
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
+                                 is_causal=False, scale=None, enable_gqa=False):
+    """softmax(query @ key^T * scale + mask) @ value, with optional dropout on the weights."""
+    _validate(query, key, value, attn_mask)
+    if query.numel() == 0 or key.numel() == 0 or value.numel() == 0:
+        return _empty_attention(query, key, value)
+    if _flash_applies(query, key, value, attn_mask, dropout_p, enable_gqa):
+        return _flash_attention(query, key, value, attn_mask, dropout_p, is_causal, scale)
+    return _math_attention(query, key, value, attn_mask, dropout_p, is_causal, scale,
+                           enable_gqa)
+
+
+def _validate(query, key, value, attn_mask):
+    for position, (name, t) in enumerate((("query", query), ("key", key), ("value", value))):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"scaled_dot_product_attention(): argument '{name}' (position "
+                            f"{position + 1}) must be Tensor, not {type(t).__name__}")
+    if attn_mask is not None and not isinstance(attn_mask, Tensor):
+        raise TypeError(f"scaled_dot_product_attention(): argument 'attn_mask' (position 4) "
+                        f"must be Tensor, not {type(attn_mask).__name__}")
+    if not query.dtype == key.dtype == value.dtype:
+        raise RuntimeError(
+            f"Expected query, key, and value to have the same dtype, but got query.dtype: "
+            f"{_cpp_name(query.dtype)} key.dtype: {_cpp_name(key.dtype)} and value.dtype: "
+            f"{_cpp_name(value.dtype)} instead.")
+    if query.dim() < 2 or key.dim() < 2 or value.dim() < 2:
+        raise RuntimeError(
+            f"Expected query, key, and value to all be  at least 2 dimensional, but got "
+            f"query.dim: {query.dim()} key.dim: {key.dim()} and value.dim: {value.dim()} "
+            f"instead.")
+    if attn_mask is not None and attn_mask.dtype not in (_dtype.bool, _dtype.float32,
+                                                         query.dtype):
+        raise RuntimeError(
+            f"Expected attn_mask dtype to be bool or float or to match query dtype, but got "
+            f"attn_mask.dtype: {_cpp_name(attn_mask.dtype)} and  query.dtype: "
+            f"{_cpp_name(query.dtype)} instead.")
+
+
+def _cpp_name(dtype):
+    if dtype.is_complex:
+        return f"c10::complex<{'double' if dtype == _dtype.complex128 else 'float'}>"
+    return _errors.cpp_type_name(dtype)
+
+
+def _flash_applies(query, key, value, attn_mask, dropout_p, enable_gqa):
+    """PyTorch's gate for its fused CPU kernel, condition for condition."""
+    if dropout_p > 0.0 or query.dim() != 4 or key.dim() != 4 or value.dim() != 4:
+        return False
+    qshape, kshape, vshape = query.shape, key.shape, value.shape
+    if not qshape[0] == kshape[0] == vshape[0]:
+        return False
+    if enable_gqa:
+        if kshape[1] != vshape[1] or qshape[1] % kshape[1]:
+            return False
+    elif not qshape[1] == kshape[1] == vshape[1]:
+        return False
+    if attn_mask is not None and (attn_mask.dim() not in (2, 4) or attn_mask.requires_grad):
+        return False
+    if not qshape[3] == kshape[3] == vshape[3]:
+        return False
+    if query.stride(-1) != 1 or key.stride(-1) != 1 or value.stride(-1) != 1:
+        return False
+    return query.dtype in _FLASH_DTYPES
+
+
+def _scale(query, scale):
+    return 1.0 / math.sqrt(query.shape[-1]) if scale is None else float(scale)
+
+
+# ---------------------------------------------------------------- the fused route
+def _flash_attention(query, key, value, attn_mask, dropout_p, is_causal, scale):
+    if dropout_p < 0.0:
+        raise RuntimeError("scaled_dot_product_attention_flash_attention: Currently do not "
+                           "support dropout > 0")
+    scale = _scale(query, scale)
+    xp = query._device.xp
+    dtype = query._data.dtype
+    compute = _FLOAT32 if dtype in _REDUCED else dtype
+    q, k, v = (t._data.astype(compute, copy=False) for t in (query, key, value))
+    group = query.shape[1] // key.shape[1]
+    if group > 1:  # grouped-query attention: key/value head h serves query heads h*g..h*g+g-1
+        k, v = xp.repeat(k, group, axis=1), xp.repeat(v, group, axis=1)
+    scores = q @ k.swapaxes(-1, -2)
+    scores *= scale
+    length, source = scores.shape[-2], scores.shape[-1]
+    if attn_mask is not None:
+        mask = attn_mask._data
+        if mask.dtype == bool:
+            scores = xp.where(mask, scores, _NEG_INF)
+        else:
+            scores += mask.astype(compute, copy=False)
+    if is_causal:
+        scores = xp.where(xp.tri(length, source, dtype=bool), scores, _NEG_INF)
+    weights = _softmax_rows(xp, scores)
+    out = make_tensor((weights @ v).astype(dtype, copy=False), query._device)
+    if grad_state.enabled and (query._requires_grad or key._requires_grad
+                               or value._requires_grad):
+        node = ScaledDotProductFlashAttentionForCpuBackward0()
+        node.save(query, key, value)
+        node.weights, node.scale, node.group = weights, scale, group
+        attach(out, node, query, key, value)
+    return out
+
+
+def _softmax_rows(xp, scores):
+    """Softmax over the last axis, in place; a row masked everywhere gives zeros, not NaN."""
+    peak = scores.max(axis=-1, keepdims=True)
+    peak[peak == _NEG_INF] = 0.0
+    scores -= peak
+    xp.exp(scores, out=scores)
+    total = scores.sum(axis=-1, keepdims=True)
+    total[total == 0.0] = 1.0
+    scores /= total
+    return scores
+
+
+class ScaledDotProductFlashAttentionForCpuBackward0(Node):
+    """With P the saved weights and dO the incoming gradient:
+    dV = P^T dO, dS = P * (dO V^T - rowsum(dO * O)), dQ = s dS K, dK = s dS^T Q."""
+
+    __slots__ = ("weights", "scale", "group")
+
+    def backward(self, grad):
+        query, key, value = self.saved_tensors
+        xp = query._device.xp
+        dtype = query._data.dtype
+        compute = self.weights.dtype
+        weights, scale, group = self.weights, self.scale, self.group
+        q, k, v = (t._data.astype(compute, copy=False) for t in (query, key, value))
+        if group > 1:
+            k, v = xp.repeat(k, group, axis=1), xp.repeat(v, group, axis=1)
+        g = grad._data.astype(compute, copy=False)
+        grad_weights = g @ v.swapaxes(-1, -2)
+        grad_weights -= (grad_weights * weights).sum(axis=-1, keepdims=True)
+        grad_weights *= weights
+        grad_weights *= scale
+        grad_query = grad_weights @ k
+        grad_key = grad_weights.swapaxes(-1, -2) @ q
+        grad_value = weights.swapaxes(-1, -2) @ g
+        if group > 1:  # each key/value head gathers the gradients of the heads it served
+            grad_key = _sum_groups(grad_key, group)
+            grad_value = _sum_groups(grad_value, group)
+        device = query._device
+        grads = tuple(make_tensor(a.astype(dtype, copy=False), device)
+                      for a in (grad_query, grad_key, grad_value))
+        if grad_state.enabled and (grad._requires_grad or query._requires_grad
+                                   or key._requires_grad or value._requires_grad):
+            for result in grads:  # PyTorch has no double backward for this kernel
+                attach(result, NotImplementedBackward(_FLASH_BACKWARD),
+                       grad, query, key, value)
+        return grads
+
+
+def _sum_groups(array, group):
+    shape = array.shape
+    return array.reshape(shape[0], shape[1] // group, group, *shape[2:]).sum(axis=2)
+
+
+# ---------------------------------------------------------------- the composite route
+def _math_attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa):
+    """PyTorch's composite: scale q and k by sqrt(scale) each, matmul, add the mask,
+    _safe_softmax, dropout, matmul. float16/bfloat16 run in float32 and are cast back."""
+    if is_causal and attn_mask is not None:
+        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be "
+                           "set when is_causal=True")
+    if query.dtype.is_complex:
+        raise NotImplementedError(_errors.not_implemented_for("softmax_lastdim_kernel_impl",
+                                                              query.dtype))
+    if not query.dtype.is_floating_point:
+        raise RuntimeError(f"expected scalar type Float but found "
+                           f"{_errors.scalar_type_name(query.dtype)}")
+    original = query.dtype
+    if original in (_dtype.float16, _dtype.bfloat16):
+        query, key, value = query.float(), key.float(), value.float()
+    scale = _scale(query, scale)
+    root = math.sqrt(abs(scale))
+    query = query * (-root if scale < 0 else root)
+    if is_causal:
+        causal = ones((query.shape[-2], key.shape[-2]), dtype=_dtype.bool,
+                      device=query.device).tril()
+        attn_mask = _additive_mask(causal, query.dtype)
+    elif attn_mask is not None and attn_mask.dtype == _dtype.bool:
+        attn_mask = _additive_mask(attn_mask, query.dtype)
+    key, value = _expand_groups(query, key, value, enable_gqa)
+    attn = matmul(query, key.transpose(-2, -1) * root)
+    if attn_mask is not None:
+        attn = attn + attn_mask
+    attn = _safe_softmax(attn, -1)
+    if dropout_p > 0.0:
+        attn = dropout(attn, dropout_p, True)
+    out = matmul(attn, value)
+    return out if out.dtype == original else out.to(original)
+
+
+def _additive_mask(mask, dtype):
+    """A boolean mask (True: attend) as 0 / -inf in the query's dtype."""
+    zero = zeros((), dtype=dtype, device=mask.device)
+    return where(mask, zero, _NEG_INF)
+
+
+def _expand_groups(query, key, value, enable_gqa):
+    """Grouped-query attention: each key/value head repeated for the query heads it serves."""
+    if not enable_gqa:
+        return key, value
+    heads, key_heads, value_heads = query.shape[-3], key.shape[-3], value.shape[-3]
+    if heads % key_heads or heads % value_heads:
+        raise RuntimeError("Number of heads in key and value must divide the number of "
+                           "heads in ")
+    if key_heads != heads:
+        key = repeat_interleave(key, heads // key_heads, -3)
+    if value_heads != heads:
+        value = repeat_interleave(value, heads // value_heads, -3)
+    return key, value
+
+
+def _safe_softmax(input, dim):
+    """softmax along `dim` that gives 0 (not NaN) where every entry of a row is -inf."""
+    xp = input._device.xp
+    dtype = input._data.dtype
+    scores = input._data.astype(_FLOAT32 if dtype in _REDUCED else dtype)  # a fresh copy
+    if dim not in (-1, scores.ndim - 1):
+        scores = xp.moveaxis(scores, dim, -1)
+    weights = _softmax_rows(xp, scores)
+    if dim not in (-1, scores.ndim - 1):
+        weights = xp.moveaxis(weights, -1, dim)
+    out = make_tensor(weights.astype(dtype, copy=False), input._device)
+    if grad_state.enabled and input._requires_grad:
+        node = SafeSoftmaxBackward0()
+        node.dim = dim
+        node.save_output(out)
+        attach(out, node, input)
+    return out
+
+
+class SafeSoftmaxBackward0(Node):
+    """softmax's backward: y * (g - sum(g * y)); masked rows have y = 0, hence grad 0."""
+
+    __slots__ = ("dim",)
+
+    def backward(self, grad):
+        (result,) = self.saved_tensors
+        return (result * (grad - (grad * result).sum(self.dim, keepdim=True)),)
+
+
+def _empty_attention(query, key, value):
+    """An empty problem: zeros of the output's shape, still connected to every input."""
+    shape = tuple(query.shape[:-1]) + (value.shape[-1],)
+    if query.dim() == 4 and key.dim() == 4 and value.dim() == 4:
+        shape = (max(query.shape[0], key.shape[0]),) + shape[1:]
+    out = zeros(shape, dtype=query.dtype, device=query.device)
+    if grad_state.enabled and (query.requires_grad or key.requires_grad
+                               or value.requires_grad):
+        out = out + (query.sum() + key.sum() + value.sum()) * 0.0
+    return out
