@@ -54,8 +54,8 @@ def _validate(query, key, value, attn_mask):
     if not query.dtype == key.dtype == value.dtype:
         raise RuntimeError(
             f"Expected query, key, and value to have the same dtype, but got query.dtype: "
-            f"{_cpp_name(query.dtype)} key.dtype: {_cpp_name(key.dtype)} and value.dtype: "
-            f"{_cpp_name(value.dtype)} instead.")
+            f"{_errors.cpp_type_name(query.dtype)} key.dtype: {_errors.cpp_type_name(key.dtype)} and value.dtype: "
+            f"{_errors.cpp_type_name(value.dtype)} instead.")
     if query.dim() < 2 or key.dim() < 2 or value.dim() < 2:
         raise RuntimeError(
             f"Expected query, key, and value to all be  at least 2 dimensional, but got "
@@ -65,14 +65,8 @@ def _validate(query, key, value, attn_mask):
                                                          query.dtype):
         raise RuntimeError(
             f"Expected attn_mask dtype to be bool or float or to match query dtype, but got "
-            f"attn_mask.dtype: {_cpp_name(attn_mask.dtype)} and  query.dtype: "
-            f"{_cpp_name(query.dtype)} instead.")
-
-
-def _cpp_name(dtype):
-    if dtype.is_complex:
-        return f"c10::complex<{'double' if dtype == _dtype.complex128 else 'float'}>"
-    return _errors.cpp_type_name(dtype)
+            f"attn_mask.dtype: {_errors.cpp_type_name(attn_mask.dtype)} and  query.dtype: "
+            f"{_errors.cpp_type_name(query.dtype)} instead.")
 
 
 def _flash_applies(query, key, value, attn_mask, dropout_p, enable_gqa):
@@ -196,12 +190,12 @@ def _math_attention(query, key, value, attn_mask, dropout_p, is_causal, scale, e
     if is_causal and attn_mask is not None:
         raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be "
                            "set when is_causal=True")
-    if query.dtype.is_complex:
-        raise NotImplementedError(_errors.not_implemented_for("softmax_lastdim_kernel_impl",
-                                                              query.dtype))
     if not query.dtype.is_floating_point:
         raise RuntimeError(f"expected scalar type Float but found "
                            f"{_errors.scalar_type_name(query.dtype)}")
+    if dropout_p > 1.0:  # at::dropout's check, with C++'s shortest number format
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got "
+                           f"{dropout_p:g}")
     original = query.dtype
     if original in (_dtype.float16, _dtype.bfloat16):
         query, key, value = query.float(), key.float(), value.float()
