@@ -49,6 +49,10 @@ SDPA_CASES = {
     "value head size differs": (((2, 4, 3, 8), (2, 4, 5, 8), (2, 4, 5, 6)), {}, None),
     "broadcast batch": (((2, 4, 3, 8), (1, 4, 5, 8), (1, 4, 5, 8)), {}, None),
     "2d": (((3, 8), (5, 8), (5, 8)), {}, None),
+    "3d with 1-d mask": (B3, {}, ("float32", (5,))),
+    "mask (3, 1)": (B4, {}, ("bool", (3, 1))),
+    "causal, more queries than keys": (((1, 2, 5, 4), (1, 2, 3, 4), (1, 2, 3, 4)),
+                                       {"is_causal": True}, None),
     "dropout": (B4, {"dropout_p": 0.3}, None),
     "dropout 3d masked": (B3, {"dropout_p": 0.5}, ("bool", (3, 5))),
 }
@@ -151,6 +155,23 @@ SDPA_ERRORS = [
     lambda lib, q, k, v: lib.nn.functional.scaled_dot_product_attention(q, k, v,
                                                                          dropout_p=2.0),
     lambda lib, q, k, v: lib.nn.functional.scaled_dot_product_attention([1.0], k, v),
+    lambda lib, q, k, v: lib.nn.functional.scaled_dot_product_attention(
+        q, k, v, attn_mask=lib.tensor(True)),
+    lambda lib, q, k, v: lib.nn.functional.scaled_dot_product_attention(
+        q, k, v, attn_mask=lib.ones(5, dtype=lib.bool)),
+    lambda lib, q, k, v: lib.nn.functional.scaled_dot_product_attention(
+        q, k, v, attn_mask=lib.ones(3, 4, dtype=lib.bool)),
+    lambda lib, q, k, v: lib.nn.functional.scaled_dot_product_attention(
+        q, k, v, attn_mask=lib.ones(2, 2, 3, 5, dtype=lib.bool)),
+    lambda lib, q, k, v: lib.nn.functional.scaled_dot_product_attention(
+        q, k, v, attn_mask=lib.ones(1, 2, 4, 3, 5, dtype=lib.bool)),
+    lambda lib, q, k, v: lib.nn.functional.scaled_dot_product_attention(
+        q > 0, k > 0, v > 0),
+    lambda lib, q, k, v: lib.nn.functional.scaled_dot_product_attention(
+        q[:, :2], k, v, enable_gqa=True),
+    lambda lib, q, k, v: lib.nn.functional.scaled_dot_product_attention(
+        q, k[:, :2], v[:, :2]),
+    lambda lib, q, k, v: lib.nn.functional.scaled_dot_product_attention(q, k[..., :4], v),
 ]
 
 

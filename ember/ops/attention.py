@@ -81,13 +81,32 @@ def _flash_applies(query, key, value, attn_mask, dropout_p, enable_gqa):
             return False
     elif not qshape[1] == kshape[1] == vshape[1]:
         return False
-    if attn_mask is not None and (attn_mask.dim() not in (2, 4) or attn_mask.requires_grad):
+    if attn_mask is not None and not _mask_fits(attn_mask, qshape, kshape[2]):
         return False
     if not qshape[3] == kshape[3] == vshape[3]:
         return False
     if query.stride(-1) != 1 or key.stride(-1) != 1 or value.stride(-1) != 1:
         return False
     return query.dtype in _FLASH_DTYPES
+
+
+def _mask_fits(mask, qshape, source):
+    """Whether the fused kernel takes this mask: (L|1, S|1), or 4-D with batch and head
+    sizes 1 or the query's. PyTorch reads its last two sizes first, so a mask of fewer
+    dims raises here, and only on 4-D inputs."""
+    ndim = mask.dim()
+    if ndim == 0:
+        raise IndexError("Dimension specified as -2 but tensor has no dimensions")
+    if ndim == 1:
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but "
+                         "got -2)")
+    if mask.requires_grad or mask.shape[-2] not in (qshape[2], 1):
+        return False
+    if mask.shape[-1] not in (source, 1):
+        return False
+    if ndim == 2:
+        return True
+    return ndim == 4 and mask.shape[0] in (1, qshape[0]) and mask.shape[1] in (1, qshape[1])
 
 
 def _scale(query, scale):
@@ -242,7 +261,7 @@ def _math_attention(query, key, value, attn_mask, dropout_p, is_causal, scale, e
     key, value = _expand_groups(query, key, value, enable_gqa)
     attn = matmul(query, key.transpose(-2, -1) * root)
     if attn_mask is not None:
-        attn = attn + attn_mask
+        attn = attn.add_(attn_mask)  # in place, as PyTorch: a mask may not widen the scores
     attn = _safe_softmax(attn, -1)
     if dropout_p > 0.0:
         attn = dropout(attn, dropout_p, True)
