@@ -425,3 +425,26 @@ def test_multi_head_attention_forward_static_and_separate(torch):
     def ember_or_torch(lib, *shape):
         return lib.ones(*shape)
     assert_same_error(bad_static)
+
+
+def test_sdpa_and_multihead_attention_under_autocast(torch):
+    """scaled_dot_product_attention is on PyTorch's CPU lower-precision list (bfloat16)."""
+    rng = np.random.default_rng(6)
+    pairs = [_pair(torch, rng.standard_normal(s).astype(np.float32), True) for s in B4]
+    mask = _pair(torch, rng.standard_normal((3, 5)).astype(np.float32))
+    with torch.autocast("cpu"):
+        expected = torch.nn.functional.scaled_dot_product_attention(
+            *[p[0] for p in pairs], attn_mask=mask[0])
+    with ember.autocast("cpu"):
+        got = F.scaled_dot_product_attention(*[p[1] for p in pairs], attn_mask=mask[1])
+    assert got.grad_fn.name() == expected.grad_fn.name()
+    assert_same(got, expected, atol=2e-2, rtol=2e-2)
+    torch.manual_seed(0)
+    ember.manual_seed(0)
+    layers = torch.nn.MultiheadAttention(E, 2), ember.nn.MultiheadAttention(E, 2)
+    x = _pair(torch, rng.standard_normal((L, N, E)).astype(np.float32))
+    with torch.autocast("cpu"):
+        expected = layers[0](x[0], x[0], x[0])
+    with ember.autocast("cpu"):
+        got = layers[1](x[1], x[1], x[1])
+    assert_same(got, expected, atol=3e-2, rtol=3e-2)

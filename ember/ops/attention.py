@@ -12,6 +12,7 @@ composes it, with `_safe_softmax` (zeros for rows that are masked everywhere).
 """
 import math
 
+from . import _autocast
 from .. import _dtype, _errors
 from ..autograd.graph import Node
 from ._common import Tensor, attach, grad_state, make_tensor
@@ -34,6 +35,9 @@ _FLASH_BACKWARD = "_scaled_dot_product_flash_attention_for_cpu_backward"
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
                                  is_causal=False, scale=None, enable_gqa=False):
     """softmax(query @ key^T * scale + mask) @ value, with optional dropout on the weights."""
+    if _autocast.on:  # on PyTorch's CPU lower-precision list
+        return _autocast.lower_precision(scaled_dot_product_attention, query, key, value,
+                                         attn_mask, dropout_p, is_causal, scale, enable_gqa)
     _validate(query, key, value, attn_mask)
     if query.numel() == 0 or key.numel() == 0 or value.numel() == 0:
         return _empty_attention(query, key, value)
