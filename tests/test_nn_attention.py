@@ -448,3 +448,54 @@ def test_sdpa_and_multihead_attention_under_autocast(torch):
     with ember.autocast("cpu"):
         got = layers[1](x[1], x[1], x[1])
     assert_same(got, expected, atol=3e-2, rtol=3e-2)
+
+
+def _mha_call(lib, **changes):
+    """F.multi_head_attention_forward on ones, with some arguments replaced."""
+    x = lib.ones(L, N, E)
+    arguments = dict(query=x, key=x, value=x, embed_dim_to_check=E, num_heads=2,
+                     in_proj_weight=lib.ones(3 * E, E), in_proj_bias=lib.zeros(3 * E),
+                     bias_k=None, bias_v=None, add_zero_attn=False, dropout_p=0.0,
+                     out_proj_weight=lib.ones(E, E), out_proj_bias=None)
+    arguments.update({k: v(lib) if callable(v) else v for k, v in changes.items()})
+    return lib.nn.functional.multi_head_attention_forward(**arguments)
+
+
+FUNCTIONAL_ERRORS = [
+    dict(embed_dim_to_check=E + 1),
+    dict(num_heads=3),
+    dict(in_proj_weight=None),
+    dict(bias_k=lambda lib: lib.zeros(1, 1, E)),
+    dict(bias_v=lambda lib: lib.zeros(1, 1, E)),
+    dict(bias_k=lambda lib: lib.zeros(1, 1, E), bias_v=lambda lib: lib.zeros(1, 1, E),
+         static_k=lambda lib: lib.zeros(N * 2, L, E // 2)),
+    dict(use_separate_proj_weight=True),
+    dict(use_separate_proj_weight=True, q_proj_weight=lambda lib: lib.ones(E, E),
+         k_proj_weight=lambda lib: lib.ones(E, E), v_proj_weight=lambda lib: lib.ones(E, E),
+         in_proj_bias=lambda lib: lib.zeros(3 * E + 3)),
+    dict(static_v=lambda lib: lib.zeros(N * 2, L, 3)),
+    dict(key_padding_mask=lambda lib: lib.zeros(N, L, dtype=lib.int32)),
+    dict(attn_mask=lambda lib: lib.zeros(1, 1, L, L)),
+]
+
+
+@pytest.mark.parametrize("index", range(len(FUNCTIONAL_ERRORS)))
+def test_multi_head_attention_forward_errors(torch, index):
+    assert_same_error(lambda lib: _mha_call(lib, **FUNCTIONAL_ERRORS[index]))
+
+
+def test_multi_head_attention_forward_training_dropout_and_zero_attn(torch):
+    """training=True draws the weights' dropout mask from the generator, as torch does."""
+    rng = np.random.default_rng(8)
+    weights = {name: rng.standard_normal(shape).astype(np.float32) for name, shape in
+               (("in_proj_weight", (3 * E, E)), ("out_proj_weight", (E, E)),
+                ("bias_k", (1, 1, E)), ("bias_v", (1, 1, E)))}
+    x = rng.standard_normal((L, N, E)).astype(np.float32)
+    results = []
+    for lib in (torch, ember):
+        lib.manual_seed(11)
+        arguments = {k: lib.tensor(v) for k, v in weights.items()}
+        results.append(_mha_call(lib, query=lib.tensor(x), key=lib.tensor(x),
+                                 value=lib.tensor(x), dropout_p=0.4, add_zero_attn=True,
+                                 training=True, **arguments))
+    assert_same(results[1], results[0], atol=1e-5, rtol=1e-5)
