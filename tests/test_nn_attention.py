@@ -499,3 +499,24 @@ def test_multi_head_attention_forward_training_dropout_and_zero_attn(torch):
                                  value=lib.tensor(x), dropout_p=0.4, add_zero_attn=True,
                                  training=True, **arguments))
     assert_same(results[1], results[0], atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.parametrize("layout", ["heads transposed", "last dim strided"])
+def test_sdpa_noncontiguous_inputs(torch, layout):
+    """(N, L, H, E) storage seen as (N, H, L, E) keeps the fused route; a strided last
+    dim sends PyTorch (and ember) down the composite one."""
+    rng = np.random.default_rng(9)
+    arrays = [rng.standard_normal((2, n, 4, 16)).astype(np.float32) for n in (3, 5, 5)]
+    results = []
+    for lib in (torch, ember):
+        bases = [lib.tensor(a).requires_grad_() for a in arrays]
+        views = [b.transpose(1, 2)[..., ::2] if layout == "last dim strided"
+                 else b.transpose(1, 2)[..., :8] for b in bases]
+        out = lib.nn.functional.scaled_dot_product_attention(*views, is_causal=True)
+        out.backward(lib.ones(out.shape))
+        results.append((out, [b.grad for b in bases]))
+    (expected, t_grads), (got, e_grads) = results
+    assert got.grad_fn.name() == expected.grad_fn.name()
+    assert_same(got, expected, atol=1e-6, rtol=1e-5)
+    for e, t in zip(e_grads, t_grads):
+        assert_same(e, t, atol=1e-6, rtol=1e-5)
