@@ -17,6 +17,7 @@ from .. import _dtype, _errors
 from ..autograd.graph import Node
 from ._common import Tensor, attach, grad_state, make_tensor
 from ._elementwise import NotImplementedBackward
+from ._scalar_ops import mul_scalar
 from .combinatorics import repeat_interleave
 from .creation import ones, zeros
 from .linalg import matmul
@@ -255,7 +256,7 @@ def _math_attention(query, key, value, attn_mask, dropout_p, is_causal, scale, e
         query, key, value = query.float(), key.float(), value.float()
     scale = _scale(query, scale)
     root = math.sqrt(abs(scale))
-    query = query * (-root if scale < 0 else root)
+    query = mul_scalar(query, -root if scale < 0 else root)
     if is_causal:
         causal = ones((query.shape[-2], key.shape[-2]), dtype=_dtype.bool,
                       device=query.device).tril()
@@ -263,7 +264,7 @@ def _math_attention(query, key, value, attn_mask, dropout_p, is_causal, scale, e
     elif attn_mask is not None and attn_mask.dtype == _dtype.bool:
         attn_mask = _additive_mask(attn_mask, query.dtype)
     key, value = _expand_groups(query, key, value, enable_gqa)
-    attn = matmul(query, key.transpose(-2, -1) * root)
+    attn = matmul(query, mul_scalar(key.transpose(-2, -1), root))
     if attn_mask is not None:
         attn = attn.add_(attn_mask)  # in place, as PyTorch: a mask may not widen the scores
     attn = _safe_softmax(attn, -1)
@@ -331,5 +332,5 @@ def _empty_attention(query, key, value):
     out = zeros(shape, dtype=query.dtype, device=query.device)
     if grad_state.enabled and (query.requires_grad or key.requires_grad
                                or value.requires_grad):
-        out = out + (query.sum() + key.sum() + value.sum()) * 0.0
+        out = out + mul_scalar(query.sum() + key.sum() + value.sum(), 0.0)
     return out
