@@ -292,7 +292,9 @@ def test_multihead_attention_matches_torch(torch, case):
     ember.manual_seed(7)
     expected = t_layer(query[0], key[0], value[0], **kwargs_t)
     got = e_layer(query[1], key[1], value[1], **kwargs_e)
-    assert got[0].grad_fn.name() == expected[0].grad_fn.name()
+    assert _node_names(got[0]) == _node_names(expected[0])
+    if expected[1] is not None:
+        assert _node_names(got[1]) == _node_names(expected[1])
     assert_same(got, expected, atol=1e-6, rtol=1e-5)
     grad = _pair(torch, rng.standard_normal(tuple(expected[0].shape)).astype(np.float32))
     expected[0].backward(grad[0])
@@ -527,7 +529,8 @@ def test_sdpa_noncontiguous_inputs(torch, layout):
         out.backward(lib.ones(out.shape))
         results.append((out, [b.grad for b in bases]))
     (expected, t_grads), (got, e_grads) = results
-    assert got.grad_fn.name() == expected.grad_fn.name()
+    assert _node_names(got) == _node_names(expected)
+    assert got.stride() == expected.stride()  # the fused kernel lays out as the query
     assert_same(got, expected, atol=1e-6, rtol=1e-5)
     for e, t in zip(e_grads, t_grads):
         assert_same(e, t, atol=1e-6, rtol=1e-5)

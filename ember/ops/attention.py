@@ -142,7 +142,8 @@ def _flash_attention(query, key, value, attn_mask, dropout_p, is_causal, scale):
     if is_causal:
         xp.copyto(scores, _NEG_INF, where=_above_diagonal(xp, *scores.shape[-2:]))
     weights = _softmax_rows(xp, scores)
-    result = weights @ v
+    result = xp.empty_like(q)  # laid out as the query is (order "K"), as PyTorch's kernel
+    xp.matmul(weights, v, out=result)
     out = make_tensor(result.astype(dtype, copy=False), query._device)
     if grad_state.enabled and (query._requires_grad or key._requires_grad
                                or value._requires_grad):

@@ -164,18 +164,23 @@ def _project_packed(query, key, value, weight, bias):
     """q, k, v through one (3E, E) weight: one matrix product when they are one tensor."""
     width = query.size(-1)
     if key is value and query is key:
-        packed = linear(query, weight, bias)
-        packed = packed.view(*packed.shape[:-1], 3, width).movedim(-2, 0).contiguous()
+        packed = _leading_parts(linear(query, weight, bias), 3, width)
         return packed[0], packed[1], packed[2]
     if key is value:
         weight_q, weight_kv = weight.split([width, 2 * width])
         bias_q, bias_kv = (None, None) if bias is None else bias.split([width, 2 * width])
-        pair = linear(key, weight_kv, bias_kv)
-        pair = pair.view(*pair.shape[:-1], 2, width).movedim(-2, 0).contiguous()
+        pair = _leading_parts(linear(key, weight_kv, bias_kv), 2, width)
         return linear(query, weight_q, bias_q), pair[0], pair[1]
     weights = weight.chunk(3)
     biases = (None, None, None) if bias is None else bias.chunk(3)
     return tuple(linear(x, w, b) for x, w, b in zip((query, key, value), weights, biases))
+
+
+def _leading_parts(projected, parts, width):
+    """(..., parts * width) -> (parts, ..., width), contiguous, through the same view ops
+    PyTorch uses, so the recorded graph is the same."""
+    split = projected.unflatten(-1, (parts, width)).unsqueeze(0)
+    return split.transpose(0, -2).squeeze(-2).contiguous()
 
 
 def _project_separately(query, key, value, q_proj_weight, k_proj_weight, v_proj_weight,
