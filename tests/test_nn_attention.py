@@ -166,6 +166,16 @@ SDPA_ERRORS = [
     lambda lib, q, k, v: lib.nn.functional.scaled_dot_product_attention(q, k, v,
                                                                          dropout_p=2.0),
     lambda lib, q, k, v: lib.nn.functional.scaled_dot_product_attention([1.0], k, v),
+    lambda lib, q, k, v: lib.nn.functional.scaled_dot_product_attention(q, k, v,
+                                                                         attn_mask=[1.0]),
+    lambda lib, q, k, v: lib.nn.functional.scaled_dot_product_attention(q, k, v,
+                                                                         dropout_p=None),
+    lambda lib, q, k, v: lib.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=1),
+    lambda lib, q, k, v: lib.nn.functional.scaled_dot_product_attention(q, k, v, scale="a"),
+    lambda lib, q, k, v: lib.nn.functional.scaled_dot_product_attention(q, k, v,
+                                                                         enable_gqa=None),
+    lambda lib, q, k, v: lib.nn.functional.scaled_dot_product_attention(q, k, v, None, 0.0,
+                                                                         False, 0.5),
     lambda lib, q, k, v: lib.nn.functional.scaled_dot_product_attention(
         q, k, v, attn_mask=lib.tensor(True)),
     lambda lib, q, k, v: lib.nn.functional.scaled_dot_product_attention(

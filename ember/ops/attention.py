@@ -13,7 +13,7 @@ composes it, with `_safe_softmax` (zeros for rows that are masked everywhere).
 import math
 
 from . import _autocast
-from .. import _dtype, _errors
+from .. import _arguments, _dtype, _errors
 from ..autograd.graph import Node
 from ._common import Tensor, attach, grad_state, make_tensor
 from ._elementwise import NotImplementedBackward
@@ -31,14 +31,24 @@ _FLOAT32 = _dtype.float32.np_dtype
 _FLASH_DTYPES = (_dtype.float32, _dtype.float64, _dtype.float16, _dtype.bfloat16)
 _NEG_INF = float("-inf")
 _FLASH_BACKWARD = "_scaled_dot_product_flash_attention_for_cpu_backward"
+_SIGNATURE = ("(Tensor query, Tensor key, Tensor value, Tensor attn_mask = None, "
+              "float dropout_p = 0.0, bool is_causal = False, *, float scale = None, "
+              "bool enable_gqa = False)")
+_OPTIONS = ("attn_mask", "dropout_p", "is_causal", "scale", "enable_gqa")
+_NUMBERS = (float, int)
+_SCALES = (float, int, type(None))
 
 
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
-                                 is_causal=False, scale=None, enable_gqa=False):
+                                 is_causal=False, *, scale=None, enable_gqa=False):
     """softmax(query @ key^T * scale + mask) @ value, with optional dropout on the weights."""
+    if (is_causal.__class__ is not bool or enable_gqa.__class__ is not bool
+            or dropout_p.__class__ not in _NUMBERS or scale.__class__ not in _SCALES):
+        _refuse_arguments(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
     if _autocast.on:  # on PyTorch's CPU lower-precision list
         return _autocast.lower_precision(scaled_dot_product_attention, query, key, value,
-                                         attn_mask, dropout_p, is_causal, scale, enable_gqa)
+                                         attn_mask, dropout_p, is_causal, scale=scale,
+                                         enable_gqa=enable_gqa)
     _validate(query, key, value, attn_mask)
     if query.numel() == 0 or key.numel() == 0 or value.numel() == 0:
         return _empty_attention(query, key, value)
@@ -48,14 +58,21 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
                            enable_gqa)
 
 
+def _refuse_arguments(*args):
+    """PyTorch's argument-parser TypeError for a call whose arguments fit no signature.
+    The options after value are described as passed by keyword, their usual form (the
+    parser's text then names no position)."""
+    keywords = dict(zip(_OPTIONS, args[3:]))
+    error = _arguments.explain_with("scaled_dot_product_attention", (_SIGNATURE,), args[:3],
+                                    keywords)
+    if error is not None:
+        raise error
+
+
 def _validate(query, key, value, attn_mask):
-    for position, (name, t) in enumerate((("query", query), ("key", key), ("value", value))):
-        if not isinstance(t, Tensor):
-            raise TypeError(f"scaled_dot_product_attention(): argument '{name}' (position "
-                            f"{position + 1}) must be Tensor, not {type(t).__name__}")
-    if attn_mask is not None and not isinstance(attn_mask, Tensor):
-        raise TypeError(f"scaled_dot_product_attention(): argument 'attn_mask' (position 4) "
-                        f"must be Tensor, not {type(attn_mask).__name__}")
+    if not (isinstance(query, Tensor) and isinstance(key, Tensor) and isinstance(value, Tensor)
+            and (attn_mask is None or isinstance(attn_mask, Tensor))):
+        _refuse_arguments(query, key, value, attn_mask, 0.0, False, None, False)
     if not query.dtype == key.dtype == value.dtype:
         raise RuntimeError(
             f"Expected query, key, and value to have the same dtype, but got query.dtype: "
