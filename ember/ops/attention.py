@@ -219,6 +219,11 @@ class ScaledDotProductFlashAttentionForCpuBackward0(Node):
 
     __slots__ = ("weights", "result", "scale", "group")
 
+    def release(self):
+        """The attention weights and output go with the saved tensors after backward."""
+        Node.release(self)
+        self.weights = self.result = None
+
     def backward(self, grad):
         query, key, value = self.saved_tensors
         xp = query._device.xp
