@@ -544,3 +544,22 @@ def test_sdpa_noncontiguous_inputs(torch, layout):
     assert_same(got, expected, atol=1e-6, rtol=1e-5)
     for e, t in zip(e_grads, t_grads):
         assert_same(e, t, atol=1e-6, rtol=1e-5)
+
+
+def test_multi_head_attention_forward_gradcheck():
+    rng = np.random.default_rng(10)
+
+    def tensor(*shape):
+        return ember.tensor(rng.standard_normal(shape)).requires_grad_()
+    query, key = tensor(2, 1, 4), tensor(3, 1, 4)
+    in_weight, in_bias, out_weight = tensor(12, 4), tensor(12), tensor(4, 4)
+    bias_k, bias_v = tensor(1, 1, 4), tensor(1, 1, 4)
+    mask = ember.tensor([[False, True, False]])
+
+    def attend(query, key, in_weight, in_bias, out_weight, bias_k, bias_v):
+        out, weights = F.multi_head_attention_forward(
+            query, key, key, 4, 2, in_weight, in_bias, bias_k, bias_v, True, 0.0, out_weight,
+            None, key_padding_mask=mask)
+        return out, weights
+    assert ember.autograd.gradcheck(attend, (query, key, in_weight, in_bias, out_weight,
+                                             bias_k, bias_v))
