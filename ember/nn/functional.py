@@ -18,6 +18,8 @@ from ..ops.pooling_more import *  # noqa: F401,F403
 from ..ops.distance_more import pdist  # noqa: F401
 from ..ops.embedding_bag import embedding_bag  # noqa: F401
 from ..ops.ctc import ctc_loss  # noqa: F401
+from ..ops.attention import scaled_dot_product_attention  # noqa: F401
+from ..ops.attention_mha import multi_head_attention_forward  # noqa: F401
 
 # The nn.functional names that are C++ functions in PyTorch (F.conv2d is torch.conv2d) get
 # its argument parser's TypeErrors through one wrapper each, applied here.

@@ -51,7 +51,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     shape = list(input.shape) or [1]
     if output_size is not None and output_size != shape[dim] * repeats:
         raise RuntimeError("allocated size does not match required size")
-    expanded = input.reshape(shape).unsqueeze(dim + 1)
+    expanded = (input if input.dim() else input.reshape(shape)).unsqueeze(dim + 1)
     sizes = shape[:dim + 1] + [repeats] + shape[dim + 1:]
     shape[dim] *= repeats
     return expanded.expand(sizes).contiguous().view(shape)

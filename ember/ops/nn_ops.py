@@ -37,7 +37,8 @@ def _shifted(xp, x, axis):
     """x minus its maximum along `axis` (a new array): the largest exponent becomes 0."""
     if x.size == 0:
         return x.copy()
-    shifted = x - x.max(axis=axis, keepdims=True)
+    with xp.errstate(invalid="ignore"):  # a row of -inf gives NaN, silently as in PyTorch
+        shifted = x - x.max(axis=axis, keepdims=True)
     return xp.asarray(shifted) if x.ndim == 0 else shifted  # 0-dim: NumPy gives a scalar
 
 

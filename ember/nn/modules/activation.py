@@ -317,3 +317,7 @@ class Softmax2d(Module):
             raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D "
                              "instead")
         return F.softmax(input, -3, _stacklevel=5)
+
+# PyTorch defines MultiheadAttention in this module; ember keeps it in its own file.
+from .attention import MultiheadAttention  # noqa: E402
+__all__ += ["MultiheadAttention"]
