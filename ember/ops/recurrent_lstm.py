@@ -1,0 +1,146 @@
+"""One LSTM layer over a whole sequence as one graph node (PyTorch's CPU `mkldnn_rnn_layer`).
+
+Why one node: built from per-step ops, a 35-step two-layer LSTM records some seven
+hundred small nodes and spends its time in Python bookkeeping. Here the input
+projection of every step is one matrix product, each step is one matrix product
+plus a few in-place array operations, and the backward through time runs on the
+saved gate activations with one matrix product per step; the weight gradients are
+then one product each over all steps. PyTorch's CPU build takes this path
+(oneDNN) for float32 LSTMs without projections, and its node is
+MkldnnRnnLayerBackward0 with outputs (output, h_n, c_n); ember names its node alike.
+"""
+from .._backend import scipy_special as _special
+from ..autograd.graph import Node
+from ._common import attach, grad_state, wrap
+
+__all__ = ["mkldnn_rnn_layer"]
+
+_NO_DOUBLE_BACKWARD = (
+    "ember's fused LSTM layer (float32, no projections) has no double backward; run the "
+    "model in float64 for create_graph=True, where the layer is built from per-step ops")
+
+
+def mkldnn_rnn_layer(input, w_ih, w_hh, b_ih, b_hh, hx, cx, reverse):
+    """One direction of one LSTM layer: input (T, B, I), hx and cx (B, H) -> (output, h_n, c_n).
+
+    Gates are ordered (input, forget, cell, output) along the 4H rows of the weights, as
+    in PyTorch. `reverse` walks the sequence from its last step to its first.
+    """
+    xp = input._device.xp
+    steps, batch = input.shape[0], input.shape[1]
+    hidden = w_hh.shape[1]
+    x = input._data
+    gates = xp.matmul(x.reshape(steps * batch, x.shape[2]), w_ih._data.T)
+    if b_ih is not None:
+        gates += b_ih._data + b_hh._data
+    gates = gates.reshape(steps, batch, 4 * hidden)
+    w_hh_t = w_hh._data.T
+    output = xp.empty((steps, batch, hidden), dtype=gates.dtype)
+    cells = xp.empty((steps, batch, hidden), dtype=gates.dtype)
+    tanh_cells = xp.empty((steps, batch, hidden), dtype=gates.dtype)
+    h, c = hx._data, cx._data
+    sigmoid, tanh, multiply = _special.expit, xp.tanh, xp.multiply
+    for t in (range(steps - 1, -1, -1) if reverse else range(steps)):
+        g = gates[t]
+        g += xp.matmul(h, w_hh_t)
+        sigmoid(g[:, :2 * hidden], out=g[:, :2 * hidden])
+        tanh(g[:, 2 * hidden:3 * hidden], out=g[:, 2 * hidden:3 * hidden])
+        sigmoid(g[:, 3 * hidden:], out=g[:, 3 * hidden:])
+        c_new = cells[t]
+        multiply(g[:, hidden:2 * hidden], c, out=c_new)
+        c_new += g[:, :hidden] * g[:, 2 * hidden:3 * hidden]
+        tanh(c_new, out=tanh_cells[t])
+        multiply(g[:, 3 * hidden:], tanh_cells[t], out=output[t])
+        h, c = output[t], c_new
+    device = input._device
+    out, hy, cy = wrap(output, device), wrap(h.copy(), device), wrap(c.copy(), device)
+    if grad_state.enabled and (input._requires_grad or w_ih._requires_grad
+                               or w_hh._requires_grad or hx._requires_grad
+                               or cx._requires_grad
+                               or (b_ih is not None and (b_ih._requires_grad
+                                                         or b_hh._requires_grad))):
+        node = MkldnnRnnLayerBackward0()
+        node.gates, node.cells, node.tanh_cells, node.reverse = gates, cells, tanh_cells, reverse
+        node.save(input, w_ih, w_hh, hx, cx)
+        node.save_output(out, 0)
+        attach(out, node, input, w_ih, w_hh, b_ih, b_hh, hx, cx)
+        for index, result in ((1, hy), (2, cy)):
+            result.grad_fn, result._requires_grad, result._output_nr = node, True, index
+    return out, hy, cy
+
+
+def _previous(states, first, reverse, xp):
+    """The state each step started from, in time order: `first` before the first step taken."""
+    if reverse:
+        return xp.concatenate((states[1:], first[None]))
+    return xp.concatenate((first[None], states[:-1]))
+
+
+class MkldnnRnnLayerBackward0(Node):
+    """Backward through time over the saved activations; one matrix product per step."""
+
+    __slots__ = ("gates", "cells", "tanh_cells", "reverse")
+
+    def release(self):
+        super().release()
+        self.gates = self.cells = self.tanh_cells = None
+
+    def backward(self, grad_output=None, grad_hy=None, grad_cy=None):
+        if grad_state.enabled:
+            raise RuntimeError(_NO_DOUBLE_BACKWARD)
+        input, w_ih, w_hh, hx, cx, output = self.saved_tensors
+        xp = input._device.xp
+        gates, cells, tanh_cells = self.gates, self.cells, self.tanh_cells
+        steps, batch, hidden = cells.shape
+        size = (batch, hidden)
+        i, f = gates[..., :hidden], gates[..., hidden:2 * hidden]
+        g, o = gates[..., 2 * hidden:3 * hidden], gates[..., 3 * hidden:]
+        previous_cells = _previous(cells, cx._data, self.reverse, xp)
+        # d(pre-activation) = (dc, dc, dc, dh) * factors, the factors known for every step now
+        factors = xp.empty_like(gates)
+        factors[..., :hidden] = g * i * (1 - i)
+        factors[..., hidden:2 * hidden] = previous_cells * f * (1 - f)
+        factors[..., 2 * hidden:3 * hidden] = i * (1 - g * g)
+        factors[..., 3 * hidden:] = tanh_cells * o * (1 - o)
+        through_tanh = o * (1 - tanh_cells * tanh_cells)   # dc += dh * through_tanh
+        factors4 = factors.reshape(steps, batch, 4, hidden)
+        dgates = xp.empty_like(gates)
+        dgates4 = dgates.reshape(steps, batch, 4, hidden)
+        dh = xp.zeros(size, gates.dtype) if grad_hy is None else grad_hy._data.copy()
+        dc = xp.zeros(size, gates.dtype) if grad_cy is None else grad_cy._data.copy()
+        go = None if grad_output is None else grad_output._data
+        w = w_hh._data
+        multiply = xp.multiply
+        for t in (range(steps) if self.reverse else range(steps - 1, -1, -1)):
+            if go is not None:
+                dh += go[t]
+            dc += dh * through_tanh[t]
+            multiply(factors4[t, :, :3], dc[:, None, :], out=dgates4[t, :, :3])
+            multiply(factors4[t, :, 3], dh, out=dgates4[t, :, 3])
+            dc *= f[t]
+            dh = xp.matmul(dgates[t], w)
+        return self._gradients(dgates, dh, dc, input, w_ih, hx, output)
+
+    def _gradients(self, dgates, dh, dc, input, w_ih, hx, output):
+        """Input, weight and bias gradients: one matrix product each over all steps."""
+        xp = input._device.xp
+        device = input._device
+        steps, batch, width = dgates.shape
+        flat = dgates.reshape(steps * batch, width)
+        grads = [None] * 7
+        if self.needs_input_grad(0):
+            grads[0] = wrap(xp.matmul(flat, w_ih._data).reshape(input.shape), device)
+        if self.needs_input_grad(1):
+            x = input._data.reshape(steps * batch, input.shape[2])
+            grads[1] = wrap(xp.matmul(flat.T, x), device)
+        if self.needs_input_grad(2):
+            previous = _previous(output._data, hx._data, self.reverse, xp)
+            grads[2] = wrap(xp.matmul(flat.T, previous.reshape(steps * batch, -1)), device)
+        if self.needs_input_grad(3) or self.needs_input_grad(4):
+            bias = flat.sum(0)
+            grads[3], grads[4] = wrap(bias, device), wrap(bias.copy(), device)
+        if self.needs_input_grad(5):
+            grads[5] = wrap(dh, device)
+        if self.needs_input_grad(6):
+            grads[6] = wrap(dc, device)
+        return tuple(grads)
