@@ -14,23 +14,26 @@ import warnings
 
 from .. import _dtype
 from ._common import Tensor
+from .dims import transpose, transpose_
 from .joining import cat, stack
 from .nn_linear import dropout as _dropout, linear
 from .pointwise_math import tanh
 from .pointwise_select import relu
+from .queries import is_warn_always_enabled
 from .recurrent_cells import elman_step, gru_step, lstm_step
 from .recurrent_lstm import mkldnn_rnn_layer
 
 __all__ = ["rnn_tanh", "rnn_relu", "lstm", "gru"]
 
 _FLOAT32 = _dtype.float32
+_projection_warned = []   # PyTorch warns once per process (TORCH_WARN_ONCE)
 _PACKED_TODO = ("{}: PackedSequence input (data, batch_sizes, ...) is not implemented yet in "
                 "ember; the follow-up adds per-step batch sizes to ember/ops/recurrent.py")
 
 
 # ---------------------------------------------------------------- public entry points
 def rnn_tanh(input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
-             batch_first=False):
+             batch_first):
     """Elman network with tanh over a (T, B, I) input (B first with batch_first): (output, h_n)."""
     if isinstance(params, Tensor):
         raise NotImplementedError(_PACKED_TODO.format("rnn_tanh"))
@@ -39,7 +42,7 @@ def rnn_tanh(input, hx, params, has_biases, num_layers, dropout, train, bidirect
 
 
 def rnn_relu(input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
-             batch_first=False):
+             batch_first):
     """Elman network with relu: (output, h_n)."""
     if isinstance(params, Tensor):
         raise NotImplementedError(_PACKED_TODO.format("rnn_relu"))
@@ -48,19 +51,19 @@ def rnn_relu(input, hx, params, has_biases, num_layers, dropout, train, bidirect
 
 
 def gru(input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
-        batch_first=False):
+        batch_first):
     """GRU network: (output, h_n)."""
     if isinstance(params, Tensor):
         raise NotImplementedError(_PACKED_TODO.format("gru"))
     weights = _group(params, has_biases, False)
     _check_sequence(input, batch_first)
     output, finals = _layers(input, hx.unbind(0), weights, num_layers, dropout, train,
-                             bidirectional, batch_first, _unrolled(_gru_step))
+                             bidirectional, batch_first, _unrolled(_gru_step), transpose_)
     return output, stack(finals, 0)
 
 
 def lstm(input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
-         batch_first=False):
+         batch_first):
     """LSTM network; hx is (h_0, c_0); returns (output, h_n, c_n)."""
     if isinstance(hx, Tensor):
         raise NotImplementedError(_PACKED_TODO.format("lstm"))
@@ -68,14 +71,15 @@ def lstm(input, hx, params, has_biases, num_layers, dropout, train, bidirectiona
         raise RuntimeError("lstm expects two hidden states")
     h0, c0 = hx
     projections = h0.shape[2] != c0.shape[2]
-    weights = _group(params, has_biases, projections)
+    weights = _group(params, has_biases, projections, True)
     _check_sequence(input, batch_first)
     run = _unrolled(_lstm_step)
     if input.dtype == _FLOAT32 and input._device.type == "cpu" and input.numel() != 0:
         # PyTorch's oneDNN conditions; it warns when only the projection stops it
         if not projections:
             run = _fused_lstm_layer
-        else:
+        elif is_warn_always_enabled() or not _projection_warned:
+            _projection_warned.append(True)
             warnings.warn("LSTM with projections is not supported with oneDNN. Using default "
                           "implementation.", UserWarning, stacklevel=2)
     output, finals = _layers(input, list(zip(h0.unbind(0), c0.unbind(0))), weights, num_layers,
@@ -94,7 +98,7 @@ def _elman(input, hx, params, has_biases, num_layers, dropout, train, bidirectio
         return hy, hy
 
     output, finals = _layers(input, hx.unbind(0), weights, num_layers, dropout, train,
-                             bidirectional, batch_first, _unrolled(step))
+                             bidirectional, batch_first, _unrolled(step), transpose_)
     return output, stack(finals, 0)
 
 
@@ -103,13 +107,15 @@ def _check_sequence(input, batch_first):
         raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
 
 
-def _group(params, has_biases, projections):
+def _group(params, has_biases, projections, lstm=False):
     """The flat weight list cut into (w_ih, w_hh, b_ih, b_hh, w_hr) per layer and direction."""
     params = list(params)
     stride = (4 if has_biases else 2) + (1 if projections else 0)
     if len(params) % stride:
-        raise RuntimeError(f"MatrixRef: ArrayRef size {len(params)} not divisible by stride "
-                           f"{stride}")
+        if lstm:   # PyTorch's two wordings
+            raise RuntimeError(f"MatrixRef: ArrayRef size {len(params)} not divisible by "
+                               f"stride {stride}")
+        raise RuntimeError("got an incorrect number of RNN parameters")
     groups = []
     for start in range(0, len(params), stride):
         w = params[start:start + stride]
@@ -119,10 +125,12 @@ def _group(params, has_biases, projections):
 
 
 def _layers(input, states, weights, num_layers, dropout, train, bidirectional, batch_first,
-            run_layer):
+            run_layer, transpose_back=None):
     """Walk layers and directions; `run_layer(input, state, weights, reverse)` does one.
 
     Returns the last layer's output and every final state, layer-major then direction.
+    batch_first outputs are turned back by `transpose_back` (PyTorch's GRU and RNN turn
+    theirs in place: TransposeBackward1; its LSTM does not).
     """
     if batch_first:
         input = input.transpose(0, 1)
@@ -138,7 +146,9 @@ def _layers(input, states, weights, num_layers, dropout, train, bidirectional, b
         input = outputs[0] if directions == 1 else cat(outputs, 2)
         if dropout != 0 and train and layer < num_layers - 1:
             input = _dropout(input, dropout, True)
-    return (input.transpose(0, 1) if batch_first else input), finals
+    if batch_first:
+        input = (transpose_back or transpose)(input, 0, 1)
+    return input, finals
 
 
 def _unrolled(step):

@@ -9,7 +9,7 @@ then one product each over all steps. PyTorch's CPU build takes this path
 (oneDNN) for float32 LSTMs without projections, and its node is
 MkldnnRnnLayerBackward0 with outputs (output, h_n, c_n); ember names its node alike.
 """
-from .._backend import scipy_special as _special
+from .._backend import one_blas_thread
 from ..autograd.graph import Node
 from ._common import attach, grad_state, wrap
 
@@ -30,28 +30,36 @@ def mkldnn_rnn_layer(input, w_ih, w_hh, b_ih, b_hh, hx, cx, reverse):
     steps, batch = input.shape[0], input.shape[1]
     hidden = w_hh.shape[1]
     x = input._data
+    # sigmoid(v) = tanh(v / 2) / 2 + 1/2: halving the sigmoid gates' rows (exact in binary
+    # floating point) lets one tanh serve all four gates, with no exp to overflow
+    scale = xp.full((4 * hidden, 1), 0.5, dtype=x.dtype)
+    scale[2 * hidden:3 * hidden] = 1
     gates = xp.matmul(x.reshape(steps * batch, x.shape[2]), w_ih._data.T)
     if b_ih is not None:
         gates += b_ih._data + b_hh._data
+    gates *= scale[:, 0]
     gates = gates.reshape(steps, batch, 4 * hidden)
-    w_hh_t = w_hh._data.T
+    w_hh_t = (w_hh._data * scale).T
     output = xp.empty((steps, batch, hidden), dtype=gates.dtype)
     cells = xp.empty((steps, batch, hidden), dtype=gates.dtype)
     tanh_cells = xp.empty((steps, batch, hidden), dtype=gates.dtype)
     h, c = hx._data, cx._data
-    sigmoid, tanh, multiply = _special.expit, xp.tanh, xp.multiply
-    for t in (range(steps - 1, -1, -1) if reverse else range(steps)):
-        g = gates[t]
-        g += xp.matmul(h, w_hh_t)
-        sigmoid(g[:, :2 * hidden], out=g[:, :2 * hidden])
-        tanh(g[:, 2 * hidden:3 * hidden], out=g[:, 2 * hidden:3 * hidden])
-        sigmoid(g[:, 3 * hidden:], out=g[:, 3 * hidden:])
-        c_new = cells[t]
-        multiply(g[:, hidden:2 * hidden], c, out=c_new)
-        c_new += g[:, :hidden] * g[:, 2 * hidden:3 * hidden]
-        tanh(c_new, out=tanh_cells[t])
-        multiply(g[:, 3 * hidden:], tanh_cells[t], out=output[t])
-        h, c = output[t], c_new
+    tanh, multiply, add = xp.tanh, xp.multiply, xp.add
+    sigmoids = (slice(0, 2 * hidden), slice(3 * hidden, 4 * hidden))
+    with one_blas_thread():
+        for t in (range(steps - 1, -1, -1) if reverse else range(steps)):
+            g = gates[t]
+            g += xp.matmul(h, w_hh_t)
+            tanh(g, out=g)
+            for part in sigmoids:
+                multiply(g[:, part], 0.5, out=g[:, part])
+                add(g[:, part], 0.5, out=g[:, part])
+            c_new = cells[t]
+            multiply(g[:, hidden:2 * hidden], c, out=c_new)
+            c_new += g[:, :hidden] * g[:, 2 * hidden:3 * hidden]
+            tanh(c_new, out=tanh_cells[t])
+            multiply(g[:, 3 * hidden:], tanh_cells[t], out=output[t])
+            h, c = output[t], c_new
     device = input._device
     out, hy, cy = wrap(output, device), wrap(h.copy(), device), wrap(c.copy(), device)
     if grad_state.enabled and (input._requires_grad or w_ih._requires_grad
@@ -111,14 +119,15 @@ class MkldnnRnnLayerBackward0(Node):
         go = None if grad_output is None else grad_output._data
         w = w_hh._data
         multiply = xp.multiply
-        for t in (range(steps) if self.reverse else range(steps - 1, -1, -1)):
-            if go is not None:
-                dh += go[t]
-            dc += dh * through_tanh[t]
-            multiply(factors4[t, :, :3], dc[:, None, :], out=dgates4[t, :, :3])
-            multiply(factors4[t, :, 3], dh, out=dgates4[t, :, 3])
-            dc *= f[t]
-            dh = xp.matmul(dgates[t], w)
+        with one_blas_thread():
+            for t in (range(steps) if self.reverse else range(steps - 1, -1, -1)):
+                if go is not None:
+                    dh += go[t]
+                dc += dh * through_tanh[t]
+                multiply(factors4[t, :, :3], dc[:, None, :], out=dgates4[t, :, :3])
+                multiply(factors4[t, :, 3], dh, out=dgates4[t, :, 3])
+                dc *= f[t]
+                dh = xp.matmul(dgates[t], w)
         return self._gradients(dgates, dh, dc, input, w_ih, hx, output)
 
     def _gradients(self, dgates, dh, dc, input, w_ih, hx, output):
