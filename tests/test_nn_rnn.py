@@ -6,6 +6,10 @@ and the grad_fn names a user sees are then compared. float32 LSTMs take ember's
 fused whole-layer node (PyTorch's oneDNN path); float64 and projected LSTMs, GRUs
 and RNNs are unrolled into per-step ops, which float64 gradcheck covers.
 """
+import contextlib
+import importlib.util
+import io
+import pathlib
 import warnings
 
 import numpy as np
@@ -404,3 +408,20 @@ def test_unrolled_layers_gradcheck(mode):
     # second order through the per-step ops, for the states and input only
     assert ember.autograd.gradgradcheck(lambda x, h, c: UNROLLED[mode](x, h, c, *weights),
                                         (x, h, c))
+
+
+# ---------------------------------------------------------------- the example program
+def test_word_language_model_example_prints_torch_losses(torch):
+    path = pathlib.Path(__file__).resolve().parent.parent / "examples" / "word_language_model.py"
+    spec = importlib.util.spec_from_file_location("word_language_model", path)
+    program = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(program)
+    printed = []
+    for lib in (ember, torch):
+        output = io.StringIO()
+        with contextlib.redirect_stdout(output):
+            program.main(lib)
+        printed.append([float(line.split()[3]) for line in output.getvalue().splitlines()])
+    assert len(printed[0]) == 20
+    np.testing.assert_allclose(printed[0], printed[1], rtol=2e-5, atol=0)
+    assert printed[0][-1] < printed[0][0] - 0.4     # it learns
