@@ -77,6 +77,8 @@ def lstm(input, hx, params, has_biases, num_layers, dropout, train, bidirectiona
     if input.dtype == _FLOAT32 and input._device.type == "cpu" and input.numel() != 0:
         # PyTorch's oneDNN conditions; it warns when only the projection stops it
         if not projections:
+            if h0.dtype != input.dtype or c0.dtype != input.dtype:
+                raise RuntimeError("get_mkldnn_dtype: unsupported data type")   # PyTorch's text
             run = _fused_lstm_layer
         elif is_warn_always_enabled() or not _projection_warned:
             _projection_warned.append(True)

@@ -5,20 +5,22 @@ hundred small nodes and spends its time in Python bookkeeping. Here the input
 projection of every step is one matrix product, each step is one matrix product
 plus a few in-place array operations, and the backward through time runs on the
 saved gate activations with one matrix product per step; the weight gradients are
-then one product each over all steps. PyTorch's CPU build takes this path
+then one product each over all steps. Under create_graph=True the same backward
+runs in recorded ops instead, so double backward works as in PyTorch. PyTorch's CPU build takes this path
 (oneDNN) for float32 LSTMs without projections, and its node is
 MkldnnRnnLayerBackward0 with outputs (output, h_n, c_n); ember names its node alike.
 """
 from .._backend import one_blas_thread
 from ..autograd.graph import Node
 from ._common import attach, grad_state, wrap
+from .creation import zeros_like
+from .joining import cat, stack
+from .linalg import matmul
+from .nn_linear import linear
+from .pointwise_math import sigmoid, tanh
+from .slicing_more import unsafe_chunk
 
 __all__ = ["mkldnn_rnn_layer"]
-
-_NO_DOUBLE_BACKWARD = (
-    "ember's fused LSTM layer (float32, no projections) has no double backward; run the "
-    "model in float64 for create_graph=True, where the layer is built from per-step ops")
-
 
 def mkldnn_rnn_layer(input, w_ih, w_hh, b_ih, b_hh, hx, cx, reverse):
     """One direction of one LSTM layer: input (T, B, I), hx and cx (B, H) -> (output, h_n, c_n).
@@ -69,7 +71,7 @@ def mkldnn_rnn_layer(input, w_ih, w_hh, b_ih, b_hh, hx, cx, reverse):
                                                          or b_hh._requires_grad))):
         node = MkldnnRnnLayerBackward0()
         node.gates, node.cells, node.tanh_cells, node.reverse = gates, cells, tanh_cells, reverse
-        node.save(input, w_ih, w_hh, hx, cx)
+        node.save(input, w_ih, w_hh, hx, cx, b_ih, b_hh)
         node.save_output(out, 0)
         attach(out, node, input, w_ih, w_hh, b_ih, b_hh, hx, cx)
         for index, result in ((1, hy), (2, cy)):
@@ -94,9 +96,10 @@ class MkldnnRnnLayerBackward0(Node):
         self.gates = self.cells = self.tanh_cells = None
 
     def backward(self, grad_output=None, grad_hy=None, grad_cy=None):
-        if grad_state.enabled:
-            raise RuntimeError(_NO_DOUBLE_BACKWARD)
-        input, w_ih, w_hh, hx, cx, output = self.saved_tensors
+        input, w_ih, w_hh, hx, cx, b_ih, b_hh, output = self.saved_tensors
+        if grad_state.enabled:   # create_graph=True: the same algebra, recorded
+            return _recorded_backward(self, (grad_output, grad_hy, grad_cy),
+                                      (input, w_ih, w_hh, hx, cx, b_ih, b_hh))
         xp = input._device.xp
         gates, cells, tanh_cells = self.gates, self.cells, self.tanh_cells
         steps, batch, hidden = cells.shape
@@ -153,3 +156,43 @@ class MkldnnRnnLayerBackward0(Node):
         if self.needs_input_grad(6):
             grads[6] = wrap(dc, device)
         return tuple(grads)
+
+
+def _recorded_backward(node, grads, saved):
+    """The backward through time in ember ops, for create_graph=True (double backward).
+
+    The saved activations are plain arrays, outside any graph, so the forward is run
+    again with recorded ops first; the gradients then depend on the inputs as they must.
+    """
+    input, w_ih, w_hh, hx, cx, b_ih, b_hh = saved
+    grad_output, grad_hy, grad_cy = grads
+    steps = input.shape[0]
+    order = range(steps - 1, -1, -1) if node.reverse else range(steps)
+    projected = linear(input, w_ih, b_ih)
+    if b_hh is not None:
+        projected = projected + b_hh
+    h, c, cache = hx, cx, [None] * steps
+    for t in order:
+        i, f, g, o = unsafe_chunk(projected[t] + matmul(h, w_hh.t()), 4, 1)
+        i, f, g, o = sigmoid(i), sigmoid(f), tanh(g), sigmoid(o)
+        c_new = f * c + i * g
+        tanh_c = tanh(c_new)
+        cache[t] = (i, f, g, o, c, tanh_c, h)
+        h, c = o * tanh_c, c_new
+    dh = zeros_like(h) if grad_hy is None else grad_hy
+    dc = zeros_like(c) if grad_cy is None else grad_cy
+    dgates = [None] * steps
+    for t in reversed(order):
+        i, f, g, o, c_prev, tanh_c, _ = cache[t]
+        if grad_output is not None:
+            dh = dh + grad_output[t]
+        dc = dc + dh * o * (1 - tanh_c * tanh_c)
+        dgates[t] = cat([dc * g * i * (1 - i), dc * c_prev * f * (1 - f),
+                         dc * i * (1 - g * g), dh * tanh_c * o * (1 - o)], 1)
+        dc = dc * f
+        dh = matmul(dgates[t], w_hh)
+    flat = stack(dgates).flatten(0, 1)
+    previous = stack([entry[6] for entry in cache]).flatten(0, 1)
+    bias = flat.sum(0)
+    return (matmul(flat, w_ih).view(input.shape), matmul(flat.t(), input.flatten(0, 1)),
+            matmul(flat.t(), previous), bias, bias, dh, dc)

@@ -41,7 +41,7 @@ def _check_options(input_size, hidden_size, num_layers, bias, batch_first, dropo
     if dropout > 0 and num_layers == 1:
         warnings.warn("dropout option adds dropout after all but last recurrent layer, so "
                       "non-zero dropout expects num_layers greater than 1, but got "
-                      f"dropout={dropout} and num_layers={num_layers}", stacklevel=4)
+                      f"dropout={dropout} and num_layers={num_layers}", stacklevel=3)
     for name, value, kind in (("bias", bias, bool), ("batch_first", batch_first, bool)):
         if not isinstance(value, kind):
             raise TypeError(f"{name} should be of type bool, got: {type(value).__name__}")
