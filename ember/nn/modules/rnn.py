@@ -22,6 +22,7 @@ from .module import Module
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
+_CELL_STEPS = {"tanh": rnn_tanh_cell, "relu": rnn_relu_cell}
 _PACKED_TODO = ("{}: PackedSequence input is not implemented yet in ember; the follow-up adds "
                 "per-step batch sizes to ember/ops/recurrent.py")
 
@@ -114,8 +115,8 @@ class RNNBase(Module):
     def reset_parameters(self):
         """Every weight and bias from U(-1/sqrt(hidden_size), 1/sqrt(hidden_size)), in order."""
         bound = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
-        for weight in self.parameters():
-            init.uniform_(weight, -bound, bound)
+        for parameter in self.parameters():
+            init.uniform_(parameter, -bound, bound)
 
     def check_input(self, input, batch_sizes):
         weight_dtype = self._flat_weights[0].dtype
@@ -126,7 +127,7 @@ class RNNBase(Module):
         expected = 2 if batch_sizes is not None else 3
         if input.dim() != expected:
             raise RuntimeError(f"input must have {expected} dimensions, got {input.dim()}")
-        if self.input_size != input.size(-1):
+        if input.size(-1) != self.input_size:
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
                                f"{self.input_size}, got {input.size(-1)}")
 
@@ -160,12 +161,12 @@ class RNNBase(Module):
         return text
 
     def _batched(self, input, hx, name):
-        """Add the batch dim to an unbatched input; returns (input, hx, is_batched, batch_dim)."""
-        if input.dim() not in (2, 3):
+        """Add the batch dim to an unbatched input; returns (input, hx, batched, batch_dim)."""
+        if not 2 <= input.dim() <= 3:
             noun = " tensor" if name == "RNN" else ""   # PyTorch's two wordings
             raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.dim()}D{noun} "
                              f"instead")
-        batch_dim = 0 if self.batch_first else 1
+        batch_dim = int(not self.batch_first)
         if input.dim() == 3:
             if hx is not None and hx.dim() != 3:
                 raise RuntimeError(f"For batched 3-D input, hx should also be 3-D but got "
@@ -188,14 +189,14 @@ class RNNBase(Module):
         """RNN and GRU: one hidden state tensor."""
         if _is_packed(input):
             raise NotImplementedError(_PACKED_TODO.format(name))
-        input, hx, is_batched, batch_dim = self._batched(input, hx, name)
+        input, hx, batched, batch_dim = self._batched(input, hx, name)
         if hx is None:
             hx = self._zeros(input, self.hidden_size)
         self.check_forward_args(input, hx, None)
         output, hidden = function(input, hx, self._flat_weights, self.bias, self.num_layers,
                                   self.dropout, self.training, self.bidirectional,
                                   self.batch_first)
-        if not is_batched:
+        if not batched:
             output, hidden = output.squeeze(batch_dim), hidden.squeeze(1)
         return output, hidden
 
@@ -206,11 +207,9 @@ class RNN(RNNBase):
     def __init__(self, *args, **kwargs):
         if "proj_size" in kwargs:
             raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
-        if len(args) > 3:
-            self.nonlinearity = args[3]
-            args = args[:3] + args[4:]
-        else:
-            self.nonlinearity = kwargs.pop("nonlinearity", "tanh")
+        args = list(args)
+        # nonlinearity sits fourth among the positional arguments, before bias
+        self.nonlinearity = args.pop(3) if len(args) > 3 else kwargs.pop("nonlinearity", "tanh")
         if self.nonlinearity not in ("tanh", "relu"):
             raise ValueError(f"Unknown nonlinearity '{self.nonlinearity}'. Select from 'tanh' or "
                              f"'relu'.")
@@ -260,28 +259,28 @@ class LSTM(RNNBase):
     def forward(self, input, hx=None):
         if _is_packed(input):
             raise NotImplementedError(_PACKED_TODO.format("LSTM"))
-        if input.dim() not in (2, 3):
+        if not 2 <= input.dim() <= 3:
             raise ValueError(f"LSTM: Expected input to be 2D or 3D, got {input.dim()}D instead")
-        is_batched = input.dim() == 3
-        batch_dim = 0 if self.batch_first else 1
-        if not is_batched:
+        batched = input.dim() == 3
+        batch_dim = int(not self.batch_first)
+        if not batched:
             input = input.unsqueeze(batch_dim)
         if hx is None:
             size = self.proj_size if self.proj_size > 0 else self.hidden_size
             hx = (self._zeros(input, size), self._zeros(input, self.hidden_size))
         else:
-            rank = 3 if is_batched else 2
+            rank = 3 if batched else 2
             if hx[0].dim() != rank or hx[1].dim() != rank:
-                kind = "batched 3-D" if is_batched else "unbatched 2-D"
+                kind = "batched 3-D" if batched else "unbatched 2-D"
                 raise RuntimeError(f"For {kind} input, hx and cx should also be {rank}-D but got "
                                    f"({hx[0].dim()}-D, {hx[1].dim()}-D) tensors")
-            if not is_batched:
+            if not batched:
                 hx = (hx[0].unsqueeze(1), hx[1].unsqueeze(1))
         self.check_forward_args(input, hx, None)
         output, h_n, c_n = lstm(input, hx, self._flat_weights, self.bias, self.num_layers,
                                 self.dropout, self.training, self.bidirectional,
                                 self.batch_first)
-        if not is_batched:
+        if not batched:
             return output.squeeze(batch_dim), (h_n.squeeze(1), c_n.squeeze(1))
         return output, (h_n, c_n)
 
@@ -303,37 +302,38 @@ class RNNCellBase(Module):
             self.bias_ih = Parameter(empty(rows, **factory))
             self.bias_hh = Parameter(empty(rows, **factory))
         else:
-            self.register_parameter("bias_ih", None)
-            self.register_parameter("bias_hh", None)
+            for name in ("bias_ih", "bias_hh"):
+                self.register_parameter(name, None)
         self.reset_parameters()
 
     def extra_repr(self):
         text = f"{self.input_size}, {self.hidden_size}"
-        if "bias" in self.__dict__ and self.bias is not True:
-            text += f", bias={self.bias}"
-        if "nonlinearity" in self.__dict__ and self.nonlinearity != "tanh":
-            text += f", nonlinearity={self.nonlinearity}"
+        options = vars(self)
+        if options.get("bias", True) is not True:
+            text += f", bias={options['bias']}"
+        if options.get("nonlinearity", "tanh") != "tanh":
+            text += f", nonlinearity={options['nonlinearity']}"
         return text
 
     def reset_parameters(self):
         bound = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
-        for weight in self.parameters():
-            init.uniform_(weight, -bound, bound)
+        for parameter in self.parameters():
+            init.uniform_(parameter, -bound, bound)
 
     def _batched(self, input, hx, name):
         """Check ranks and add the batch dim to unbatched input and hidden state."""
-        if input.dim() not in (1, 2):
+        if not 1 <= input.dim() <= 2:
             raise ValueError(f"{name}: Expected input to be 1D or 2D, got {input.dim()}D instead")
-        if hx is not None and hx.dim() not in (1, 2):
+        if hx is not None and not 1 <= hx.dim() <= 2:
             raise ValueError(f"{name}: Expected hidden to be 1D or 2D, got {hx.dim()}D instead")
-        is_batched = input.dim() == 2
-        if not is_batched:
+        batched = input.dim() == 2
+        if not batched:
             input = input.unsqueeze(0)
         if hx is None:
             hx = zeros(input.size(0), self.hidden_size, dtype=input.dtype, device=input.device)
-        elif not is_batched:
+        elif not batched:
             hx = hx.unsqueeze(0)
-        return input, hx, is_batched
+        return input, hx, batched
 
     def _weights(self):
         return self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh
@@ -351,14 +351,12 @@ class RNNCell(RNNCellBase):
         self.nonlinearity = nonlinearity
 
     def forward(self, input, hx=None):
-        input, hx, is_batched = self._batched(input, hx, "RNNCell")
-        if self.nonlinearity == "tanh":
-            result = rnn_tanh_cell(input, hx, *self._weights())
-        elif self.nonlinearity == "relu":
-            result = rnn_relu_cell(input, hx, *self._weights())
-        else:
+        input, hx, batched = self._batched(input, hx, "RNNCell")
+        step = _CELL_STEPS.get(self.nonlinearity)
+        if step is None:
             raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
-        return result if is_batched else result.squeeze(0)
+        result = step(input, hx, *self._weights())
+        return result if batched else result.squeeze(0)
 
 
 class LSTMCell(RNNCellBase):
@@ -369,25 +367,25 @@ class LSTMCell(RNNCellBase):
                          dtype=dtype)
 
     def forward(self, input, hx=None):
-        if input.dim() not in (1, 2):
+        if not 1 <= input.dim() <= 2:
             raise ValueError(f"LSTMCell: Expected input to be 1D or 2D, got {input.dim()}D "
                              f"instead")
         if hx is not None:
             for index, value in enumerate(hx):
-                if value.dim() not in (1, 2):
+                if not 1 <= value.dim() <= 2:
                     raise ValueError(f"LSTMCell: Expected hx[{index}] to be 1D or 2D, got "
                                      f"{value.dim()}D instead")
-        is_batched = input.dim() == 2
-        if not is_batched:
+        batched = input.dim() == 2
+        if not batched:
             input = input.unsqueeze(0)
         if hx is None:
             state = zeros(input.size(0), self.hidden_size, dtype=input.dtype,
                           device=input.device)
             hx = (state, state)
-        elif not is_batched:
+        elif not batched:
             hx = (hx[0].unsqueeze(0), hx[1].unsqueeze(0))
         hy, cy = lstm_cell(input, hx, *self._weights())
-        return (hy, cy) if is_batched else (hy.squeeze(0), cy.squeeze(0))
+        return (hy, cy) if batched else (hy.squeeze(0), cy.squeeze(0))
 
 
 class GRUCell(RNNCellBase):
@@ -398,6 +396,6 @@ class GRUCell(RNNCellBase):
                          dtype=dtype)
 
     def forward(self, input, hx=None):
-        input, hx, is_batched = self._batched(input, hx, "GRUCell")
+        input, hx, batched = self._batched(input, hx, "GRUCell")
         result = gru_cell(input, hx, *self._weights())
-        return result if is_batched else result.squeeze(0)
+        return result if batched else result.squeeze(0)
