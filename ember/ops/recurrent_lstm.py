@@ -36,10 +36,9 @@ def mkldnn_rnn_layer(input, w_ih, w_hh, b_ih, b_hh, hx, cx, reverse):
     # floating point) lets one tanh serve all four gates, with no exp to overflow
     scale = xp.full((4 * hidden, 1), 0.5, dtype=x.dtype)
     scale[2 * hidden:3 * hidden] = 1
-    gates = xp.matmul(x.reshape(steps * batch, x.shape[2]), w_ih._data.T)
+    gates = xp.matmul(x.reshape(steps * batch, x.shape[2]), (w_ih._data * scale).T)
     if b_ih is not None:
-        gates += b_ih._data + b_hh._data
-    gates *= scale[:, 0]
+        gates += (b_ih._data + b_hh._data) * scale[:, 0]
     gates = gates.reshape(steps, batch, 4 * hidden)
     w_hh_t = (w_hh._data * scale).T
     output = xp.empty((steps, batch, hidden), dtype=gates.dtype)
