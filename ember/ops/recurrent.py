@@ -81,7 +81,7 @@ def lstm(input, hx, params, has_biases, num_layers, dropout, train, bidirectiona
                 raise RuntimeError("get_mkldnn_dtype: unsupported data type")   # PyTorch's text
             run = _fused_lstm_layer
         elif is_warn_always_enabled() or not _projection_warned:
-            _projection_warned.append(True)
+            _projection_warned[:] = [True]
             warnings.warn("LSTM with projections is not supported with oneDNN. Using default "
                           "implementation.", UserWarning, stacklevel=2)
     output, finals = _layers(input, list(zip(h0.unbind(0), c0.unbind(0))), weights, num_layers,
