@@ -22,6 +22,7 @@ from bench_core import (chain, linear_regression, measure, print_header,  # noqa
                         print_row, print_setup, regression_data, torch)
 from bench_nn import lenet, mlp, paired  # noqa: E402
 from bench_optim import optimizer_steps  # noqa: E402
+from bench_seq import lm_pair  # noqa: E402
 
 N = 10_000_000
 
@@ -81,6 +82,7 @@ WORKLOADS = {
             lambda: paired(mlp, 256, np.random.default_rng(0)), 15, 10),
     "lenet": ("LeNet training step (SGD), batch 64, 28x28",
               lambda: paired(lenet, 64, np.random.default_rng(0)), 11, 5),
+    "lstm_lm": ("word LSTM LM training step (2x200, seq 35, batch 20)", lm_pair, 9, 2),
     "adam": ("Adam step over the MLP's parameters", lambda: optimizer_steps("Adam", {}), 15, 50),
     "elementwise": (f"(a*b+c).exp().sum() fwd+bwd, {N:_} float32", elementwise_pair, 11, 1),
     "matmul": ("2048x2048 float32 matmul fwd+bwd", matmul_pair, 7, 1),

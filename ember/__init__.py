@@ -122,3 +122,5 @@ from .ops import _out  # noqa: E402
 _arguments.wire(globals(), _signatures.FUNCTIONS, _out.call,
                 ("gather", "index_select", "masked_select", "nonzero"))
 del _out
+from .ops.recurrent import gru, lstm, rnn_relu, rnn_tanh  # noqa: E402,F401  (rnn)
+from .ops.recurrent_cells import gru_cell, lstm_cell, rnn_relu_cell, rnn_tanh_cell  # noqa: E402,F401
