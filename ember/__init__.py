@@ -110,6 +110,9 @@ from .ops.tensor_memory import *  # noqa: F401,F403
 from .ops.gradient import *  # noqa: F401,F403
 from .ops.histogramdd import *  # noqa: F401,F403
 
+# surface11
+from .ops.real_parts import *  # noqa: F401,F403,E402
+
 # doors: every ember.* function PyTorch's argument parser checks raises its TypeErrors
 # (one wrapper per function, applied here, where the names are exported)
 # (out= goes through ops/_out.call, except where the op writes its own out)
@@ -117,4 +120,5 @@ from . import _arguments, _signatures  # noqa: E402
 from .ops import _out  # noqa: E402
 _arguments.wire(globals(), _signatures.FUNCTIONS, _out.call,
                 ("gather", "index_select", "masked_select", "nonzero"))
+_out.wire_where(globals())
 del _out

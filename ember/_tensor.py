@@ -1975,6 +1975,69 @@ class Tensor:
     def is_shared(self):
         return _tensor_memory.is_shared(self)
 
+    # ---------------------------------------------------------------- geometry in place
+    def set_(self, source=None, storage_offset=0, size=None, stride=None):
+        return _tensor_geometry.set_(self, source, storage_offset, size, stride)
+
+    def is_set_to(self, tensor):
+        return _tensor_geometry.is_set_to(self, tensor)
+
+    def as_strided_(self, size, stride, storage_offset=None):
+        return _tensor_geometry.as_strided_(self, size, stride, storage_offset)
+
+    def new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=None,
+                          pin_memory=False, requires_grad=False):
+        return _tensor_geometry.new_empty_strided(self, size, stride, dtype=dtype,
+                                                  device=device, requires_grad=requires_grad)
+
+    def dim_order(self, *, ambiguity_check=False):
+        return _tensor_geometry.dim_order(self, ambiguity_check=ambiguity_check)
+
+    @property
+    def output_nr(self):
+        return _tensor_geometry.output_nr(self)
+
+    # ---------------------------------------------------------------- complex vocabulary
+    @property
+    def real(self):
+        return _real_parts.real(self)
+
+    @property
+    def imag(self):
+        return _real_parts.imag(self)
+
+    def conj(self):
+        return _real_parts.conj(self)
+
+    def conj_physical(self):
+        return _real_parts.conj_physical(self)
+
+    def conj_physical_(self):
+        return _real_parts.conj_physical_(self)
+
+    def resolve_conj(self):
+        return _real_parts.resolve_conj(self)
+
+    def resolve_neg(self):
+        return _real_parts.resolve_neg(self)
+
+    def is_conj(self):
+        return _real_parts.is_conj(self)
+
+    def is_neg(self):
+        return _real_parts.is_neg(self)
+
+    def angle(self):
+        return _real_parts.angle(self)
+
+    # ---------------------------------------------------------------- kinds ember never makes
+    # (sparse, quantized, nested, MKL-DNN, meta and other backends' tensors)
+    is_meta = is_sparse = is_sparse_csr = is_quantized = is_nested = is_mkldnn = False
+    is_xpu = is_mps = is_xla = is_ipu = is_vulkan = is_maia = is_mtia = False
+
+    def is_distributed(self):
+        return False
+
 
 def _canonical_dim(dim, ndim):
     """Wrap a negative dim; IndexError with PyTorch's text when out of range."""
@@ -2019,6 +2082,8 @@ from .ops import sorting_more as _sorting_more  # noqa: E402
 from .ops import creation_more as _creation_more  # noqa: E402
 from .ops import index_more as _index_more  # noqa: E402
 from .ops import tensor_memory as _tensor_memory  # noqa: E402
+from .ops import tensor_geometry as _tensor_geometry  # noqa: E402
+from .ops import real_parts as _real_parts  # noqa: E402
 
 
 # Every other method PyTorch's parser checks gets PyTorch's TypeErrors through one wrapper
