@@ -355,3 +355,55 @@ def test_output_nr(torch):
                     values.values.output_nr, values.indices.output_nr,
                     graded.values.output_nr))
     assert got[0] == got[1]
+
+
+# ---------------------------------------------------------------- embedding_bag
+_EB_WEIGHT = _RNG.standard_normal((10, 3))
+_EB_INPUT = np.array([1, 2, 4, 5, 4, 3, 2, 9])
+_EB_CASES = [
+    ([0, 2, 2, 8], {}),    # an empty bag inside; the last offset is len(input)
+    ([0, 8], {}),          # one bag closed by len(input)
+    ([0, 3, 5], {}),       # the last offset short of the end: the tail joins the last bag
+    ([0, 0, 8], {}),       # an empty first bag
+    ([0, 8, 8], {}),       # an empty last bag
+    ([0, 2, 2, 8], {"per_sample_weights": np.linspace(0.5, 2.0, 8)}),
+    ([0, 2, 2, 8], {"padding_idx": 4}),
+]
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+@pytest.mark.parametrize("case", _EB_CASES, ids=[str(i) for i in range(len(_EB_CASES))])
+def test_embedding_bag_include_last_offset(torch, case, mode):
+    offsets, extra = case
+    if "per_sample_weights" in extra and mode != "sum":
+        pytest.skip("per_sample_weights is for mode='sum' only")
+    got = []
+    for lib in (torch, ember):
+        weight = lib.tensor(_EB_WEIGHT, requires_grad=True)
+        options = dict(extra)
+        if "per_sample_weights" in options:
+            options["per_sample_weights"] = lib.tensor(options["per_sample_weights"])
+        out = lib.nn.functional.embedding_bag(lib.tensor(_EB_INPUT), weight,
+                                              offsets=lib.tensor(offsets), mode=mode,
+                                              include_last_offset=True, **options)
+        (out * lib.arange(1.0, out.numel() + 1).reshape(out.shape)).sum().backward()
+        got.append((out, weight.grad, out.grad_fn.name()))
+    assert_same(got[1][0], got[0][0])
+    assert_same(got[1][1], got[0][1])
+    assert got[1][2] == got[0][2]
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean"])
+def test_embedding_bag_no_bags(torch, mode):
+    """offsets=[0] with include_last_offset: zero bags (PyTorch's float32 forward; its
+    float64 path and its gradient read uninitialised memory, so only this is compared)."""
+    outs = [lib.nn.functional.embedding_bag(
+        lib.tensor(_EB_INPUT), lib.tensor(_EB_WEIGHT, dtype=lib.float32),
+        offsets=lib.tensor([0]), mode=mode, include_last_offset=True)
+        for lib in (torch, ember)]
+    assert_same(outs[1], outs[0])
+    results = [lib.embedding_bag(lib.tensor(_EB_WEIGHT, dtype=lib.float32),
+                                 lib.tensor(_EB_INPUT), lib.tensor([0]), False,
+                                 0 if mode == "sum" else 1, False, None, True)
+               for lib in (torch, ember)]
+    assert_same(list(results[1]), list(results[0]))
