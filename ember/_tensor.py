@@ -2030,6 +2030,35 @@ class Tensor:
     def angle(self):
         return _real_parts.angle(self)
 
+    def lu(self, pivot=True, get_infos=False):
+        return _legacy_ops.lu(self, pivot, get_infos)
+
+    def narrow_copy(self, dim, start, length):
+        return _view_copies.narrow_copy(self, dim, start, length)
+
+    def as_subclass(self, cls):
+        return _tensor_geometry.as_subclass(self, cls)
+
+    def const_data_ptr(self):
+        return _address(self._data)
+
+    def to_dense(self, dtype=None, *, masked_grad=None):
+        return _tensor_geometry.to_dense(self, dtype)
+
+    @property
+    def grad_dtype(self):
+        return self.dtype
+
+    @property
+    def name(self):
+        return None  # (named tensors: ember's are all unnamed)
+
+    @property
+    def volatile(self):
+        warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning,
+                      stacklevel=2)
+        return False
+
     # ---------------------------------------------------------------- kinds ember never makes
     # (sparse, quantized, nested, MKL-DNN, meta and other backends' tensors)
     is_meta = is_sparse = is_sparse_csr = is_quantized = is_nested = is_mkldnn = False
@@ -2084,6 +2113,8 @@ from .ops import index_more as _index_more  # noqa: E402
 from .ops import tensor_memory as _tensor_memory  # noqa: E402
 from .ops import tensor_geometry as _tensor_geometry  # noqa: E402
 from .ops import real_parts as _real_parts  # noqa: E402
+from .ops import legacy_ops as _legacy_ops  # noqa: E402
+from .ops import view_copies as _view_copies  # noqa: E402
 
 
 # Every other method PyTorch's parser checks gets PyTorch's TypeErrors through one wrapper

@@ -407,3 +407,107 @@ def test_embedding_bag_no_bags(torch, mode):
                                  0 if mode == "sum" else 1, False, None, True)
                for lib in (torch, ember)]
     assert_same(list(results[1]), list(results[0]))
+
+
+# ---------------------------------------------------------------- legacy and number-level names
+def _warning_texts(call):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        value = call()
+    return value, [str(w.message).split(" (Triggered internally at")[0] for w in caught]
+
+
+def test_constants_and_sym_functions(torch):
+    for name in ("e", "pi", "inf", "newaxis"):
+        assert getattr(ember, name) == getattr(torch, name)
+    assert np.isnan(ember.nan) and np.isnan(torch.nan)
+    x = np.arange(6.0).reshape(2, 3)
+    assert ember.tensor(x)[:, ember.newaxis].shape == (2, 1, 3)
+    calls = [
+        lambda lib: lib.sym_int(3.7), lambda lib: lib.sym_int(-3.7),
+        lambda lib: lib.sym_float(3), lambda lib: lib.sym_float(True),
+        lambda lib: lib.sym_max(2, 5.0), lambda lib: lib.sym_max(2, 5),
+        lambda lib: lib.sym_min(2.0, 5), lambda lib: lib.sym_min(7, 5),
+        lambda lib: lib.sym_not(0), lambda lib: lib.sym_not(True),
+        lambda lib: lib.sym_sqrt(4), lambda lib: lib.sym_sum([1, 2, 3.0]),
+        lambda lib: lib.sym_sum([]), lambda lib: lib.sym_ite(False, 1, 2)]
+    for call in calls:
+        got, expected = call(ember), call(torch)
+        assert got == expected and type(got) is type(expected)
+    oracle.assert_same_error(lambda lib: lib.sym_sqrt(-1))
+    oracle.assert_same_error(lambda lib: lib.sym_ite(True, 1, 2.0))
+
+
+def test_fill(torch):
+    got = []
+    for lib in (torch, ember):
+        x = lib.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        value = lib.tensor(3.0, requires_grad=True)
+        a, b = lib.fill(x, 2.5), lib.fill(x, value)
+        (a.sum() + b.sum()).backward()
+        got.append((a, b, a.grad_fn.name(), b.grad_fn.name(), x.grad, value.grad,
+                    lib.fill(lib.tensor([1, 2]), 2.7)))
+    for e, t in zip(got[1], got[0]):
+        if isinstance(t, str):
+            assert e == t
+        else:
+            assert_same(e, t)
+    oracle.assert_same_error(lambda lib: lib.fill(lib.ones(2), lib.ones(2)))
+
+
+def test_deprecated_norms(torch):
+    """Values, nodes and gradients; each deprecation warning comes once per process."""
+    got = []
+    for lib in (torch, ember):
+        x = lib.tensor(_A.astype(np.float64), requires_grad=True)
+        outs = []
+        for call in (lambda: lib.frobenius_norm(x, (0, 1)),
+                     lambda: lib.frobenius_norm(x, (1,), True),
+                     lambda: lib.nuclear_norm(x), lambda: lib.nuclear_norm(x, True),
+                     lambda: lib.nuclear_norm(x, (1, 0), keepdim=False)):
+            value, messages = _warning_texts(call)
+            value.sum().backward()
+            outs.append((value.detach(), value.grad_fn.name(), messages, x.grad.clone()))
+        got.append(outs)
+    for (ev, en, em, eg), (tv, tn, tm, tg) in zip(got[1], got[0]):
+        assert_same(ev, tv, atol=1e-12, rtol=1e-12)
+        assert_same(eg, tg, atol=1e-12, rtol=1e-12)
+        assert en == tn and em == tm
+
+
+def test_lu(torch):
+    got = []
+    for lib in (torch, ember):
+        a = lib.tensor(_SQ.astype(np.float64), requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            lu, pivots = lib.lu(a)
+            lu2, pivots2, infos = a.lu(get_infos=True)
+        (lu * lib.arange(9.0, dtype=lib.float64).reshape(3, 3)).sum().backward()
+        got.append((lu, pivots, lu2, pivots2, infos, lu.grad_fn.name(), a.grad))
+    for e, t in zip(got[1], got[0]):
+        if isinstance(t, str):
+            assert e == t
+        else:
+            assert_same(e, t, atol=1e-12, rtol=1e-12)
+
+
+def test_small_tensor_methods(torch):
+    got = []
+    for lib in (torch, ember):
+        x = lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+        alias = x.as_subclass(lib.Tensor)
+        narrow = x.narrow_copy(1, 1, 2)
+        (alias.sum() + (narrow * 2).sum()).backward()
+        _, messages = _warning_texts(lambda: x.volatile)
+        got.append((alias is x, type(alias).__name__, alias.grad_fn.name(),
+                    narrow.grad_fn.name(), narrow.detach(), x.grad,
+                    x.const_data_ptr() == x.data_ptr(), x.to_dense() is x,
+                    str(x.grad_dtype)[6:], str(lib.ones(2, dtype=lib.int64).grad_dtype)[6:],
+                    x.name, x.volatile, messages,
+                    str(x.detach().to_dense(lib.float64).dtype)[6:]))
+    for e, t in zip(got[1], got[0]):
+        if hasattr(t, "shape"):
+            assert_same(e, t)
+        else:
+            assert e == t

@@ -9,11 +9,13 @@ tensor are seen by both, and each counts its own versions.
 """
 from .. import _errors, _storage
 from .._tensor import _Storage
-from ._common import _check_inplace_allowed, grad_state
+from ..autograd.graph import Node
+from ._common import Tensor, _check_inplace_allowed, attach, grad_state, make_view
 from .creation import empty_strided
 from .slicing import AsStridedBackward0, as_strided
 
-__all__ = ["set_", "as_strided_", "new_empty_strided", "is_set_to", "dim_order", "output_nr"]
+__all__ = ["set_", "as_strided_", "new_empty_strided", "is_set_to", "dim_order", "output_nr",
+           "as_subclass", "to_dense"]
 
 _AMBIGUOUS = ("The tensor does not have unique dim order, or cannot map to exact one of the "
               "given memory formats.")
@@ -206,3 +208,28 @@ def output_nr(input):
     """Which output of its grad_fn this tensor is (0 for leaves and untracked results)."""
     return input._output_nr if input.grad_fn is not None else 0
 
+
+
+# ---------------------------------------------------------------- aliases
+def as_subclass(input, cls):
+    """The same memory as a tensor of class `cls`, recorded as AliasBackward0."""
+    if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+        raise TypeError(f"as_subclass: expected a Tensor subclass, got {cls!r}")
+    out = make_view(input._data, input)
+    if cls is not Tensor:
+        out.__class__ = cls
+    if grad_state.enabled and input._requires_grad:
+        attach(out, AliasBackward0(), input)
+    return out
+
+
+class AliasBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, grad):
+        return (grad,)
+
+
+def to_dense(input, dtype=None):
+    """A strided tensor is already dense: itself, or a copy in `dtype`."""
+    return input if dtype is None or dtype is input.dtype else input.to(dtype)
