@@ -213,8 +213,11 @@ def output_nr(input):
 # ---------------------------------------------------------------- aliases
 def as_subclass(input, cls):
     """The same memory as a tensor of class `cls`, recorded as AliasBackward0."""
-    if not (isinstance(cls, type) and issubclass(cls, Tensor)):
-        raise TypeError(f"as_subclass: expected a Tensor subclass, got {cls!r}")
+    if not isinstance(cls, type):
+        raise TypeError(f"cls must be a type (got {type(cls).__name__})")
+    if not issubclass(cls, Tensor):
+        raise TypeError("Creating a Tensor subclass from a class that does not inherit from "
+                        "Tensor is not possible. Make sure your class inherits from Tensor.")
     out = make_view(input._data, input)
     if cls is not Tensor:
         out.__class__ = cls
