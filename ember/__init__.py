@@ -113,7 +113,9 @@ from .ops.histogramdd import *  # noqa: F401,F403
 # surface11
 from .ops.real_parts import *  # noqa: F401,F403,E402
 from .ops.legacy_ops import *  # noqa: F401,F403,E402
+from .ops.native_ops import *  # noqa: F401,F403,E402
 from ._symbolic import *  # noqa: F401,F403,E402
+from ._build_info import *  # noqa: F401,F403,E402
 
 # doors: every ember.* function PyTorch's argument parser checks raises its TypeErrors
 # (one wrapper per function, applied here, where the names are exported)

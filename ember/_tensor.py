@@ -2033,6 +2033,9 @@ class Tensor:
     def lu(self, pivot=True, get_infos=False):
         return _legacy_ops.lu(self, pivot, get_infos)
 
+    def lu_solve(self, LU_data, LU_pivots):
+        return _legacy_ops.lu_solve(self, LU_data, LU_pivots)
+
     def narrow_copy(self, dim, start, length):
         return _view_copies.narrow_copy(self, dim, start, length)
 

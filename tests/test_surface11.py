@@ -511,3 +511,55 @@ def test_small_tensor_methods(torch):
             assert_same(e, t)
         else:
             assert e == t
+
+
+def test_native_kernels(torch):
+    got = []
+    for lib in (torch, ember):
+        x = lib.tensor(_A, requires_grad=True)
+        results = [lib.native_layer_norm(x, [4], None, None, 1e-5),
+                   lib.native_layer_norm(x, (4,), lib.ones(4), lib.zeros(4), 1e-3),
+                   lib.native_batch_norm(x, None, None, None, None, True, 0.1, 1e-5),
+                   lib.native_batch_norm(x, None, None, lib.zeros(4), lib.ones(4), False, 0.1,
+                                         1e-5),
+                   lib.native_group_norm(x.reshape(3, 4, 1), None, None, 3, 4, 1, 2, 1e-5)]
+        lib.manual_seed(5)
+        results.append(lib.native_dropout(x, 0.3, True))
+        results.append(lib.native_dropout(x, 0.3, False))
+        total = sum((r[0] * (i + 1)).sum() for i, r in enumerate(results))
+        total.backward()
+        got.append(([tuple(r) for r in results], [r[0].grad_fn.name() for r in results],
+                    x.grad))
+    for e, t in zip(got[1][0], got[0][0]):
+        assert_same(list(e), list(t))
+    assert got[1][1] == got[0][1]
+    assert_same(got[1][2], got[0][2])
+
+
+def test_lu_solve_and_as_strided_function(torch):
+    got = []
+    for lib in (torch, ember):
+        a = lib.tensor(_SQ.astype(np.float64), requires_grad=True)
+        lu, pivots = lib.linalg.lu_factor(a)
+        b = lib.tensor(_B.astype(np.float64))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            x, y = lib.lu_solve(b, lu, pivots), b.lu_solve(lu, pivots)
+        x.sum().backward()
+        flat = lib.arange(6.0)
+        got.append((x, y, x.grad_fn.name(), a.grad, lib.as_strided_(flat, (2, 2), (1, 2)),
+                    flat.stride()))
+    for e, t in zip(got[1], got[0]):
+        if isinstance(t, (str, tuple)):
+            assert e == t
+        else:
+            assert_same(e, t, atol=1e-12, rtol=1e-12)
+
+
+def test_build_and_object_queries(torch):
+    for lib in (torch, ember):
+        x = lib.ones(2)
+        assert lib.is_storage(x.untyped_storage()) and not lib.is_storage(x)
+        assert lib.is_distributed(x) is False
+        assert lib.compiled_with_cxx11_abi() is True
+        assert lib.is_vulkan_available() is False

@@ -7,12 +7,14 @@ import warnings
 from ..autograd.graph import Node
 from ._common import Tensor
 from ._elementwise import zeros_like
+from . import linalg_lu
 from .linalg_lu import lu_factor_ex
+from . import tensor_geometry as _tensor_geometry
 from .nn_linear import NormBackward1
 from .norms import matrix_norm, vector_norm
 from .pointwise_select import _filled
 
-__all__ = ["fill", "frobenius_norm", "nuclear_norm", "lu"]
+__all__ = ["fill", "frobenius_norm", "nuclear_norm", "lu", "lu_solve", "as_strided_"]
 
 _FROBENIUS = ("at::frobenius_norm is deprecated and it is just left for JIT compatibility. It "
               "will be removed in a future PyTorch release. Please use `linalg.vector_norm(A, "
@@ -26,6 +28,10 @@ _LU = ("torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg
        "compute_pivots)\nand\nLU, pivots, info = torch.lu(A, compute_pivots, get_infos=True)\n"
        "should be replaced with\nLU, pivots, info = torch.linalg.lu_factor_ex(A, "
        "compute_pivots)")
+_LU_SOLVE = ("torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed "
+             "in a future PyTorch release.\nNote that torch.linalg.lu_solve has its arguments "
+             "reversed.\nX = torch.lu_solve(B, LU, pivots)\nshould be replaced with\nX = "
+             "torch.linalg.lu_solve(LU, pivots, B)")
 _warned = set()  # PyTorch gives each of these warnings once per process
 
 
@@ -81,3 +87,13 @@ def lu(A, pivot=True, get_infos=False):
     LU, pivots, infos = lu_factor_ex(A, pivot=pivot, check_errors=not get_infos)
     return (LU, pivots, infos) if get_infos else (LU, pivots)
 
+
+
+def lu_solve(input, LU_data, LU_pivots):
+    """linalg.lu_solve with the right-hand side first, under its old name."""
+    _warn_once(_LU_SOLVE)
+    return linalg_lu.lu_solve(LU_data, LU_pivots, input)
+
+
+def as_strided_(input, size, stride, storage_offset=None):
+    return _tensor_geometry.as_strided_(input, size, stride, storage_offset)
