@@ -2033,6 +2033,18 @@ class Tensor:
     def lu(self, pivot=True, get_infos=False):
         return _legacy_ops.lu(self, pivot, get_infos)
 
+    def xpu(self, device=None, non_blocking=False, memory_format=None):
+        return _other_devices.xpu(self, device, non_blocking, memory_format)
+
+    def ipu(self, device=None, non_blocking=False, memory_format=None):
+        return _other_devices.ipu(self, device, non_blocking, memory_format)
+
+    def mtia(self, device=None, non_blocking=False, memory_format=None):
+        return _other_devices.mtia(self, device, non_blocking, memory_format)
+
+    def record_stream(self, stream):
+        return _other_devices.record_stream(self, stream)
+
     def lu_solve(self, LU_data, LU_pivots):
         return _legacy_ops.lu_solve(self, LU_data, LU_pivots)
 
@@ -2117,6 +2129,7 @@ from .ops import tensor_memory as _tensor_memory  # noqa: E402
 from .ops import tensor_geometry as _tensor_geometry  # noqa: E402
 from .ops import real_parts as _real_parts  # noqa: E402
 from .ops import legacy_ops as _legacy_ops  # noqa: E402
+from .ops import other_devices as _other_devices  # noqa: E402
 from .ops import view_copies as _view_copies  # noqa: E402
 
 

@@ -563,3 +563,11 @@ def test_build_and_object_queries(torch):
         assert lib.is_distributed(x) is False
         assert lib.compiled_with_cxx11_abi() is True
         assert lib.is_vulkan_available() is False
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.ones(2).xpu(), lambda lib: lib.ones(2).xpu(device=0),
+    lambda lib: lib.ones(2).ipu(), lambda lib: lib.ones(2).mtia(),
+    lambda lib: lib.ones(2).record_stream(None)])
+def test_other_accelerators_refused(torch, call):
+    oracle.assert_same_error(call)
