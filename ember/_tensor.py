@@ -2051,6 +2051,9 @@ class Tensor:
     def narrow_copy(self, dim, start, length):
         return _view_copies.narrow_copy(self, dim, start, length)
 
+    def module_load(self, other, assign=False):
+        return _tensor_geometry.module_load(self, other, assign)
+
     def as_subclass(self, cls):
         return _tensor_geometry.as_subclass(self, cls)
 

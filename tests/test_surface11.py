@@ -571,3 +571,20 @@ def test_build_and_object_queries(torch):
     lambda lib: lib.ones(2).record_stream(None)])
 def test_other_accelerators_refused(torch, call):
     oracle.assert_same_error(call)
+
+
+def test_module_load(torch):
+    got = []
+    for lib in (torch, ember):
+        param = lib.zeros(3, requires_grad=True)
+        saved = lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64)
+        with lib.no_grad():
+            copied = param.module_load(saved)
+        assigned = param.module_load(saved, assign=True)
+        got.append((copied, str(copied.dtype)[6:], copied.requires_grad, assigned,
+                    str(assigned.dtype)[6:], param.detach().clone()))
+    for e, t in zip(got[1], got[0]):
+        if hasattr(t, "shape"):
+            assert_same(e, t)
+        else:
+            assert e == t

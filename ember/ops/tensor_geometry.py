@@ -15,7 +15,7 @@ from .creation import empty_strided
 from .slicing import AsStridedBackward0, as_strided
 
 __all__ = ["set_", "as_strided_", "new_empty_strided", "is_set_to", "dim_order", "output_nr",
-           "as_subclass", "to_dense"]
+           "as_subclass", "to_dense", "module_load"]
 
 _AMBIGUOUS = ("The tensor does not have unique dim order, or cannot map to exact one of the "
               "given memory formats.")
@@ -236,3 +236,10 @@ class AliasBackward0(Node):
 def to_dense(input, dtype=None):
     """A strided tensor is already dense: itself, or a copy in `dtype`."""
     return input if dtype is None or dtype is input.dtype else input.to(dtype)
+
+
+def module_load(input, other, assign=False):
+    """What load_state_dict puts in a module for `input` given the saved `other`: `other`
+    itself (detached) when assigning, else `input` with other's values copied in."""
+    source = other if assign else input.copy_(other)
+    return source.detach()
