@@ -113,6 +113,12 @@ from .ops.histogramdd import *  # noqa: F401,F403
 # rnnutils
 from .ops.packing import _pack_padded_sequence, _pad_packed_sequence  # noqa: E402,F401
 from . import _C  # noqa: E402,F401  (torch._C._nn.pad_sequence's path)
+# surface11
+from .ops.real_parts import *  # noqa: F401,F403,E402
+from .ops.legacy_ops import *  # noqa: F401,F403,E402
+from .ops.native_ops import *  # noqa: F401,F403,E402
+from ._symbolic import *  # noqa: F401,F403,E402
+from ._build_info import *  # noqa: F401,F403,E402
 
 # doors: every ember.* function PyTorch's argument parser checks raises its TypeErrors
 # (one wrapper per function, applied here, where the names are exported)
@@ -121,6 +127,7 @@ from . import _arguments, _signatures  # noqa: E402
 from .ops import _out  # noqa: E402
 _arguments.wire(globals(), _signatures.FUNCTIONS, _out.call,
                 ("gather", "index_select", "masked_select", "nonzero"))
+_out.wire_where(globals())
 del _out
 from .ops.recurrent import gru, lstm, rnn_relu, rnn_tanh  # noqa: E402,F401  (rnn)
 from .ops.recurrent_cells import gru_cell, lstm_cell, rnn_relu_cell, rnn_tanh_cell  # noqa: E402,F401

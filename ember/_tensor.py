@@ -1975,6 +1975,116 @@ class Tensor:
     def is_shared(self):
         return _tensor_memory.is_shared(self)
 
+    # ---------------------------------------------------------------- geometry in place
+    def set_(self, source=None, storage_offset=0, size=None, stride=None):
+        return _tensor_geometry.set_(self, source, storage_offset, size, stride)
+
+    def is_set_to(self, tensor):
+        return _tensor_geometry.is_set_to(self, tensor)
+
+    def as_strided_(self, size, stride, storage_offset=None):
+        return _tensor_geometry.as_strided_(self, size, stride, storage_offset)
+
+    def new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=None,
+                          pin_memory=False, requires_grad=False):
+        return _tensor_geometry.new_empty_strided(self, size, stride, dtype=dtype,
+                                                  device=device, requires_grad=requires_grad)
+
+    def dim_order(self, *, ambiguity_check=False):
+        return _tensor_geometry.dim_order(self, ambiguity_check=ambiguity_check)
+
+    @property
+    def output_nr(self):
+        return _tensor_geometry.output_nr(self)
+
+    # ---------------------------------------------------------------- complex vocabulary
+    @property
+    def real(self):
+        return _real_parts.real(self)
+
+    @property
+    def imag(self):
+        return _real_parts.imag(self)
+
+    def conj(self):
+        return _real_parts.conj(self)
+
+    def conj_physical(self):
+        return _real_parts.conj_physical(self)
+
+    def conj_physical_(self):
+        return _real_parts.conj_physical_(self)
+
+    def resolve_conj(self):
+        return _real_parts.resolve_conj(self)
+
+    def resolve_neg(self):
+        return _real_parts.resolve_neg(self)
+
+    def is_conj(self):
+        return _real_parts.is_conj(self)
+
+    def is_neg(self):
+        return _real_parts.is_neg(self)
+
+    def angle(self):
+        return _real_parts.angle(self)
+
+    def lu(self, pivot=True, get_infos=False):
+        return _legacy_ops.lu(self, pivot, get_infos)
+
+    def xpu(self, device=None, non_blocking=False, memory_format=None):
+        return _other_devices.xpu(self, device, non_blocking, memory_format)
+
+    def ipu(self, device=None, non_blocking=False, memory_format=None):
+        return _other_devices.ipu(self, device, non_blocking, memory_format)
+
+    def mtia(self, device=None, non_blocking=False, memory_format=None):
+        return _other_devices.mtia(self, device, non_blocking, memory_format)
+
+    def record_stream(self, stream):
+        return _other_devices.record_stream(self, stream)
+
+    def lu_solve(self, LU_data, LU_pivots):
+        return _legacy_ops.lu_solve(self, LU_data, LU_pivots)
+
+    def narrow_copy(self, dim, start, length):
+        return _view_copies.narrow_copy(self, dim, start, length)
+
+    def module_load(self, other, assign=False):
+        return _tensor_geometry.module_load(self, other, assign)
+
+    def as_subclass(self, cls):
+        return _tensor_geometry.as_subclass(self, cls)
+
+    def const_data_ptr(self):
+        return _address(self._data)
+
+    def to_dense(self, dtype=None, *, masked_grad=None):
+        return _tensor_geometry.to_dense(self, dtype)
+
+    @property
+    def grad_dtype(self):
+        return self.dtype
+
+    @property
+    def name(self):
+        return None  # (named tensors: ember's are all unnamed)
+
+    @property
+    def volatile(self):
+        warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning,
+                      stacklevel=2)
+        return False
+
+    # ---------------------------------------------------------------- kinds ember never makes
+    # (sparse, quantized, nested, MKL-DNN, meta and other backends' tensors)
+    is_meta = is_sparse = is_sparse_csr = is_quantized = is_nested = is_mkldnn = False
+    is_xpu = is_mps = is_xla = is_ipu = is_vulkan = is_maia = is_mtia = False
+
+    def is_distributed(self):
+        return False
+
 
 def _canonical_dim(dim, ndim):
     """Wrap a negative dim; IndexError with PyTorch's text when out of range."""
@@ -2019,6 +2129,11 @@ from .ops import sorting_more as _sorting_more  # noqa: E402
 from .ops import creation_more as _creation_more  # noqa: E402
 from .ops import index_more as _index_more  # noqa: E402
 from .ops import tensor_memory as _tensor_memory  # noqa: E402
+from .ops import tensor_geometry as _tensor_geometry  # noqa: E402
+from .ops import real_parts as _real_parts  # noqa: E402
+from .ops import legacy_ops as _legacy_ops  # noqa: E402
+from .ops import other_devices as _other_devices  # noqa: E402
+from .ops import view_copies as _view_copies  # noqa: E402
 
 
 # Every other method PyTorch's parser checks gets PyTorch's TypeErrors through one wrapper

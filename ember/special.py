@@ -15,6 +15,8 @@ from .ops.special import (digamma, i0, lgamma as gammaln, mvlgamma as multigamma
                           special_ndtri as ndtri, special_xlog1py as xlog1py,
                           special_zeta as zeta)
 
+from .ops import _out
+
 psi = digamma
 
 __all__ = ["bessel_j0", "bessel_j1", "digamma", "entr", "erf", "erfc", "erfcx", "erfinv",
@@ -22,3 +24,6 @@ __all__ = ["bessel_j0", "bessel_j1", "digamma", "entr", "erf", "erfc", "erfcx", 
            "i1e", "log1p", "log_ndtr", "log_softmax", "logit", "logsumexp", "multigammaln",
            "ndtr", "ndtri", "polygamma", "psi", "round", "sinc", "softmax", "xlog1py", "xlogy",
            "zeta"]
+
+_out.wire_special(globals())  # out= as PyTorch takes it
+del _out

@@ -35,3 +35,19 @@ from ._more import *  # noqa: F401,F403,E402  (distB: transforms and the composi
 from . import _more  # noqa: E402
 
 __all__ += _more.__all__
+
+# surface11: the remaining distributions (each its own module, as in PyTorch) and their KL
+from .continuous_bernoulli import ContinuousBernoulli  # noqa: E402
+from .fishersnedecor import FisherSnedecor  # noqa: E402
+from .generalized_pareto import GeneralizedPareto  # noqa: E402
+from .inverse_gamma import InverseGamma  # noqa: E402
+from .lkj_cholesky import LKJCholesky  # noqa: E402
+from .negative_binomial import NegativeBinomial  # noqa: E402
+from .pareto import Pareto  # noqa: E402
+from .von_mises import VonMises  # noqa: E402
+from .wishart import Wishart  # noqa: E402
+from . import dirichlet as beta, gamma as chi2, kl_pairs_more2 as _kl_pairs_more2  # noqa: E402,F401
+from . import weibull as kumaraswamy, log_normal as logistic_normal  # noqa: E402,F401
+
+__all__ += ["ContinuousBernoulli", "FisherSnedecor", "GeneralizedPareto", "InverseGamma",
+            "LKJCholesky", "NegativeBinomial", "Pareto", "VonMises", "Wishart"]

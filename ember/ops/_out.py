@@ -10,10 +10,12 @@ import warnings
 from .. import _errors, return_types
 from .. import _dtype
 from .._dtype import can_cast
-from .._tensor import _Storage
+from .._arguments import typename
+from .._tensor import Tensor as _Tensor, _Storage
 from ..autograd.grad_mode import state as grad_state
 
-__all__ = ["check_out", "write_out", "call"]
+__all__ = ["check_out", "write_out", "call", "namespace_door", "wire_linalg", "wire_special",
+           "wire_where"]
 
 _RESIZED = ("An output with one or more elements was resized since it had shape {}, which does "
             "not match the required output shape {}. This behavior is deprecated, and in a "
@@ -130,6 +132,8 @@ def call(name, function, args, kwargs, out):
     factory = name in _FACTORIES
     if grad_state.enabled and name not in _NO_GRAD and _any_requires_grad(outs, args, kwargs):
         label = "aten::" + name if factory else _ATEN.get(name, name)
+        if label == "vdot" and any(getattr(a, "ndim", 1) != 1 for a in args):
+            label = "sum"  # linalg.vecdot is vdot for vectors only, a sum of products else
         raise RuntimeError(f"{label}(): functions with out=... arguments don't support "
                            "automatic differentiation, but one of the arguments requires grad.")
     wanted = outs[0].dtype
@@ -155,6 +159,8 @@ def call(name, function, args, kwargs, out):
         return out
     for value, target in zip(results, outs):
         write_out(value, target, 4)
+        if name in _COMPOSITE and value._requires_grad and grad_state.enabled:
+            target.copy_(value)  # a composite's out= is its copy_: the graph goes with it
     if isinstance(result, tuple):
         return _named_out(type(result))(*outs)
     return out
@@ -197,6 +203,16 @@ def _check_dtype(name, have, want, position):
                            f"but got: {_short(want)}")
     if have is want:
         return
+    words = _CASTABLE.get(name)
+    if words is not None and position == 0:
+        if not can_cast(have, want):
+            raise RuntimeError(words.format(have=_short(have), want=_short(want)))
+        if name != "linalg_matrix_power":
+            return
+    words = _CPP_WORDS.get(name)
+    if words is not None:
+        raise RuntimeError(words.format(have=_errors.cpp_type_name(have),
+                                        want=_errors.cpp_type_name(want)))
     words = _OWN_WORDS.get(name)
     if words is not None:
         if position == 1 and name == "kthvalue":
@@ -229,3 +245,127 @@ def _named_out(kind):
     if named is None:
         named = _NAMED_OUT[kind] = return_types._structseq(kind.__name__ + "_out", kind._fields)
     return named
+
+
+# ---------------------------------------------------------------- torch.linalg, torch.special
+# These namespaces (and `where`, whose parser ember's generated doors leave out) take
+# `out` through `namespace_door`: PyTorch's parser refuses an `out` of the wrong kind
+# (a tuple for one result, a tensor for several) before any work; then `call` runs under
+# the aten name that PyTorch's autograd and dtype messages print.
+
+# linalg function -> (results, aten name PyTorch's autograd refusal prints; None where
+# the function is composite: it writes out through copy_, grad and all)
+LINALG = {
+    "matmul": (1, "matmul"), "matrix_norm": (1, None), "norm": (1, None),
+    "vecdot": (1, "vdot"), "vector_norm": (1, "linalg_vector_norm"),
+    "cholesky": (1, "linalg_cholesky_ex"), "cholesky_ex": (2, "linalg_cholesky_ex"),
+    "cond": (1, None), "cross": (1, "linalg_cross"), "det": (1, "_linalg_det"),
+    "eigh": (2, "_linalg_eigh"), "eigvalsh": (1, "_linalg_eigh"),
+    "inv": (1, "linalg_inv_ex"), "inv_ex": (2, "linalg_inv_ex"),
+    "lstsq": (4, "linalg_lstsq"), "lu": (3, "linalg_lu"),
+    "lu_factor": (2, "linalg_lu_factor_ex"), "lu_factor_ex": (3, "linalg_lu_factor_ex"),
+    "lu_solve": (1, "linalg_lu_solve"), "matrix_power": (1, "matmul"),
+    "matrix_rank": (1, None), "multi_dot": (1, None), "pinv": (1, "linalg_pinv"),
+    "qr": (2, "linalg_qr"), "slogdet": (2, "_linalg_slogdet"),
+    "solve": (1, "_linalg_solve_ex"), "solve_ex": (2, "_linalg_solve_ex"),
+    "solve_triangular": (1, "linalg_solve_triangular"), "svd": (3, "_linalg_svd"),
+    "svdvals": (1, "_linalg_svd")}
+
+# special function -> the aten name its out= runs under (its autograd refusal, its dtype
+# rule); the ones named special_* have no top-level twin
+SPECIAL = {
+    "bessel_j0": "special_bessel_j0", "bessel_j1": "special_bessel_j1",
+    "digamma": "digamma", "psi": "digamma", "entr": "special_entr", "erf": "erf",
+    "erfc": "erfc", "erfcx": "special_erfcx", "erfinv": "erfinv", "exp2": "exp2",
+    "expit": "sigmoid", "expm1": "expm1", "gammainc": "igamma", "gammaincc": "igammac",
+    "gammaln": "lgamma", "i0": "i0", "i0e": "special_i0e", "i1": "special_i1",
+    "i1e": "special_i1e", "log1p": "log1p", "log_ndtr": "special_log_ndtr", "logit": "logit",
+    "logsumexp": "logsumexp", "multigammaln": "mvlgamma", "ndtr": "special_ndtr",
+    "ndtri": "special_ndtri", "polygamma": "polygamma", "round": "round", "sinc": "sinc",
+    "xlog1py": "special_xlog1py", "xlogy": "xlogy", "zeta": "special_zeta"}
+
+# Composite functions: their out= is a copy_ of the result (CopyBackwards when it has grad)
+_COMPOSITE = frozenset({"linalg_matrix_norm", "linalg_norm", "linalg_cond",
+                        "linalg_matrix_rank", "linalg_multi_dot", "special_ndtr"})
+_NO_GRAD |= {"special_bessel_j0", "special_bessel_j1"} | _COMPOSITE
+_ATEN.update({"linalg_" + name: aten for name, (_, aten) in LINALG.items() if aten})
+_STRICT |= {"linalg_" + name for name in (
+    "matmul", "vector_norm", "cholesky", "cholesky_ex", "cross", "det", "eigh", "eigvalsh",
+    "inv", "inv_ex", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "qr", "slogdet", "solve",
+    "solve_ex", "svd", "svdvals", "matrix_power")}
+_OWN_WORDS.update({
+    "linalg_matrix_norm": "linalg.matrix_norm expected out tensor dtype {have} but got: {want}",
+    "linalg_norm": "linalg.norm expected out tensor dtype {have} but got: {want}",
+    "linalg_vecdot": "linalg.vecdot: Expected out of dtype{have} but found {want}",
+    "linalg_solve_triangular": "expected scalar type {have} but found {want}",
+    "where": "Expected out type to be {have} but got {want}"})
+# ... and the ones that only ask that the result cast safely, in words of their own
+_CASTABLE = {"linalg_cond": "linalg.cond: Expected result to be safely castable from {have} "
+                            "dtype, but got result with dtype {want}",
+             "linalg_pinv": "linalg.pinv: Expected result to be safely castable from {have} "
+                            "dtype, but got result with dtype {want}",
+             "linalg_lstsq": "torch.linalg.lstsq: Expected solution to be safely castable from "
+                             "{have} dtype, but got solution with dtype {want}",
+             "linalg_matrix_power": "matrix_power: Expected result to be safely castable from "
+                                    "{have} dtype, but got result with dtype {want}",
+             "mvlgamma": "mvlgamma: result type {have} can't be cast to the desired output "
+                         "type {have}"}
+_CPP_WORDS = {"linalg_multi_dot": "multi_dot(): expected out tensor to have dtype {have} but "
+                                  "got {want}"}
+
+
+def namespace_door(name, function, results=1, parsed_as=None):
+    """`function` taking PyTorch's keyword `out`, handled by `call` under `name`;
+    `parsed_as` is the name PyTorch's parser prints (`linalg_inv`)."""
+    parsed_as = parsed_as or name
+
+    def wrapped(*args, out=None, **kwargs):
+        if out is None:
+            return function(*args, **kwargs)
+        _check_out_kind(parsed_as, out, results)
+        return call(name, function, args, kwargs, out)
+
+    wrapped.__name__, wrapped.__qualname__ = function.__name__, function.__qualname__
+    wrapped.__doc__, wrapped.__wrapped__ = function.__doc__, function
+    wrapped.__module__ = function.__module__
+    return wrapped
+
+
+def wire_linalg(namespace):
+    for short, (results, _) in LINALG.items():
+        namespace[short] = namespace_door("linalg_" + short, namespace[short], results)
+
+
+def wire_special(namespace):
+    for short, aten in SPECIAL.items():
+        namespace[short] = namespace_door(aten, namespace[short], 1, "special_" + short)
+
+
+def _check_out_kind(parsed_as, out, results):
+    if results == 1:
+        if not isinstance(out, _Tensor):
+            raise TypeError(f"{parsed_as}(): argument 'out' must be Tensor, not "
+                            f"{typename(out)}")
+    elif not isinstance(out, (tuple, list)) or not all(isinstance(t, _Tensor) for t in out):
+        raise TypeError(f"{parsed_as}(): argument 'out' must be tuple of Tensors, not "
+                        f"{typename(out)}")
+
+
+def wire_where(namespace):
+    """`where(condition, input, other, out=...)`: only the all-tensor form takes `out`."""
+    function = namespace["where"]
+
+    def where(condition, input=None, other=None, *, out=None):
+        if out is None:
+            return function(condition, input, other)
+        for position, (label, value) in enumerate(
+                (("condition", condition), ("input", input), ("other", other)), 1):
+            if not isinstance(value, _Tensor):
+                raise TypeError(f"where(): argument '{label}' (position {position}) must be "
+                                f"Tensor, not {typename(value)}")
+        _check_out_kind("where", out, 1)
+        return call("where", function, (condition, input, other), {}, out)
+
+    where.__doc__, where.__wrapped__, where.__module__ = \
+        function.__doc__, function, function.__module__
+    namespace["where"] = where

@@ -69,7 +69,9 @@ def _bag_layout(xp, input, offsets, include_last_offset):
                            "[ ember.LongTensor{} ]")
     count = starts.size - 1 if include_last_offset else starts.size
     positions = xp.arange(indices.size)
-    bags = xp.searchsorted(starts[:count] if count else starts[:1], positions, side="right") - 1
+    if count <= 0:  # offsets=[0] with include_last_offset: no bags, every index dropped
+        return indices, xp.full(indices.size, -1, xp.int64), 0
+    bags = xp.searchsorted(starts[:count], positions, side="right") - 1
     # PyTorch's last bag runs to the end of the input whatever the last offset says
     return indices, bags, max(count, 0)
 
