@@ -10,7 +10,7 @@ with PyTorch's text. `matmul` decomposes into the primitives exactly as ATen's
 all are re-exported here, the family's front door.
 """
 from . import _autocast
-from .. import _dtype, _errors
+from .. import _diagnose, _dtype, _errors
 from ..autograd.graph import Node
 from ._common import Tensor, attach, grad_state, make_tensor, sum_to_shape, wrap, wrap_dim
 from .views import _unsafe_view
@@ -44,7 +44,8 @@ def _arrays(fn, input, other, other_name):
         raise TypeError(f"{fn}(): argument '{other_name}' (position 2) must be Tensor, not "
                         f"{type(other).__name__}")
     if input._device is not other._device and input._device != other._device:
-        raise RuntimeError(_errors.device_mismatch(input._device, other._device))
+        raise _diagnose.noted(RuntimeError(_errors.device_mismatch(input._device, other._device)),
+                              "device", first=input._device, second=other._device)
     return input._data, other._data
 
 
@@ -54,8 +55,9 @@ def _not_implemented(kernel, dtype):
 
 def _check_mm_shapes(a, b):
     if a.shape[1] != b.shape[0]:
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]}"
-                           f" and {b.shape[0]}x{b.shape[1]})")
+        raise _diagnose.noted(RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
+            f"{b.shape[0]}x{b.shape[1]})"), "matmul", a=a.shape, b=b.shape)
 
 
 def _scalar_for(dtype, value):
@@ -370,8 +372,9 @@ def _check_addmm(c, a, b):
     if b.ndim != 2:
         raise RuntimeError(f"mat2 must be a matrix, got {b.ndim}-D tensor")
     if a.dtype != b.dtype:
-        raise RuntimeError("mat1 and mat2 must have the same dtype, but got "
-                           f"{_scalar_name(a)} and {_scalar_name(b)}")
+        raise _diagnose.noted(RuntimeError("mat1 and mat2 must have the same dtype, but got "
+                                           f"{_scalar_name(a)} and {_scalar_name(b)}"),
+                              "dtype", input_dtype=a.dtype, parameter_dtype=b.dtype)
     if c.dtype != b.dtype:
         raise RuntimeError("self and mat2 must have the same dtype, but got "
                            f"{_scalar_name(c)} and {_scalar_name(b)}")
