@@ -85,19 +85,30 @@ def _broadcast(a, b, op=None):
                    "tensor should repeat (x.unsqueeze(d) or x[:, None]).")
 
 
-def _matmul(a, b, operation="mm"):
+def _matmul(a, b, operation="mm", names=("mat1", "mat2")):
     a, b = _dims(a), _dims(b)
-    text = (f"{operation}: the inner dims must agree (the columns of the first operand, "
-            f"{a[-1]}, and the rows of the second, {b[-2]}):\n"
-            + aligned([("mat1", a), ("mat2", b)]))
-    if a[-1] == b[-1]:
-        text += ("\nmat1 @ mat2.T would fit: the second operand looks transposed "
-                 f"([{b[-2]}, {b[-1]}] -> [{b[-1]}, {b[-2]}]).")
-    elif a[-2] == b[-2]:
-        text += "\nmat1.T @ mat2 would fit: the first operand looks transposed."
-    elif a[-2] == b[-1]:
-        text += "\nmat2 @ mat1 would fit: the operands look swapped."
-    return text + ("\nFix: a (n x k) matrix multiplies a (k x m) one; check which operand "
+    first, second = names
+    inner = b[-2] if len(b) > 1 else b[0]
+    rows = [(first, a), (second, b)]
+    if a[-1] == inner:  # only the batch sizes of bmm can differ then
+        return (f"{operation} pairs the batches one to one: {first} has {a[0]} matrices, "
+                f"{second} has {b[0]}:\n" + aligned(rows, marked=len(a) - 1)
+                + "\nFix: give both the same batch size (expand or repeat the smaller).")
+    text = (f"{operation}: the inner dims must agree, the last dim of {first} ({a[-1]}) and "
+            f"the {'first' if len(b) == 1 else 'second-to-last'} dim of {second} "
+            f"({inner}):\n" + aligned(rows))
+    t = ".T" if max(len(a), len(b)) == 2 else ".mT"
+    if len(b) > 1 and a[-1] == b[-1]:
+        text += (f"\n{first} @ {second}{t} would fit: {second} looks transposed "
+                 f"({_list(b[-2:])} -> {_list(b[:-3:-1])}).")
+    elif len(a) > 1 and a[-2] == inner:
+        text += f"\n{first}{t} @ {second} would fit: {first} looks transposed."
+    elif len(a) > 1 and len(b) > 1 and a[-2] == b[-1] and a[-1] != b[-2]:
+        text += f"\n{second} @ {first} would fit: the operands look swapped."
+    if operation == "mm":
+        text += ("\n(nn.Linear and F.linear multiply the input, its leading dims flattened, "
+                 "as mat1 by the transposed weight [in_features, out_features] as mat2.)")
+    return text + ("\nFix: an (n x k) matrix multiplies a (k x m) one; check which operand "
                    "has the wrong size or orientation.")
 
 
@@ -462,7 +473,7 @@ def _layer_facts(module, args):
                      f"\nFix: {kind}({shape[-1]}, ...) here, or make the previous layer "
                      f"produce {module.in_features} features"
                      + (" (flatten conv features first: nn.Flatten() or x.flatten(1))."
-                        if len(shape) > 2 else "."))
+                        if len(shape) > 3 else "."))
     channels = getattr(module, "in_channels", None)
     spatial = len(getattr(module, "kernel_size", ()))
     if channels is not None and len(shape) in (spatial + 1, spatial + 2):

@@ -135,8 +135,10 @@ def _check_addmv(self_array, a, b):
                            f"{b.ndim}")
     self_size = a.shape[0] if self_array is None else self_array.size
     if a.shape[1] != b.shape[0] or self_size not in (1, a.shape[0]):
-        raise RuntimeError(f"size mismatch, got input ({self_size}), mat ({a.shape[0]}x"
-                           f"{a.shape[1]}), vec ({b.shape[0]})")
+        raise _diagnose.noted(RuntimeError(
+            f"size mismatch, got input ({self_size}), mat ({a.shape[0]}x{a.shape[1]}), vec "
+            f"({b.shape[0]})"), "matmul", a=a.shape, b=b.shape, operation="mv",
+            names=("mat", "vec"))
     self_dtype = b.dtype if self_array is None else self_array.dtype
     if not self_dtype == a.dtype == b.dtype:
         names = [_errors.scalar_type_name(_dtype.FROM_NUMPY[d]) for d in (self_dtype, a.dtype,
@@ -175,9 +177,11 @@ def _dot(input, other, fn, node_type):
     if a.ndim != 1 or b.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
     if a.shape[0] != b.shape[0]:
-        raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src "
-                           f"[{b.shape[0]}] to have the same number of elements, but got "
-                           f"{a.shape[0]} and {b.shape[0]} elements respectively")
+        raise _diagnose.noted(RuntimeError(
+            f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] "
+            f"to have the same number of elements, but got {a.shape[0]} and {b.shape[0]} "
+            "elements respectively"), "matmul", a=a.shape, b=b.shape, operation=fn,
+            names=("input", "other"))
     if a.dtype != b.dtype:
         raise RuntimeError("dot : expected both vectors to have same dtype, but found "
                            f"{_errors.scalar_type_name(_dtype.FROM_NUMPY[a.dtype])} and "
@@ -222,9 +226,10 @@ def _check_bmm(a, b):
     if b.ndim != 3:
         raise RuntimeError("batch2 must be a 3D tensor")
     if b.shape[0] != a.shape[0] or b.shape[1] != a.shape[2]:
-        raise RuntimeError("Expected size for first two dimensions of batch2 tensor to be: "
-                           f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, "
-                           f"{b.shape[1]}].")
+        raise _diagnose.noted(RuntimeError(
+            "Expected size for first two dimensions of batch2 tensor to be: "
+            f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}]."),
+            "matmul", a=a.shape, b=b.shape, operation="bmm", names=("batch1", "batch2"))
     if a.dtype != b.dtype:
         raise RuntimeError(f"expected scalar type {_scalar_name(a)} but found {_scalar_name(b)}")
     if a.dtype == _BOOL:
