@@ -39,6 +39,11 @@ def _name(dtype):
     return str(getattr(dtype, "name", dtype))
 
 
+def _a(word):
+    """'an int64', 'a float32'."""
+    return ("an " if word[:1] in "aeiou" else "a ") + word
+
+
 def _torch_dtype(dtype):
     return "torch." + _name(dtype)
 
@@ -77,9 +82,9 @@ def _broadcast(a, b, op=None):
     bad = next(i for i in range(ndim - 1, -1, -1)
                if pa[i] != pb[i] and pa[i] != 1 and pb[i] != 1)
     from_right = ndim - 1 - bad
-    text = (f"Broadcasting lines shapes up from the right; each pair of sizes must be equal "
-            f"or one of them 1. Dim {bad} (dim {-from_right - 1} from the right) has "
-            f"{pa[bad]} against {pb[bad]}:\n"
+    text = (f"Broadcasting aligns the shapes from the right; each pair of sizes must be "
+            f"equal or one of them 1. Dim {bad} (dim {-from_right - 1}) has {pa[bad]} against "
+            f"{pb[bad]}:\n"
             + aligned([("a", a), ("b", b)], marked=from_right))
     return text + ("\nFix: make those sizes agree, or insert a size-1 dim where the smaller "
                    "tensor should repeat (x.unsqueeze(d) or x[:, None]).")
@@ -211,7 +216,7 @@ def _integer_reduction(operation, dtype):
     fix = (", or pass the result dtype: x.mean(dtype=torch.float32)." if operation == "mean"
            else ".")
     return (f"{operation}() gives fractional results, and PyTorch will not guess a floating "
-            f"dtype for a {_name(dtype)} input.\nFix: cast first, x.float().{operation}()"
+            f"dtype for {_a(_name(dtype))} input.\nFix: cast first, x.float().{operation}()"
             + fix)
 
 
@@ -368,7 +373,7 @@ def _conv_channels(weight_shape, input_shape, expected, groups=1):
     text = (f"Convolution reads channels at dim 1 of an (N, C, ...) input: the weight "
             f"{_list(weight_shape)} expects C = {expected}, and the input "
             f"{_list(input_shape)} has {input_shape[1]}.")
-    if expected in input_shape[2:] or input_shape[-1] == expected:
+    if len(input_shape) > 2 and input_shape[-1] == expected:
         text += (" The channels seem to sit in the last dim (channels-last, as images load "
                  "from files): x.permute(0, 3, 1, 2) moves them to dim 1.")
     return text + ("\nFix: in_channels of this layer must equal the channel count of its "
@@ -423,8 +428,9 @@ def in_module(error, module, args):
     try:
         state = getattr(error, "_ember_layer", None)
         if state is None:
-            error._ember_layer = [module, "", len(getattr(error, "__notes__", ())),
-                                  _layer_facts(module, args)]
+            notes = getattr(error, "__notes__", ())
+            error._ember_layer = [module, "", len(notes),
+                                  _layer_facts(module, args, "\n".join(notes))]
             error.add_note(_layer_note(error._ember_layer, module))
             return
         inner, path, index, facts = state
@@ -449,8 +455,8 @@ def _one_line(module):
     return text if "\n" not in text else type(module).__name__ + "(...)"
 
 
-def _layer_facts(module, args):
-    """What this layer expects of its input, compared with what it got."""
+def _layer_facts(module, args, told):
+    """What this layer expects of its input, compared with what it got (and not yet `told`)."""
     x = args[0] if args else None
     shape = getattr(x, "shape", None)
     weight = getattr(module, "weight", None)
@@ -459,8 +465,9 @@ def _layer_facts(module, args):
     if (takes_floats and shape is not None and weight is not None
             and getattr(x, "dtype", None) is not None):
         if x.dtype != weight.dtype:
+            fix = _dtype_fix(x.dtype, weight.dtype)
             lines.append(f"The input is {_name(x.dtype)}; the layer's weight is "
-                         f"{_name(weight.dtype)}." + _dtype_fix(x.dtype, weight.dtype))
+                         f"{_name(weight.dtype)}." + ("" if fix in told else fix))
         if x.device != weight.device:
             lines.append(_device(x.device, weight.device,
                                  ("the input", "the layer's weight")))

@@ -192,7 +192,7 @@ def test_nested_layer_paths_and_custom_modules(torch):
 
     error = assert_same_error(call)
     notes = error.__notes__
-    assert notes[0].startswith("Broadcasting")
+    assert notes[0].startswith("Broadcasting aligns the shapes from the right")
     assert notes[1].startswith("Raised in layer 'encoder.block' (Block()) of Sequential.")
     assert len(notes) == 2
 

@@ -125,11 +125,14 @@ def _check_dtypes(input, weight, bias, transposed, n):
     x_dtype, w_dtype = input.dtype, weight.dtype
     if x_dtype is not w_dtype:
         if transposed:
-            raise RuntimeError(f"expected scalar type {_errors.scalar_type_name(x_dtype)} but "
-                               f"found {_errors.scalar_type_name(w_dtype)}")
-        raise RuntimeError(f"Input type ({input.type()}) and weight type ({weight.type()}) "
-                           f"should be the same or input should be a MKLDNN tensor and weight "
-                           f"is a dense tensor")
+            message = (f"expected scalar type {_errors.scalar_type_name(x_dtype)} but found "
+                       f"{_errors.scalar_type_name(w_dtype)}")
+        else:
+            message = (f"Input type ({input.type()}) and weight type ({weight.type()}) should "
+                       "be the same or input should be a MKLDNN tensor and weight is a dense "
+                       "tensor")
+        raise _diagnose.noted(RuntimeError(message), "dtype", input_dtype=x_dtype,
+                              parameter_dtype=w_dtype, operation="convolution")
     if bias is not None and bias.dtype is not x_dtype:
         raise RuntimeError(f"Input type ({_errors.cpp_type_name(x_dtype)}) and bias type "
                            f"({_errors.cpp_type_name(bias.dtype)}) should be the same")
