@@ -25,8 +25,16 @@ def noted(error, kind, **facts):
     except Exception:  # a diagnosis must never hide the error it explains
         return error
     if text:
-        error.add_note(text)
+        _add_note(error, text)
     return error
+
+
+def _add_note(error, text):
+    """error.add_note(text), also on Python 3.10 (which keeps, but does not print, notes)."""
+    notes = getattr(error, "__notes__", None)
+    if notes is None:
+        notes = error.__notes__ = []
+    notes.append(text)
 
 
 # ---------------------------------------------------------------- pictures
@@ -431,7 +439,7 @@ def in_module(error, module, args):
             notes = getattr(error, "__notes__", ())
             error._ember_layer = [module, "", len(notes),
                                   _layer_facts(module, args, "\n".join(notes))]
-            error.add_note(_layer_note(error._ember_layer, module))
+            _add_note(error, _layer_note(error._ember_layer, module))
             return
         inner, path, index, facts = state
         for name, child in module.named_modules():
