@@ -300,8 +300,10 @@ _CHANGES = {}
 _CHANGES_KEPT = 256
 
 
-def record_inplace(tensor, operation):
+def record_inplace(tensor, op, node):
     """Remember the user's line that changed `tensor` in place (anomaly mode only)."""
+    name = getattr(op, "__name__", "")  # a private helper (a write x[i] = v) shows its node
+    operation = f"{name}_ ({node})" if name.isidentifier() and name[0] != "_" else node
     frames = [frame for frame in traceback.extract_stack()[:-1]
               if "/ember/" not in frame.filename.replace("\\", "/")]
     where = (f"{frames[-1].filename}:{frames[-1].lineno}: {frames[-1].line}" if frames

@@ -519,7 +519,7 @@ def inplace_overlapping(self, op, *args, **kwargs):
     self._storage.version += 1
     if recording and result.grad_fn is not None:
         if anomaly.enabled:
-            _diagnose.record_inplace(self, result.grad_fn.name())
+            _diagnose.record_inplace(self, op, result.grad_fn.name())
         if self._base is not None:
             _view_rebase.rebase_view_history(self, result)
             _view_rebase.regenerate_views(self)
