@@ -64,12 +64,17 @@ def short_name(node):
     return re.sub(r"Backward\d*$", "", node.name())
 
 
-def modified_by_inplace(tensor, node, output_nr, expected_version):
+ANOMALY_ON_HINT = ("Hint: the backtrace further above shows the operation that failed to "
+                   "compute its gradient. The variable in question was changed in there or "
+                   "anywhere later. Good luck!")
+
+
+def modified_by_inplace(tensor, node, output_nr, expected_version, anomaly=False):
     where = f", which is output {output_nr} of {short_name(node)}," if node is not None else ""
     return ("one of the variables needed for gradient computation has been modified by an "
             f"inplace operation: [{type_and_shape(tensor)}]{where} is at version "
             f"{tensor._storage.version}; expected version {expected_version} instead. "
-            + ANOMALY_HINT)
+            + (ANOMALY_ON_HINT if anomaly else ANOMALY_HINT))
 
 
 def broadcast_mismatch(shape_a, shape_b):

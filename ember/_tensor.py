@@ -10,7 +10,7 @@ import warnings
 import weakref
 from types import FunctionType as _FunctionType
 
-from . import _backend, _dtype, _errors
+from . import _backend, _diagnose, _dtype, _errors
 from ._device import CPU as _CPU
 from ._layout import strided as _strided
 from ._size import Size
@@ -211,7 +211,8 @@ class Tensor:
         if value.__class__ is not bool:
             raise RuntimeError("requires_grad must be a bool")
         if value and self.grad_fn is None and not self.is_floating_point():
-            raise RuntimeError(_errors.ONLY_FLOAT_REQUIRES_GRAD_SETTER)
+            raise _diagnose.noted(RuntimeError(_errors.ONLY_FLOAT_REQUIRES_GRAD_SETTER),
+                                  "integer_requires_grad", dtype=self.dtype)
         self.requires_grad_(value)
 
     def requires_grad_(self, requires_grad=True):
@@ -224,7 +225,8 @@ class Tensor:
                 raise RuntimeError(_errors.NON_LEAF_REQUIRES_GRAD)
             return self
         if requires_grad and not self.is_floating_point():
-            raise RuntimeError(_errors.ONLY_FLOAT_REQUIRES_GRAD)
+            raise _diagnose.noted(RuntimeError(_errors.ONLY_FLOAT_REQUIRES_GRAD),
+                                  "integer_requires_grad", dtype=self.dtype)
         if requires_grad and self.is_inference() and not _grad_state.inference:
             raise RuntimeError(_errors.INFERENCE_REQUIRES_GRAD)
         self._requires_grad = requires_grad
@@ -410,8 +412,9 @@ class Tensor:
     def item(self):
         """The value of a one-element tensor as a Python number."""
         if self._data.size != 1:
-            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted "
-                               "to Scalar")
+            raise _diagnose.noted(RuntimeError(f"a Tensor with {self._data.size} elements "
+                                               "cannot be converted to Scalar"),
+                                  "item", shape=self.shape, numel=self._data.size)
         return _interop.to_python_scalar(self)
 
     def tolist(self):

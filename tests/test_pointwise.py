@@ -275,12 +275,15 @@ def test_errors_match_torch(torch, expression):
 
 
 def test_broadcast_error_message():
-    with pytest.raises(RuntimeError, match=r"^The size of tensor a \(2\) must match the size of "
-                                           r"tensor b \(3\) at non-singleton dimension 1$"):
+    # str(e) exactly; pytest's match= also reads the explanation notes, so `$` would fail
+    with pytest.raises(RuntimeError) as info:
         ember.tensor([[1., 2.]] * 4) + ember.tensor([1., 2., 3.])
-    with pytest.raises(RuntimeError, match=r"^The size of tensor a \(3\) must match the size of "
-                                           r"tensor b \(2\) at non-singleton dimension 0$"):
+    assert str(info.value) == ("The size of tensor a (2) must match the size of tensor b (3) at "
+                               "non-singleton dimension 1")
+    with pytest.raises(RuntimeError) as info:
         ember.maximum(ember.tensor([1., 2., 3.]), ember.tensor([1., 2.]))
+    assert str(info.value) == ("The size of tensor a (3) must match the size of tensor b (2) at "
+                               "non-singleton dimension 0")
 
 
 # ---------------------------------------------------------------- broadcasting vs torch

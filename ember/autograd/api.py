@@ -1,5 +1,5 @@
 """`backward` and `grad`: the two ways into the engine."""
-from .. import _errors
+from .. import _diagnose, _errors
 from .. import _tensor  # partially initialised here; used only at call time
 from . import engine
 from .graph import grad_accumulator
@@ -37,7 +37,8 @@ def _make_root_grads(tensors, grad_tensors):
         given = grad_tensors[i] if grad_tensors is not None and i < len(grad_tensors) else None
         if given is None:
             if tensor._data.size != 1:
-                raise RuntimeError(_errors.IMPLICIT_GRAD_SCALAR)
+                raise _diagnose.noted(RuntimeError(_errors.IMPLICIT_GRAD_SCALAR),
+                                      "implicit_grad", shape=tensor.shape)
             ones = tensor._device.xp.ones_like(tensor._data)
             grads.append(_tensor.make_tensor(ones, tensor._device))
             continue

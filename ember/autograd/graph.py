@@ -10,8 +10,8 @@ import itertools
 import traceback
 import weakref
 
-from .. import _errors
-from .grad_mode import state as _grad_state
+from .. import _diagnose, _errors
+from .grad_mode import anomaly as _anomaly, state as _grad_state
 
 __all__ = ["Node", "AccumulateGrad", "saved_tensors_hooks", "save_on_cpu",
            "disable_saved_tensors_hooks"]
@@ -93,7 +93,7 @@ class Node:
         """Unpack what was saved, checking that nothing was modified in place since."""
         saved = self._saved
         if saved is _FREED:
-            raise RuntimeError(_errors.BACKWARD_TWICE)
+            raise _diagnose.noted(RuntimeError(_errors.BACKWARD_TWICE), "freed", node=self.name())
         if saved is None:
             return ()
         out = []
@@ -106,9 +106,12 @@ class Node:
                 continue
             tensor, version, output_nr = entry
             if tensor._storage.version != version:
-                raise RuntimeError(_errors.modified_by_inplace(
+                raise _diagnose.noted(RuntimeError(_errors.modified_by_inplace(
                     tensor, self if output_nr is not False else tensor.grad_fn,
-                    0 if output_nr is False else output_nr, version))
+                    0 if output_nr is False else output_nr, version, _anomaly.enabled)),
+                    "inplace_modified",
+                    tensor=tensor, node=self.name(), version=tensor._storage.version,
+                    expected=version)
             if output_nr is not False:
                 tensor = tensor._alias()
                 tensor.grad_fn = self

@@ -9,7 +9,7 @@ in-place op give them a fresh history, as PyTorch does.
 from weakref import ref as _weak_ref
 
 from .._dtype import is_floating as _is_floating
-from .. import _dtype, _errors
+from .. import _diagnose, _dtype, _errors
 from .._backend import generic as _np_generic, ndarray as _np_ndarray, numpy as _numpy
 from .._tensor import Tensor, make_tensor, make_view, _address, _canonical_dim
 from ..autograd.grad_mode import state as grad_state
@@ -127,7 +127,8 @@ def check_same_device(a, b):
         return
     if a._device.type == "cpu" and a._data.ndim == 0 or b._device.type == "cpu" and b._data.ndim == 0:
         return
-    raise RuntimeError(_errors.device_mismatch(a._device, b._device))
+    raise _diagnose.noted(RuntimeError(_errors.device_mismatch(a._device, b._device)), "device",
+                          first=a._device, second=b._device)
 
 
 def scalar_value(value):
@@ -517,6 +518,8 @@ def inplace_overlapping(self, op, *args, **kwargs):
             xp.copyto(data, out, casting="unsafe")
     self._storage.version += 1
     if recording and result.grad_fn is not None:
+        if anomaly.enabled:
+            _diagnose.record_inplace(self, op, result.grad_fn.name())
         if self._base is not None:
             _view_rebase.rebase_view_history(self, result)
             _view_rebase.regenerate_views(self)
@@ -560,7 +563,8 @@ def check_no_overlap(data):
 
 def _check_inplace_allowed(self):
     if self.grad_fn is None and self._requires_grad:
-        raise RuntimeError(_errors.LEAF_INPLACE)
+        raise _diagnose.noted(RuntimeError(_errors.LEAF_INPLACE), "leaf_inplace",
+                              shape=self.shape)
     base = self._base
     if base is not None:
         if base.grad_fn is None and base._requires_grad:

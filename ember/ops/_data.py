@@ -10,7 +10,7 @@ import builtins
 import warnings
 
 from .._dtype import is_floating as _is_floating
-from .. import _dtype, _errors
+from .. import _diagnose, _dtype, _errors
 from .._backend import generic as _np_generic, ndarray as _np_ndarray, numpy as _np
 from .._device import CPU as _CPU
 from ._cast import cast as _cast
@@ -68,7 +68,8 @@ def finish(array, device, requires_grad, keep_strides=False):
     out = make_tensor(array, device)
     if requires_grad:
         if _dtype.FROM_NUMPY[array.dtype].category != _FLOATING:
-            raise RuntimeError(_errors.ONLY_FLOAT_REQUIRES_GRAD_FACTORY)
+            raise _diagnose.noted(RuntimeError(_errors.ONLY_FLOAT_REQUIRES_GRAD_FACTORY),
+                                  "integer_requires_grad", dtype=array.dtype)
         out._requires_grad = True
     return out
 

@@ -6,7 +6,7 @@ in float32 (PyTorch's CPU kernels round once, at the end), constant zero
 gradients, and the `NotImplemented` node PyTorch records for ops without a
 derivative.
 """
-from .. import _dtype, _errors
+from .. import _diagnose, _dtype, _errors
 from ..autograd.graph import Node
 from ._common import Tensor, binary, wrap
 
@@ -23,7 +23,8 @@ _REDUCED = _dtype.COMPUTED_IN_FLOAT32  # float16, and bfloat16 once loaded
 def broadcast_error(a, b):
     """PyTorch's RuntimeError for two shapes that do not broadcast."""
     message = _errors.broadcast_mismatch(getattr(a, "shape", ()), getattr(b, "shape", ()))
-    return RuntimeError(message or "shapes cannot be broadcast together")
+    return _diagnose.noted(RuntimeError(message or "shapes cannot be broadcast together"),
+                           "broadcast", a=getattr(a, "shape", ()), b=getattr(b, "shape", ()))
 
 
 def shape_of(x):

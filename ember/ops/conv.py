@@ -10,7 +10,7 @@ any order come out of the same code. The array work is in `_im2col`.
 import warnings
 
 from . import _autocast
-from .. import _errors
+from .. import _diagnose, _errors
 from ..autograd.graph import Node
 from ._common import attach, grad_state, wrap
 from . import _im2col
@@ -76,9 +76,11 @@ def _check_shapes(input, weight, bias, stride, padding, dilation, transposed, ou
     x_list = _errors.shape_list(x_shape)
     if not transposed:
         if x_shape[1] != w_shape[1] * groups:
-            raise RuntimeError(f"Given groups={groups}, weight of size {w_list}, expected input"
-                               f"{x_list} to have {w_shape[1] * groups} channels, but got "
-                               f"{x_shape[1]} channels instead")
+            raise _diagnose.noted(RuntimeError(
+                f"Given groups={groups}, weight of size {w_list}, expected input{x_list} to "
+                f"have {w_shape[1] * groups} channels, but got {x_shape[1]} channels instead"),
+                "conv_channels", weight_shape=w_shape, input_shape=x_shape,
+                expected=w_shape[1] * groups)
         _check_bias(bias, w_shape[0], f"Given weight of size {w_list}")
         padded = [s + 2 * p for s, p in zip(x_shape[2:], padding)]
         kernel = [d * (k - 1) + 1 for d, k in zip(dilation, w_shape[2:])]
@@ -123,11 +125,14 @@ def _check_dtypes(input, weight, bias, transposed, n):
     x_dtype, w_dtype = input.dtype, weight.dtype
     if x_dtype is not w_dtype:
         if transposed:
-            raise RuntimeError(f"expected scalar type {_errors.scalar_type_name(x_dtype)} but "
-                               f"found {_errors.scalar_type_name(w_dtype)}")
-        raise RuntimeError(f"Input type ({input.type()}) and weight type ({weight.type()}) "
-                           f"should be the same or input should be a MKLDNN tensor and weight "
-                           f"is a dense tensor")
+            message = (f"expected scalar type {_errors.scalar_type_name(x_dtype)} but found "
+                       f"{_errors.scalar_type_name(w_dtype)}")
+        else:
+            message = (f"Input type ({input.type()}) and weight type ({weight.type()}) should "
+                       "be the same or input should be a MKLDNN tensor and weight is a dense "
+                       "tensor")
+        raise _diagnose.noted(RuntimeError(message), "dtype", input_dtype=x_dtype,
+                              parameter_dtype=w_dtype, operation="convolution")
     if bias is not None and bias.dtype is not x_dtype:
         raise RuntimeError(f"Input type ({_errors.cpp_type_name(x_dtype)}) and bias type "
                            f"({_errors.cpp_type_name(bias.dtype)}) should be the same")
@@ -251,8 +256,10 @@ class ConvolutionBackwardBackward0(Node):
 def _conv_nd(input, weight, bias, stride, padding, dilation, groups, n):
     shape = input._data.shape
     if len(shape) not in (n + 1, n + 2):
-        raise RuntimeError(f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to "
-                           f"conv{n}d, but got input of size: {_errors.shape_list(shape)}")
+        raise _diagnose.noted(RuntimeError(
+            f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to conv{n}d, but got "
+            f"input of size: {_errors.shape_list(shape)}"), "conv_dims", operation=f"conv{n}d",
+            shape=shape, spatial=n)
     unbatched = len(shape) == n + 1
     if unbatched:
         input = input.unsqueeze(0)

@@ -6,7 +6,7 @@ itself the new shape and strides.
 """
 import warnings
 
-from .. import _backend, _errors
+from .. import _backend, _diagnose, _errors
 from ..autograd.graph import Node
 from ._common import attach, grad_state, make_view, wrap_dim, wrap_dim_list
 
@@ -333,7 +333,8 @@ def _inplace_view(self, op, *args):
     new node as its history.
     """
     if self._requires_grad and self.grad_fn is None and grad_state.enabled:
-        raise RuntimeError(_errors.LEAF_INPLACE)
+        raise _diagnose.noted(RuntimeError(_errors.LEAF_INPLACE), "leaf_inplace",
+                              shape=self.shape)
     result = op(self, *args)
     self._data = result._data
     self._storage.version += 1

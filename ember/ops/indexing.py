@@ -13,7 +13,7 @@ build on the parsing and key primitives here and are re-exported from here.
 import warnings
 
 from .._dtype import is_floating as _is_floating
-from .. import _dtype, _errors
+from .. import _diagnose, _dtype, _errors
 from .._dtype import FROM_NUMPY as _FROM_NUMPY
 from .._backend import generic as _np_generic, ndarray as _np_ndarray, numpy as _numpy
 from ..autograd.graph import Node
@@ -181,8 +181,9 @@ def _apply_basic(input, items, keep_full_slices=False):
         if kind is _INT:
             size = shape[dim]
             if item < -size or item >= size:
-                raise IndexError(f"index {item} is out of bounds for dimension {position} with "
-                                 f"size {size}")
+                raise _diagnose.noted(IndexError(f"index {item} is out of bounds for dimension "
+                                                 f"{position} with size {size}"),
+                                      "index", index=item, dim=position, size=size)
             if item < 0:
                 item += size
             steps.append((SelectBackward0, dim, item))
@@ -269,8 +270,9 @@ def _advanced_key(shape, entries, xp):
         size = shape[dim]
         bad = out_of_bounds(array, -size, size) if check else None
         if bad is not None:
-            raise IndexError(f"index {bad} is out of bounds for dimension {ordinal} with "
-                             f"size {size}")
+            raise _diagnose.noted(IndexError(f"index {bad} is out of bounds for dimension "
+                                             f"{ordinal} with size {size}"),
+                                  "index", index=bad, dim=ordinal, size=size)
     try:
         index_shape = arrays[0].shape if len(arrays) == 1 else _numpy.broadcast_shapes(
             *[a.shape for a in arrays])
@@ -319,7 +321,8 @@ def _select(input, index):
         raise IndexError(_INVALID_0DIM)
     size = data.shape[0]
     if index < -size or index >= size:
-        raise IndexError(f"index {index} is out of bounds for dimension 0 with size {size}")
+        raise _diagnose.noted(IndexError(f"index {index} is out of bounds for dimension 0 with "
+                                         f"size {size}"), "index", index=index, dim=0, size=size)
     if index < 0:
         index += size
     out = make_view(data[index, ...], input)
@@ -336,7 +339,8 @@ def _take_rows(input, index):
     size = data.shape[0]
     bad = out_of_bounds(index, -size, size)
     if bad is not None:
-        raise IndexError(f"index {bad} is out of bounds for dimension 0 with size {size}")
+        raise _diagnose.noted(IndexError(f"index {bad} is out of bounds for dimension 0 with "
+                                         f"size {size}"), "index", index=bad, dim=0, size=size)
     out = wrap(contiguous(data[index], input._device.xp), input._device)
     if grad_state.enabled and input._requires_grad:
         _record_chain(out, input, (), (data.shape, (index,)))

@@ -6,7 +6,7 @@ The bridges are exported from `creation.py`.
 """
 import warnings
 
-from .. import _dtype, _errors
+from .. import _diagnose, _dtype, _errors
 from .._backend import ndarray as _np_ndarray
 from .._device import CPU as _CPU, resolve as _resolve_device
 from ._common import Tensor, make_tensor
@@ -67,7 +67,8 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
         out = make_tensor(to_device(_infer_array(obj, dtype), dev), dev)
     if requires_grad:
         if not out.is_floating_point():
-            raise RuntimeError(_errors.ONLY_FLOAT_REQUIRES_GRAD_FACTORY)
+            raise _diagnose.noted(RuntimeError(_errors.ONLY_FLOAT_REQUIRES_GRAD_FACTORY),
+                                  "integer_requires_grad", dtype=out.dtype)
         if out._base is None and out.grad_fn is None:
             out._requires_grad = True
         else:
@@ -130,7 +131,8 @@ def numpy(self, force=False):
     if force:
         return _host(self._data, self._device)
     if self._requires_grad:
-        raise RuntimeError(_errors.NUMPY_REQUIRES_GRAD)
+        raise _diagnose.noted(RuntimeError(_errors.NUMPY_REQUIRES_GRAD), "numpy_grad",
+                              shape=self.shape)
     if self._device.type != "cpu":
         raise TypeError(f"can't convert {self._device} device type tensor to numpy. Use "
                         "Tensor.cpu() to copy the tensor to host memory first.")

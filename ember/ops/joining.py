@@ -4,7 +4,7 @@ All inputs are promoted to one dtype as PyTorch does; the gradient of each input
 its piece of the output gradient, cast back to the input's dtype.
 """
 from . import _autocast
-from .. import _dtype
+from .. import _diagnose, _dtype
 from .._errors import shape_list
 from ..autograd.graph import Node
 from ._common import Tensor, any_requires_grad, attach, check_same_device, make_tensor, wrap_dim
@@ -90,9 +90,10 @@ def _check_cat_shapes(tensors, kept, dim):
                                f"{len(reference)} and {len(shape)}")
         for d, (expected, got) in enumerate(zip(reference, shape)):
             if d != dim and expected != got:
-                raise RuntimeError(f"Sizes of tensors must match except in dimension {dim}. "
-                                   f"Expected size {expected} but got size {got} for tensor "
-                                   f"number {i} in the list.")
+                raise _diagnose.noted(RuntimeError(
+                    f"Sizes of tensors must match except in dimension {dim}. Expected size "
+                    f"{expected} but got size {got} for tensor number {i} in the list."),
+                    "cat", shapes=[t._data.shape for t in tensors], dim=dim, index=i)
 
 
 def _record_cat(out, tensors, dim):
@@ -147,9 +148,10 @@ def stack(tensors, dim=0, *, out=None):
     shape = tensors[0]._data.shape
     for i, t in enumerate(tensors[1:], 1):
         if t._data.shape != shape:
-            raise RuntimeError(f"stack expects each tensor to be equal size, but got "
-                               f"{shape_list(shape)} at entry 0 and "
-                               f"{shape_list(t._data.shape)} at entry {i}")
+            raise _diagnose.noted(RuntimeError(
+                f"stack expects each tensor to be equal size, but got {shape_list(shape)} at "
+                f"entry 0 and {shape_list(t._data.shape)} at entry {i}"),
+                "stack", shapes=[t._data.shape for t in tensors], index=i)
     dim = wrap_dim(dim, len(shape) + 1)
     arrays, dtype = _common_arrays(tensors)
     device = tensors[0]._device

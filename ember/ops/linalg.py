@@ -10,7 +10,7 @@ with PyTorch's text. `matmul` decomposes into the primitives exactly as ATen's
 all are re-exported here, the family's front door.
 """
 from . import _autocast
-from .. import _dtype, _errors
+from .. import _diagnose, _dtype, _errors
 from ..autograd.graph import Node
 from ._common import Tensor, attach, grad_state, make_tensor, sum_to_shape, wrap, wrap_dim
 from .views import _unsafe_view
@@ -44,7 +44,8 @@ def _arrays(fn, input, other, other_name):
         raise TypeError(f"{fn}(): argument '{other_name}' (position 2) must be Tensor, not "
                         f"{type(other).__name__}")
     if input._device is not other._device and input._device != other._device:
-        raise RuntimeError(_errors.device_mismatch(input._device, other._device))
+        raise _diagnose.noted(RuntimeError(_errors.device_mismatch(input._device, other._device)),
+                              "device", first=input._device, second=other._device)
     return input._data, other._data
 
 
@@ -54,8 +55,9 @@ def _not_implemented(kernel, dtype):
 
 def _check_mm_shapes(a, b):
     if a.shape[1] != b.shape[0]:
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]}"
-                           f" and {b.shape[0]}x{b.shape[1]})")
+        raise _diagnose.noted(RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
+            f"{b.shape[0]}x{b.shape[1]})"), "matmul", a=a.shape, b=b.shape)
 
 
 def _scalar_for(dtype, value):
@@ -133,8 +135,10 @@ def _check_addmv(self_array, a, b):
                            f"{b.ndim}")
     self_size = a.shape[0] if self_array is None else self_array.size
     if a.shape[1] != b.shape[0] or self_size not in (1, a.shape[0]):
-        raise RuntimeError(f"size mismatch, got input ({self_size}), mat ({a.shape[0]}x"
-                           f"{a.shape[1]}), vec ({b.shape[0]})")
+        raise _diagnose.noted(RuntimeError(
+            f"size mismatch, got input ({self_size}), mat ({a.shape[0]}x{a.shape[1]}), vec "
+            f"({b.shape[0]})"), "matmul", a=a.shape, b=b.shape, operation="mv",
+            names=("mat", "vec"))
     self_dtype = b.dtype if self_array is None else self_array.dtype
     if not self_dtype == a.dtype == b.dtype:
         names = [_errors.scalar_type_name(_dtype.FROM_NUMPY[d]) for d in (self_dtype, a.dtype,
@@ -173,9 +177,11 @@ def _dot(input, other, fn, node_type):
     if a.ndim != 1 or b.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
     if a.shape[0] != b.shape[0]:
-        raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src "
-                           f"[{b.shape[0]}] to have the same number of elements, but got "
-                           f"{a.shape[0]} and {b.shape[0]} elements respectively")
+        raise _diagnose.noted(RuntimeError(
+            f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] "
+            f"to have the same number of elements, but got {a.shape[0]} and {b.shape[0]} "
+            "elements respectively"), "matmul", a=a.shape, b=b.shape, operation=fn,
+            names=("input", "other"))
     if a.dtype != b.dtype:
         raise RuntimeError("dot : expected both vectors to have same dtype, but found "
                            f"{_errors.scalar_type_name(_dtype.FROM_NUMPY[a.dtype])} and "
@@ -220,9 +226,10 @@ def _check_bmm(a, b):
     if b.ndim != 3:
         raise RuntimeError("batch2 must be a 3D tensor")
     if b.shape[0] != a.shape[0] or b.shape[1] != a.shape[2]:
-        raise RuntimeError("Expected size for first two dimensions of batch2 tensor to be: "
-                           f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, "
-                           f"{b.shape[1]}].")
+        raise _diagnose.noted(RuntimeError(
+            "Expected size for first two dimensions of batch2 tensor to be: "
+            f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}]."),
+            "matmul", a=a.shape, b=b.shape, operation="bmm", names=("batch1", "batch2"))
     if a.dtype != b.dtype:
         raise RuntimeError(f"expected scalar type {_scalar_name(a)} but found {_scalar_name(b)}")
     if a.dtype == _BOOL:
@@ -370,8 +377,9 @@ def _check_addmm(c, a, b):
     if b.ndim != 2:
         raise RuntimeError(f"mat2 must be a matrix, got {b.ndim}-D tensor")
     if a.dtype != b.dtype:
-        raise RuntimeError("mat1 and mat2 must have the same dtype, but got "
-                           f"{_scalar_name(a)} and {_scalar_name(b)}")
+        raise _diagnose.noted(RuntimeError("mat1 and mat2 must have the same dtype, but got "
+                                           f"{_scalar_name(a)} and {_scalar_name(b)}"),
+                              "dtype", input_dtype=a.dtype, parameter_dtype=b.dtype)
     if c.dtype != b.dtype:
         raise RuntimeError("self and mat2 must have the same dtype, but got "
                            f"{_scalar_name(c)} and {_scalar_name(b)}")

@@ -8,7 +8,7 @@ PyTorch composes it: log_softmax then nll_loss; label smoothing and probability 
 a few ember ops on top, which is also where their `grad_fn` names come from.
 """
 from . import _autocast
-from .. import _arguments, _dtype, _errors
+from .. import _arguments, _diagnose, _dtype, _errors
 from ..autograd.graph import Node
 from . import nn_ops
 from ._common import attach, grad_state, make_tensor
@@ -69,7 +69,9 @@ def _check_nll_shapes(input, target, weight):
     """nll_loss_forward's checks, for 1D (C) and 2D (N, C) inputs."""
     ndim, target_ndim = input.dim(), target.dim()
     if target_ndim > 1:
-        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+        raise _diagnose.noted(
+            RuntimeError("0D or 1D target tensor expected, multi-target not supported"),
+            "multi_target", input_shape=input.shape, target_shape=target.shape)
     if ndim == 1 and target_ndim == 1:
         if target.shape[0] != 1:
             raise ValueError("For 1D input, 1D target must have size 1, but got target size: "
@@ -99,8 +101,9 @@ def _check_nll2d_shapes(input, target, weight):
 
 def _check_nll_dtypes(input, target, weight, kernel):
     if target.dtype not in _TARGET_DTYPES:
-        raise RuntimeError("expected target dtype to be Long or Byte, but got "
-                           f"{_errors.scalar_type_name(target.dtype)}")
+        raise _diagnose.noted(RuntimeError("expected target dtype to be Long or Byte, but got "
+                                           f"{_errors.scalar_type_name(target.dtype)}"),
+                              "target_dtype", dtype=target.dtype)
     if not input.dtype.is_floating_point:
         raise NotImplementedError(_errors.not_implemented_for(kernel, input.dtype))
     if weight is not None and weight.dtype is not input.dtype:
@@ -126,7 +129,8 @@ def _nll_loss(input, target, weight, reduction, ignore_index, node_class):
     valid = targets != ignore_index
     bad = valid & ((targets < 0) | (targets >= x.shape[1]))
     if bad.any():
-        raise IndexError(f"Target {int(targets[bad][0])} is out of bounds.")
+        raise _diagnose.noted(IndexError(f"Target {int(targets[bad][0])} is out of bounds."),
+                              "target_range", target=int(targets[bad][0]), classes=x.shape[1])
     safe = xp.where(valid, targets, 0)
     if weight is None:
         weights = valid.astype(x.dtype)
@@ -205,8 +209,10 @@ def _cross_entropy(input, target, weight, reduction, ignore_index, label_smoothi
                            f"{label_smoothing:g}")
     if tuple(input.shape) == tuple(target.shape):
         if not target.dtype.is_floating_point:
-            raise RuntimeError("Expected floating point type for target with class "
-                               f"probabilities, got {_errors.scalar_type_name(target.dtype)}")
+            raise _diagnose.noted(RuntimeError(
+                "Expected floating point type for target with class probabilities, got "
+                f"{_errors.scalar_type_name(target.dtype)}"), "probability_target",
+                input_shape=input.shape, target_shape=target.shape, dtype=target.dtype)
         if ignore_index >= 0:
             raise RuntimeError("ignore_index is not supported for floating point target")
         return _cross_entropy_probabilities(input, target, weight, reduction, label_smoothing,

@@ -9,7 +9,7 @@ import math
 import warnings
 
 from . import _autocast
-from .. import _arguments, _dtype, _errors
+from .. import _arguments, _diagnose, _dtype, _errors
 from ..autograd.grad_mode import no_grad
 from ..autograd.graph import Node
 from ._common import Tensor, attach, grad_state, inplace, make_tensor, wrap, wrap_dim
@@ -265,7 +265,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     if weight.dim() != 2:
         raise RuntimeError("'weight' must be 2-D")
     if indices.size and (indices.min() < 0 or indices.max() >= rows):
-        raise IndexError("index out of range in self")
+        raise _diagnose.noted(IndexError("index out of range in self"), "embedding",
+                              low=int(indices.min()), high=int(indices.max()), rows=rows)
     if max_norm is not None:
         _embedding_renorm_(weight, indices, max_norm, norm_type)
     xp = weight._device.xp

@@ -10,7 +10,7 @@ statistics are recomputed from the input with ember ops, so double backward is e
 the statistics saved by the forward are used as constants.
 """
 from .._dtype import is_floating as _is_floating
-from .. import _dtype, _errors
+from .. import _diagnose, _dtype, _errors
 from ..autograd.graph import Node
 from .. import _size
 from . import joining
@@ -102,8 +102,9 @@ def _verify_batch_size(size):
     for s in size[2:]:
         count *= s
     if count == 1:
-        raise ValueError("Expected more than 1 value per channel when training, got input size "
-                         f"{size!r}")
+        raise _diagnose.noted(ValueError("Expected more than 1 value per channel when "
+                                         f"training, got input size {size!r}"),
+                              "batchnorm", size=size)
 
 
 def _check_channels(name, tensor, channels):

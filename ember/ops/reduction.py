@@ -19,7 +19,7 @@ import warnings
 
 from . import _autocast
 from .._dtype import is_floating as _is_floating
-from .. import _dtype
+from .. import _diagnose, _dtype
 from ..autograd.graph import Node
 from . import pointwise
 from .norms import (LinalgVectorNormBackward0, matrix_norm,  # noqa: F401 - re-exported
@@ -192,9 +192,10 @@ def mean(input, dim=_ALL_DIMS, keepdim=False, *, dtype=None, **aliases):
         dim, keepdim = dim_aliases(dim, keepdim, aliases)
     data = input._data
     if dtype is None and data.dtype.kind in "iub":
-        raise RuntimeError(
+        raise _diagnose.noted(RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point "
-            f"or complex dtype. Got: {_type_name(data)}")
+            f"or complex dtype. Got: {_type_name(data)}"),
+            "integer_reduction", operation="mean", dtype=data.dtype)
     if dtype is not None:
         data = data.astype(dtype.np_dtype, copy=False)
     axes = _reduce_axes(input, dim)
@@ -335,7 +336,9 @@ def _variance(input, dim, keepdim, correction, name):
     """(var array, axes, dof): the shared forward of std, var, std_mean and var_mean."""
     data = input._data
     if not _is_floating(data.dtype):
-        raise RuntimeError("std and var only support floating point and complex dtypes")
+        raise _diagnose.noted(
+            RuntimeError("std and var only support floating point and complex dtypes"),
+            "integer_reduction", operation=name.partition("_")[0], dtype=data.dtype)
     axes = _reduce_axes(input, dim)
     n = _count(data.shape, axes)
     dof = n - correction

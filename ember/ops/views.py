@@ -8,7 +8,7 @@ slicing views (select, narrow, split, diagonal...) in `slicing.py`, copying
 rearrangements (repeat, flip, roll...) in `rearrange.py`; all are re-exported
 here, the one door the Tensor methods use.
 """
-from .. import _backend, _dtype, _errors
+from .. import _backend, _diagnose, _dtype, _errors
 from .._size import Size
 from ..autograd.graph import Node
 from ._common import Tensor, attach, grad_state, make_tensor, make_view, sum_to_shape, wrap_dim
@@ -48,15 +48,18 @@ def infer_size(shape, numel):
                     f"cannot reshape tensor of 0 elements into shape {_errors.shape_list(shape)}"
                     " because the unspecified dimension size -1 can be any value and is "
                     "ambiguous")
-            raise RuntimeError(f"shape '{_errors.shape_list(shape)}' is invalid for input of "
-                               f"size {numel}")
+            raise _diagnose.noted(RuntimeError(f"shape '{_errors.shape_list(shape)}' is invalid "
+                                               f"for input of size {numel}"),
+                                  "numel", target=shape, numel=numel)
         if numel % known != 0:
-            raise RuntimeError(f"shape '{_errors.shape_list(shape)}' is invalid for input of "
-                               f"size {numel}")
+            raise _diagnose.noted(RuntimeError(f"shape '{_errors.shape_list(shape)}' is invalid "
+                                               f"for input of size {numel}"),
+                                  "numel", target=shape, numel=numel)
         shape = shape[:infer_at] + (numel // known,) + shape[infer_at + 1:]
     elif known != numel:
-        raise RuntimeError(f"shape '{_errors.shape_list(shape)}' is invalid for input of size "
-                           f"{numel}")
+        raise _diagnose.noted(RuntimeError(f"shape '{_errors.shape_list(shape)}' is invalid for "
+                                           f"input of size {numel}"),
+                              "numel", target=shape, numel=numel)
     return shape
 
 
@@ -71,7 +74,8 @@ def view(input, *shape):
         shape = infer_size(_shape_arg(shape), data.size)
         result = _viewed(data, shape, input._device.xp)
         if result is None:
-            raise RuntimeError(_errors.VIEW_NOT_COMPATIBLE)
+            raise _diagnose.noted(RuntimeError(_errors.VIEW_NOT_COMPATIBLE), "view_stride",
+                                  shape=data.shape, stride=input.stride(), target=shape)
     out = make_view(result, input)
     if grad_state.enabled and input._requires_grad:
         node = ViewBackward0()

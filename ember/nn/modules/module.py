@@ -11,6 +11,7 @@ without hooks, `__call__` is a single check and the call to `forward`.
 """
 from collections import OrderedDict
 
+from ... import _diagnose
 from ..._tensor import Tensor
 from ..._typename import typename
 from ...autograd.grad_mode import no_grad
@@ -301,11 +302,15 @@ class Module:
 
     # ================================================================ calling
     def __call__(self, *args, **kwargs):
-        if not (self._forward_hooks or self._forward_pre_hooks or self._backward_hooks
-                or self._backward_pre_hooks or _global_forward_hooks
-                or _global_forward_pre_hooks):
-            return self.forward(*args, **kwargs)
-        return _hooks.call_with_hooks(self, args, kwargs)
+        try:  # free when nothing raises (zero-cost try); the except names the failing layer
+            if not (self._forward_hooks or self._forward_pre_hooks or self._backward_hooks
+                    or self._backward_pre_hooks or _global_forward_hooks
+                    or _global_forward_pre_hooks):
+                return self.forward(*args, **kwargs)
+            return _hooks.call_with_hooks(self, args, kwargs)
+        except Exception as error:
+            _diagnose.in_module(error, self, args)
+            raise
 
     _call_impl = __call__
 
