@@ -457,3 +457,21 @@ def test_summary_integer_inputs_and_input_data(torch):
     assert result.rows[-1].output_shape == [2, 3]
     with pytest.raises(ValueError, match="input_size or input_data"):
         ember.utils.summary(lstm_like)
+
+
+def test_the_docs_page_shows_what_the_tools_print(capsys):
+    """docs/teaching_tools.md's examples, run: their printed output is on the page."""
+    import pathlib
+    page = (pathlib.Path(__file__).resolve().parent.parent / "docs" /
+            "teaching_tools.md").read_text()
+    nn = ember.nn
+    ember.manual_seed(0)
+    model = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 1))
+    loss = nn.functional.mse_loss(model(ember.randn(8, 3)), ember.zeros(8, 1))
+    assert explain(model[0].weight, loss) + "\n" in page
+    ember.autograd.print_graph(loss, params=model)
+    ember.utils.summary(model, (8, 3))
+    out = capsys.readouterr().out
+    tree, table = out.split("=" * 80, 1)
+    assert "```\n" + tree + "```" in page
+    assert "=" * 80 + table in page

@@ -175,15 +175,15 @@ def _accumulation(tensor, loss):
     grad = tensor._grad
     calls = retention.backward_calls()
     if grad is None:
-        if calls == 0:
-            return ["- backward() has not been called yet (none has run in this process): "
-                    ".grad is filled by loss.backward()."]
         if loss is not None and loss.grad_fn is not None and _path(loss, tensor) is not None:
             if not _freed(loss):
                 return ["- backward() has not been called on this loss yet (its graph still "
                         "holds its saved tensors): call loss.backward()."]
             return ["- backward() did run through this loss, but .grad was reset since: "
                     "optimizer.zero_grad() and `t.grad = None` set it to None."]
+        if calls == 0:
+            return ["- backward() has not been called yet (none has run in this process): "
+                    ".grad is filled by loss.backward()."]
         return [f"- backward() has run {calls} time(s) in this process, but none reached it "
                 "since its .grad was last reset (zero_grad() sets it to None). Pass the loss, "
                 "explain(t, loss), to check that the loss depends on it."]
