@@ -54,9 +54,9 @@ def _mlp(lib, seed=0):
 @pytest.fixture
 def fresh_watch():
     """A retention watch with no roots left over from earlier tests."""
-    retention._watch.roots.clear()
+    retention._watch.reset()
     yield retention._watch
-    retention._watch.roots.clear()
+    retention._watch.reset()
 
 
 # ---------------------------------------------------------------- explain
@@ -218,7 +218,7 @@ def _train(kind, steps, torch_like=ember):
             elif kind == "item":
                 total += loss.item()
                 history.append(loss.detach())
-            mine = [w for w in caught if "earlier backward() calls" in str(w.message)]
+            mine = [w for w in caught if "backward() calls are still alive" in str(w.message)]
             if mine:
                 return step, mine[0]
     return None, None
@@ -266,6 +266,35 @@ def test_no_retention_warning_for_a_long_unrolled_graph(fresh_watch):
             ember.stack(outputs).pow(2).mean().backward()
 
 
+def test_retention_warning_when_one_of_two_losses_per_step_is_kept(fresh_watch):
+    w = ember.ones(3, requires_grad=True)
+    history = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for step in range(16):  # 32 backward calls: one window
+            first, second = (w * w).sum(), (w * 3).mean()
+            first.backward()
+            second.backward()
+            history.append(second)
+    # the 16 kept and this step's first loss, still bound to `first`
+    assert [str(c.message)[:50] for c in caught] == [
+        "The graphs of 17 of the last 32 backward() calls a"]
+
+
+def test_a_few_long_lived_graphs_do_not_add_up_to_a_warning(fresh_watch):
+    w = ember.ones(3, requires_grad=True)
+    kept = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for step in range(400):  # one graph in 40 kept for good: 10 alive in the end
+            loss = (w + 1).sum()
+            loss.backward()
+            if step % 40 == 0:
+                kept.append(loss)
+        for _ in range(20):  # the same root backpropagated again and again
+            kept[0].backward()
+
+
 def test_no_retention_warning_when_the_graph_is_retained_on_purpose(fresh_watch):
     w = ember.ones(3, requires_grad=True)
     kept = []
@@ -281,7 +310,7 @@ def test_the_bad_loop_runs_the_same_in_torch(torch, fresh_watch):
     """The warned loop is legal PyTorch: same values, torch silent, ember one warning."""
     assert _train("sum", 40, torch) == (None, None)
     step, _ = _train("sum", 40)
-    assert step == retention.LIMIT
+    assert step == retention.WINDOW - 1
 
 
 # ---------------------------------------------------------------- draw_graph / print_graph

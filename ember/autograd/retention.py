@@ -9,56 +9,74 @@ does, and memory grows by one graph per step. A long graph that is legitimately 
 `backward()` and one root, so it never counts; neither do roots that were backpropagated
 with `retain_graph=True`, which keeps the graph on purpose.
 
-Cost: one `WeakSet.add` and a `len()` per `backward()` call; nothing in the forward ops.
-The counter of backward calls is what `explain` reports.
+How: the roots of the last `WINDOW` backward calls are kept as weak references in a ring
+(keeping nothing alive); each time the ring is full, the distinct roots still alive are
+counted, and half of the window or more means the loop keeps its graphs. Judging a
+recent window, not a running total, keeps a few long-lived graphs collected over hours
+(or over a test session) from adding up to a false alarm, and still catches a loop that
+keeps one of its two losses per step. Cost: a weak reference and a list store per
+`backward()` call, and a scan of the window every `WINDOW` calls; nothing in the forward
+ops. The count of backward calls is what `explain` reports.
 """
 import os
 import sys
 import warnings
-import weakref
+from weakref import ref as _ref
 
-__all__ = ["note_backward", "backward_calls", "LIMIT"]
+__all__ = ["note_backward", "backward_calls", "WINDOW", "THRESHOLD"]
 
-# Live roots of earlier backward passes that make the loop suspect. A correct loop keeps
-# one or two; a leaking one passes this within as many steps, well inside 100.
-LIMIT = 32
+WINDOW = 32
+THRESHOLD = WINDOW // 2
 
 _EMBER_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 class _Watch:
-    __slots__ = ("calls", "roots")
+    __slots__ = ("calls", "ring", "slot")
 
     def __init__(self):
         self.calls = 0
-        self.roots = weakref.WeakSet()
+        self.reset()
+
+    def reset(self):
+        self.ring = [None] * WINDOW
+        self.slot = 0
 
 
 _watch = _Watch()
 
 MESSAGE = (
-    "The graphs of {count} earlier backward() calls are still alive: a tensor that carries "
-    "a graph (usually the loss) is being kept across iterations, e.g. `total = total + loss` "
-    "or `history.append(loss)`, so every step's graph stays in memory and the loop grows "
-    "without bound. Keep a number or a detached tensor instead: `total += loss.item()`, "
-    "`history.append(loss.item())` or `history.append(loss.detach())`.")
+    "The graphs of {count} of the last {window} backward() calls are still alive: a tensor "
+    "that carries a graph (usually the loss) is being kept across iterations, e.g. "
+    "`total = total + loss` or `history.append(loss)`, so every step's graph stays in memory "
+    "and the loop grows without bound. Keep a number or a detached tensor instead: "
+    "`total += loss.item()`, `history.append(loss.item())` or "
+    "`history.append(loss.detach())`.")
 
 
 def note_backward(tensors, retain_graph):
-    """Count a backward call and remember its roots weakly; warn when too many stay alive."""
+    """Count a backward call and remember its root weakly; judge the window when it is full."""
     watch = _watch
     watch.calls += 1
     if retain_graph:
         return
-    roots = watch.roots
-    for tensor in tensors:
-        node = tensor.grad_fn
-        if node is not None:
-            roots.add(node)
-    if len(roots) > LIMIT:
-        count = len(roots) - 1
-        roots.clear()  # re-armed: Python's warning registry shows it once per call site
-        warnings.warn(MESSAGE.format(count=count), UserWarning, stacklevel=_user_stacklevel())
+    node = tensors[0].grad_fn
+    if node is None:
+        return
+    slot = watch.slot
+    watch.ring[slot] = _ref(node)
+    slot += 1
+    if slot == WINDOW:
+        slot = 0
+        _judge(watch.ring)
+    watch.slot = slot
+
+
+def _judge(ring):
+    alive = {id(node) for node in (r() for r in ring if r is not None) if node is not None}
+    if len(alive) >= THRESHOLD:
+        warnings.warn(MESSAGE.format(count=len(alive), window=WINDOW), UserWarning,
+                      stacklevel=_user_stacklevel())
 
 
 def backward_calls():
