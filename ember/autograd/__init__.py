@@ -6,7 +6,9 @@ their version checks, `AccumulateGrad`) and `grad_mode.py` (no_grad, inference m
 anomaly mode). Every op module imports them to build Nodes and to ask whether to record,
 and they import nothing from ops. The upper half sits *above* the ops and runs on them:
 `engine.py` (the iterative backward pass), `function.py` (custom `Function`s),
-`api.py` (`backward`, `grad`), `gradcheck.py` and `functional.py`. Importing this package
+`api.py` (`backward`, `grad`), `gradcheck.py` and `functional.py`; the learner's tools
+(`explain.py`, `graph_draw.py`, and `retention.py`, which `api.backward` tells of each
+call) only read the graph. Importing this package
 loads both halves; ops import the lower-half modules by name (`..autograd.graph`).
 """
 from .api import backward, grad
