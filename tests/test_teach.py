@@ -88,6 +88,19 @@ def test_explain_non_leaf_without_retain_grad_then_with(torch):
     assert ".retain_grad()" not in text and "One backward() pass wrote .grad" in text
 
 
+def test_explain_parameter_rebound_by_an_update(torch):
+    for lib in (ember, torch):  # the same node in both: a non-leaf each step
+        w = lib.ones(3, requires_grad=True)
+        (w * w).sum().backward()
+        w = w - 0.1 * w.grad
+        assert not w.is_leaf and w.grad_fn.name() == "SubBackward0"
+    w = ember.ones(3, requires_grad=True)
+    (w * w).sum().backward()
+    text = explain(w - 0.1 * w.grad)
+    assert "rebound by an update" in text and "w -= lr * w.grad" in text
+    assert "rebound" not in explain(w * 2)
+
+
 def test_explain_made_under_no_grad():
     w = ember.ones(3, requires_grad=True)
     with ember.no_grad():

@@ -56,12 +56,25 @@ def _why(tensor, loss):
             "its gradient on to the leaves and keeps none for it, so .grad stays None. Call "
             ".retain_grad() on it before backward() to keep one, or read it with "
             "register_hook() or autograd.grad().")
+        if _looks_like_an_update(tensor):
+            lines.append("- It looks like a parameter rebound by an update (`w = w - lr * w.grad`),"
+                         " which makes a new non-leaf each step: update it in place under "
+                         "no_grad() instead (`with no_grad(): w -= lr * w.grad`).")
         lines += _dependence(tensor, loss)
         return lines
     unreached = _dependence(tensor, loss)
     if unreached and tensor._grad is None:
         return unreached
     return unreached + _accumulation(tensor, loss)
+
+
+def _looks_like_an_update(tensor):
+    """A non-leaf made by adding to / subtracting from a same-shaped leaf that has a .grad."""
+    node = tensor.grad_fn
+    if node.name() not in ("SubBackward0", "AddBackward0"):
+        return False
+    return any(child.__class__ is AccumulateGrad and child.variable._grad is not None
+               and child.variable.shape == tensor.shape for child, _ in node.next_functions)
 
 
 def _not_tracked(tensor, loss):
