@@ -58,7 +58,7 @@ def note_backward(tensors, retain_graph):
     """Count a backward call and remember its root weakly; judge the window when it is full."""
     watch = _watch
     watch.calls += 1
-    if retain_graph:
+    if retain_graph or not tensors:
         return
     node = tensors[0].grad_fn
     if node is None:
