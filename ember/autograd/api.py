@@ -1,7 +1,7 @@
 """`backward` and `grad`: the two ways into the engine."""
 from .. import _diagnose, _errors
 from .. import _tensor  # partially initialised here; used only at call time
-from . import engine
+from . import engine, retention
 from .graph import grad_accumulator
 
 __all__ = ["backward", "grad"]
@@ -68,6 +68,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
                                "have a grad_fn")
     grads = _make_root_grads(tensors, grad_tensors)
     roots = [_root_edge(t) for t in tensors]
+    retention.note_backward(tensors, retain_graph)  # warns when old steps' graphs stay alive
     if inputs is not None:
         if not inputs:
             raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")

@@ -2,7 +2,8 @@
 
 The five-minute demo: the same code a PyTorch user writes (`import ember as torch`),
 end to end — a seeded train/test split, `nn` layers, `optim.Adam`, a `DataLoader`, a
-progress bar, a loss/accuracy plot and a checkpoint written with `ember.save`.
+progress bar, a loss/accuracy plot, a picture of the backward graph (SVG) and a
+checkpoint written with `ember.save`.
 
     python -m ember.examples.digits --epochs 10 --out ./digits-output
 
@@ -136,6 +137,19 @@ def save_curves(history, path):
     plt.close(figure)
 
 
+def save_graph(model, loader, device, path):
+    """Draw the backward graph of one batch's loss into an SVG (no Graphviz needed).
+
+    The boxes are the nodes `loss.backward()` would run, named as PyTorch names them, with
+    the model's parameters as the leaves; no backward runs, so no gradient is touched.
+    """
+    images, labels = next(iter(loader))
+    model.eval()
+    loss = nn.functional.cross_entropy(model(images[:4].to(device)), labels[:4].to(device))
+    with open(path, "w") as file:
+        file.write(torch.autograd.draw_graph(loss, params=model))
+
+
 def main(argv=None):
     """Train, evaluate, plot and checkpoint; returns the model, its history and the written paths."""
     args = parse_args(argv)
@@ -169,15 +183,17 @@ def main(argv=None):
     os.makedirs(args.out, exist_ok=True)
     plot_path = os.path.join(args.out, "digits_curves.png")
     checkpoint_path = os.path.join(args.out, "digits_cnn.pt")
+    graph_path = os.path.join(args.out, "digits_graph.svg")
     save_curves(history, plot_path)
+    save_graph(model, test_loader, device, graph_path)
     torch.save(model.state_dict(), checkpoint_path)
     elapsed = time.perf_counter() - start
     print(f"test accuracy: {history['test_acc'][-1]:.4f} "
           f"({len(test_set)} held-out images, {args.epochs} epochs)")
-    print(f"saved {plot_path} and {checkpoint_path}")
+    print(f"saved {plot_path}, {graph_path} and {checkpoint_path}")
     print(f"elapsed: {elapsed:.1f} s")
     return {"model": model, "history": history, "test_accuracy": history["test_acc"][-1], "elapsed": elapsed,
-            "plot": plot_path, "checkpoint": checkpoint_path}
+            "plot": plot_path, "graph": graph_path, "checkpoint": checkpoint_path}
 
 
 if __name__ == "__main__":
