@@ -13,6 +13,7 @@ Signatures are written as PyTorch prints them (`FunctionSignature::toString`),
 with `ember.` where PyTorch says `torch.`; `SIGNATURES` holds the ones ember's
 doors use.
 """
+import re as _re
 from types import FunctionType as _FunctionType
 
 from . import _dtype
@@ -43,14 +44,19 @@ def typename(obj):
 
 
 class _Param:
-    __slots__ = ("type_name", "name", "optional", "allow_none", "keyword_only", "numbers")
+    __slots__ = ("type_name", "name", "optional", "allow_none", "keyword_only", "numbers",
+                 "sized")
 
     def __init__(self, text, keyword_only, numbers_as_tensors=False):
         text, _, default = text.partition(" = ")
         type_name, _, self.name = text.rpartition(" ")
         # "int? dim": PyTorch's parser lets None through, but prints the type as "int"
         nullable = type_name.endswith("?")
-        self.type_name = type_name[:-1] if nullable else type_name
+        type_name = type_name[:-1] if nullable else type_name
+        # "tuple of ints[2] kernel_size": a list of known length also takes a single int
+        # (PyTorch's IntArrayRef[2]); "tuple of ints dims" refuses one
+        self.sized = type_name.endswith("]")
+        self.type_name = type_name[:type_name.index("[")] if self.sized else type_name
         self.optional = bool(default)
         self.allow_none = nullable or default == "None"
         self.keyword_only = keyword_only
@@ -60,6 +66,8 @@ class _Param:
         """(matches, index of the first bad element of a list or -1)."""
         if self.numbers:
             return _tensor_or_number(obj)
+        if self.type_name == "tuple of ints" and not self.sized:
+            return _unsized_int_list(obj)
         return _CHECKS.get(self.type_name, _never)(obj)
 
 
@@ -76,7 +84,7 @@ class _Signature:
 
     def __init__(self, name, text, hidden=False):
         self.name = name
-        self.text = text.replace("? ", " ")  # as printed
+        self.text = _SIZE.sub("", text.replace("? ", " "))  # as printed
         self.hidden = hidden
         params = []
         keyword_only = False
@@ -97,10 +105,10 @@ class _Signature:
         lists it accepted (on their first element only) go to `lists` for `unpack`."""
         nargs = len(args)
         params = self.params
-        if (self.max_pos_args == 1 and params[0].type_name == "tuple of ints" and nargs > 1
-                and _is_int(args[0])[0]):
-            args, nargs = (args,), 1  # view(2, 3) means view((2, 3))
-        if nargs > self.max_pos_args:
+        # a lone positional int list may be given as varargs: view(2, 3) is view((2, 3))
+        varargs = (self.max_pos_args == 1 and params[0].type_name == "tuple of ints" and nargs
+                   and _is_int(args[0])[0])
+        if nargs > self.max_pos_args and not varargs:
             return self._fail(raise_exception, self._extra_args(nargs))
         arg_pos = 0
         remaining = len(kwargs)
@@ -118,6 +126,9 @@ class _Signature:
                 return self._fail(raise_exception, self._missing_args(i))
             else:
                 matches, failed = param.check(obj)
+                if not matches and varargs and arg_pos == 0 and not is_keyword:
+                    # tried only after the argument itself failed: std(1, x) is no varargs
+                    matches, obj, arg_pos = True, args, nargs - 1
                 if failed != -1 and param.type_name == "tuple of Tensors":
                     # PyTorch's tensor-list check raises at once, whatever the overloads
                     raise TypeError(f"expected Tensor as element {failed} in argument {i}, "
@@ -276,6 +287,7 @@ def _explain(parsed, args, kwargs):
 
 
 _PARSED = {}
+_SIZE = _re.compile(r"\[\d+\]")
 
 
 # ---------------------------------------------------------------- format_invalid_args
@@ -489,6 +501,10 @@ def _is_bool(obj):
     return isinstance(obj, bool) or typename(obj) == "numpy.bool_", -1
 
 
+def _unsized_int_list(obj):
+    return _int_list(obj) if isinstance(obj, (tuple, list)) else (False, -1)
+
+
 def _int_list(obj):
     # PyTorch looks at the first element only; the others are checked when unpacking
     if isinstance(obj, (tuple, list)):
@@ -678,9 +694,10 @@ def _usual(obj, usual, kind):
         return obj is not None
     cls = obj.__class__
     if cls in usual:
-        # PyTorch judges an int list by its first element alone: [True] is refused
+        # PyTorch judges an int list by its first element ([True] is refused), then
+        # unpacks the rest, where a bool passes and a float does not
         return kind not in _INT_LISTS or cls not in _SEQUENCES or not obj or \
-            obj[0].__class__ is int
+            obj[0].__class__ is int and all(item.__class__ in _INT_OR_BOOL for item in obj)
     return kind in _TENSOR_ORS and isinstance(obj, _Tensor)
 
 
@@ -690,6 +707,7 @@ _TENSOR_OR, _TENSOR_OR_INT_LIST = "tensor or classes", "tensor or int list"
 _INT_LISTS = frozenset({_INT_LIST, _TENSOR_OR_INT_LIST})
 _TENSOR_ORS = frozenset({_TENSOR_OR, _TENSOR_OR_INT_LIST})
 _NONE = type(None)
+_INT_OR_BOOL = frozenset({int, bool})
 _SEQUENCES = frozenset({tuple, list})
 _NUMBERS = frozenset({int, float, bool, complex})
 # The classes a parameter type usually receives; anything else (a numpy integer, a
@@ -709,10 +727,15 @@ _USUAL = {"int": frozenset({int}), "SymInt": frozenset({int}), "bool": frozenset
           "Tensor": _TENSOR, "tuple of Tensors": _TENSOR}
 
 
+_UNSIZED_INT_LIST = frozenset({tuple, list, Size})
+
+
 def _usual_for(param):
     """The classes `param` usually takes: a frozenset, _TENSOR (anything but None), or
     None (anything: not screened)."""
     usual = _USUAL.get(param.type_name)
+    if param.type_name == "tuple of ints" and not param.sized:
+        usual = _UNSIZED_INT_LIST
     if usual is None or not param.allow_none:
         return usual
     return None if usual is _TENSOR else usual | {_NONE}
@@ -747,8 +770,11 @@ def _plan(name, offset):
     last_position = None
     for signature in parsed:
         params = signature.params
-        if signature.max_pos_args == 1 and params[0].type_name == "tuple of ints":
-            last_position = 0  # view(2, True): later positions are unpacked, not parsed
+        if (signature.max_pos_args == 1 and params[0].type_name == "tuple of ints"
+                and not params[0].sized):
+            # view(2, True): later positions are unpacked, not parsed (a sized list takes
+            # the int itself: std(1, 2) is no varargs call)
+            last_position = 0
         position = 0
         for param in params:
             entry = (_usual_for(param), param.type_name == "tuple of ints")
