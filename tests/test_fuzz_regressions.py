@@ -448,3 +448,35 @@ def test_linear_interpolate_keeps_nan_and_inf_in_the_outputs_that_read_them():
        "internal assert (scalar.isIntegral); ember refuses it as an index instead")
 def test_slice_copy_with_a_bool_tensor_bound():
     same(lambda lib: lib.slice_copy(lib.zeros(0, 2), end=lib.tensor(True)))
+
+
+# ---------------------------------------------------------------- fuzz10: argument checking
+@pytest.mark.parametrize("call", [
+    lambda L: L.flip(L.ones(2, 3), 1),                        # unsized int list: no int
+    lambda L: L.ones(2, 3).flip(1),                           # a lone list may be varargs
+    lambda L: L.as_strided(L.ones(2, 3), None, (1,)),
+    lambda L: L.split_with_sizes(L.ones(4), None),
+    lambda L: L.nn.functional.max_pool2d(L.ones(1, 4, 4), 2),  # sized: an int is fine
+    lambda L: L.ones(2, 3).std(1, 2),                          # sized dim: no varargs
+    lambda L: L.ones(2, 3).std([1], 1),
+    lambda L: L.ones(2, 3).sum(1, 2),
+    lambda L: L.constant_pad_nd(L.ones(2), [0, 1.5]),          # later element unpacked
+    lambda L: L.ones(2, 3).divide(None, rounding_mode=None),   # generated in torch's order
+    lambda L: L.ones(2, 3).max(dim=None),
+    lambda L: L.ones(2, 3).view(6),
+    lambda L: L.ones(2, 3).view(2, "a"),
+])
+def test_int_list_arguments_parse_like_torch(call):
+    same(call)
+
+
+@pytest.mark.parametrize("op", ["add", "sub", "mul", "truediv", "floordiv", "mod", "pow",
+                                "and_", "or_", "xor", "lshift", "rshift", "matmul", "lt",
+                                "le", "gt", "ge", "eq", "ne", "iadd", "imul", "ipow", "ior"])
+@pytest.mark.parametrize("other", [None, "a", [1.0, 2.0], object()], ids=repr)
+def test_operators_with_a_non_operand_leave_the_refusal_to_python(op, other):
+    import operator
+    function = getattr(operator, op)
+    same(lambda L: function(L.ones(2, requires_grad=op.startswith("i")), other))
+    fresh = (lambda: list(other)) if isinstance(other, list) else (lambda: other)
+    same(lambda L: function(fresh(), L.ones(2)))  # list += tensor extends the list
