@@ -218,13 +218,17 @@ def check(name, args, kwargs=None):
         raise error from None
 
 
+_NO_DIM = object()
+
+
 def screen(name, args, kwargs, leading=()):
     """Before a reduction runs: PyTorch refuses a bool `dim` and a non-bool `keepdim` that
     ember's ops would quietly accept; two class checks, a full parse only when one fails.
-    `args` start at dim; `leading` are the arguments before it (a function's input)."""
-    dim = args[0] if args else kwargs.get("dim")
+    `args` start at dim; `leading` are the arguments before it (a function's input). A
+    keepdim without a dim is refused too (sum(keepdim=True): no signature takes it)."""
+    dim = args[0] if args else kwargs.get("dim", _NO_DIM)
     keepdim = args[1] if len(args) > 1 else kwargs.get("keepdim", False)
-    if dim.__class__ is bool or keepdim.__class__ is not bool:
+    if dim.__class__ is bool or keepdim.__class__ is not bool or dim is _NO_DIM:
         check(name, leading + args, kwargs)
 
 
@@ -682,9 +686,11 @@ def _screen(name, method, args, kwargs, positions, keywords):
             continue
         check(name, args[1:] if method else args, kwargs)
         return
+    given = count - method + len(kwargs)
     for key, value in kwargs.items():
         found = keywords.get(key)
-        if found is not None and not _usual(value, found[0], found[1]):
+        if found is not None and (given < found[2] or found[0] is not None and
+                                  not _usual(value, found[0], found[1])):
             check(name, args[1:] if method else args, kwargs)
             return
 
@@ -761,12 +767,14 @@ def _merge(entries):
 
 def _plan(name, offset):
     """((index into the call's args, usual classes, kind), ...) and
-    {keyword: (usual classes, kind)} for the positions every signature of `name`
-    types as a screenable class (kinds: see _usual)."""
+    {keyword: (usual classes or None, kind, need)} for the positions every signature of
+    `name` types as a screenable class (kinds: see _usual). `need` is the fewest arguments
+    a call naming that keyword must pass to fit a signature that has it: max(keepdim=True)
+    passes one where (int dim, bool keepdim) needs two, so it gets a full parse."""
     parsed = _parsed(name)
     if parsed is None or parsed[0].text == "(noargs)":
         return (), {}
-    by_position, by_keyword = {}, {}
+    by_position, by_keyword, needs = {}, {}, {}
     last_position = None
     for signature in parsed:
         params = signature.params
@@ -782,6 +790,8 @@ def _plan(name, offset):
                 by_position.setdefault(position, []).append(entry)
                 position += 1
             by_keyword.setdefault(param.name, []).append(entry)
+            need = signature.min_args + param.optional
+            needs[param.name] = min(needs.get(param.name, need), need)
     positions, keywords = [], {}
     for i, entries in sorted(by_position.items()):
         merged = _merge(entries)
@@ -789,8 +799,8 @@ def _plan(name, offset):
             positions.append((i + offset,) + merged)
     for key, entries in by_keyword.items():
         merged = _merge(entries)
-        if merged is not None:
-            keywords[key] = merged
+        if merged is not None or needs[key] > 1:
+            keywords[key] = (merged or (None, None)) + (needs[key],)
     return tuple(positions), keywords
 
 

@@ -473,10 +473,26 @@ def test_int_list_arguments_parse_like_torch(call):
 @pytest.mark.parametrize("op", ["add", "sub", "mul", "truediv", "floordiv", "mod", "pow",
                                 "and_", "or_", "xor", "lshift", "rshift", "matmul", "lt",
                                 "le", "gt", "ge", "eq", "ne", "iadd", "imul", "ipow", "ior"])
-@pytest.mark.parametrize("other", [None, "a", [1.0, 2.0], object()], ids=repr)
+@pytest.mark.parametrize("other", [None, "a", [1.0, 2.0], object()],
+                         ids=["None", "str", "list", "object"])
 def test_operators_with_a_non_operand_leave_the_refusal_to_python(op, other):
     import operator
     function = getattr(operator, op)
     same(lambda L: function(L.ones(2, requires_grad=op.startswith("i")), other))
     fresh = (lambda: list(other)) if isinstance(other, list) else (lambda: other)
     same(lambda L: function(fresh(), L.ones(2)))  # list += tensor extends the list
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.ones(2, 3).sum(keepdim=False),
+    lambda L: L.sum(L.ones(2, 3), keepdim=True),
+    lambda L: L.ones(2, 3).max(keepdim=False),
+    lambda L: L.max(L.ones(2, 3), keepdim=False),
+    lambda L: L.ones(2, 3).median(keepdim=False),
+    lambda L: L.prod(L.ones(2, 3), keepdim=False),
+    lambda L: L.ones(2, 3).max(1, keepdim=True)[0],
+    lambda L: L.std(L.ones(2, 3), keepdim=True),
+    lambda L: L.ones(2, 3).amax(keepdim=True),
+])
+def test_a_keyword_without_the_arguments_its_signatures_need(call):
+    same(call)
