@@ -496,3 +496,58 @@ def test_operators_with_a_non_operand_leave_the_refusal_to_python(op, other):
 ])
 def test_a_keyword_without_the_arguments_its_signatures_need(call):
     same(call)
+
+
+# ---------------------------------------------------------------- fuzz10: convolution dtypes
+def _conv_case(function, x_shape, x_dtype, w_shape, w_dtype, bias_dtype, **kwargs):
+    def call(L):
+        x = L.ones(x_shape, dtype=getattr(L, x_dtype))
+        w = L.ones(w_shape, dtype=getattr(L, w_dtype))
+        b = None if bias_dtype is None else L.ones(w_shape[0], dtype=getattr(L, bias_dtype))
+        return getattr(L.nn.functional, function)(x, w, b, **kwargs)
+    return call
+
+
+@pytest.mark.parametrize("case", [
+    ("conv2d", (1, 4, 5, 5), "float64", (2, 4, 3, 3), "float32", "float32", {}),
+    ("conv2d", (1, 4, 2, 1), "float64", (2, 4, 3, 3), "float32", "float32", {}),
+    ("conv2d", (1, 4, 2, 1), "float64", (2, 4, 3, 3), "float32", None, {}),
+    ("conv2d", (1, 4, 5, 5), "int32", (2, 4, 3, 3), "float32", "float32", {"stride": 0}),
+    ("conv2d", (1, 4, 5, 5), "float32", (2, 4, 3, 3), "float64", None, {}),
+    ("conv2d", (1, 4, 5, 5), "float16", (2, 4, 3, 3), "float32", None, {}),
+    ("conv2d", (1, 4, 5, 5), "bfloat16", (2, 4, 3, 3), "float32", None, {}),
+    ("conv2d", (1, 4, 5, 5), "bool", (2, 4, 3, 3), "bool", None, {}),
+    ("conv1d", (1, 4, 5), "uint8", (2, 4, 3), "float32", "float32", {}),
+    ("conv3d", (1, 4, 5, 5, 5), "float64", (2, 4, 3, 3, 3), "float32", None, {}),
+    ("conv_transpose2d", (1, 4, 5, 5), "uint8", (4, 2, 3, 3), "float32", None, {}),
+    ("conv_transpose2d", (1, 4, 5, 5), "int32", (4, 2, 3, 3), "int32", None, {}),
+    ("conv_transpose2d", (1, 4, 5, 5), "float64", (4, 2, 3, 3), "float32", None,
+     {"output_padding": 1}),
+    ("conv_transpose2d", (1, 4, 5, 5), "uint8", (4, 2, 3, 3), "float32", None, {"padding": 5}),
+    ("conv_transpose2d", (1, 4, 5, 5), "float64", (4, 2, 3, 3), "float32", "float32", {}),
+    ("conv_transpose1d", (1, 4, 5), "int8", (4, 2, 3), "float32", None, {}),
+], ids=lambda case: "-".join(str(part) for part in case[:6]))
+def test_convolution_checks_dtypes_where_torch_does(case):
+    *spec, kwargs = case
+    same(_conv_case(*spec, **kwargs))
+
+
+@pytest.mark.parametrize("x_shape, w_shape, groups", [
+    ((1, 4, 5, 5), (2, 4, 3, 3), 1), ((1, 4, 8, 8), (2, 4, 4, 4), 1),
+    ((1, 4, 8, 8), (2, 4, 4, 3), 1), ((2, 4, 5, 5), (2, 4, 3, 3), 1),
+    ((1, 4, 5, 5), (2, 2, 3, 3), 2), ((1, 4, 72, 71), (2, 4, 3, 3), 1),
+    ((1, 4, 72, 72), (2, 4, 3, 3), 1), ((1, 4, 6000), (2, 4, 3), 1),
+    ((1, 4, 8, 8, 8), (2, 4, 5, 5, 5), 1), ((4, 8, 8), (2, 4, 5, 5), 1),
+])
+def test_float32_convolution_with_a_double_weight_names_the_path_torch_takes(
+        x_shape, w_shape, groups):
+    function = {3: "conv1d", 4: "conv2d", 5: "conv3d"}[len(w_shape)]
+    same(lambda L: getattr(L.nn.functional, function)(
+        L.ones(x_shape), L.ones(w_shape, dtype=L.float64), groups=groups))
+
+
+@pytest.mark.parametrize("function", ["conv2d", "conv3d", "conv_transpose2d"])
+def test_convolution_with_a_flat_weight(function):
+    same(lambda L: getattr(L.nn.functional, function)(L.ones(1, 4, 5, 5), L.ones(3)))
+    same(lambda L: getattr(L.nn.functional, function)(L.ones(1, 4, 5, 5, dtype=L.float64),
+                                                      L.ones(3), L.ones(2)))
