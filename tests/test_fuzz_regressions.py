@@ -551,3 +551,33 @@ def test_convolution_with_a_flat_weight(function):
     same(lambda L: getattr(L.nn.functional, function)(L.ones(1, 4, 5, 5), L.ones(3)))
     same(lambda L: getattr(L.nn.functional, function)(L.ones(1, 4, 5, 5, dtype=L.float64),
                                                       L.ones(3), L.ones(2)))
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_max_unpool_with_float_indices(n):
+    shape = (1, 2) + (3,) * n
+    same(lambda L: getattr(L.nn.functional, f"max_unpool{n}d")(L.ones(shape), L.ones(shape), 2))
+
+
+# ---------------------------------------------------------------- fuzz10: pooling
+@pytest.mark.parametrize("call", [
+    "F.max_pool2d(L.ones(1, 4, 3, dtype=L.bool), 3, stride=1, padding=4)",  # shapes, then dtype
+    "F.max_pool3d(L.ones(0, dtype=L.bool), 2)",
+    "F.avg_pool2d(L.ones(1, 4, 3, dtype=L.int8), 2, stride=0)",
+    "F.avg_pool3d(L.ones(1, 4, 3, 2, dtype=L.bfloat16), 0)",
+    "F.max_pool2d(L.ones(1, 4, 4), None)",                                 # the C++ parser's
+    "F.max_pool3d(L.ones(1, 4, 4, 4), None, return_indices=True)",
+    "F.max_pool1d(L.ones(1, 4), None)",
+    "F.adaptive_avg_pool2d(L.ones(1, 4, 4), None)",                        # len(None)
+    "F.max_pool3d(L.ones(1, 2, 4, 4, 4), 2, dilation=0)",                  # kT, not kD
+    "F.max_pool3d(L.ones(1, 2, 4, 4, 4), 0, stride=1, return_indices=True)",
+    "F.avg_pool3d(L.ones(1, 2, 4, 4, 4), 5)",                              # a whole kernel
+    "F.lp_pool3d(L.ones(1, 2, 4, 4, 4), 2.0, 5)",
+    "F.max_pool1d(L.ones(1, 2, 4), 2, stride=(1, 1))",
+    "F.max_pool1d(L.ones(1, 2, 4), (1, 1))",
+    "F.max_pool1d(L.ones(1, 2, 4), 1, dilation=(1, 1))",
+    "F.avg_pool1d(L.ones(1, 2, 4), 2, stride=(1, 1))",
+    "F.avg_pool1d(L.ones(1, 2, 4), 1, padding=(1, 1))",
+])
+def test_pooling_checks_in_torch_order(call):
+    same(lambda L: eval(call, {"L": L, "F": L.nn.functional}))
