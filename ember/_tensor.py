@@ -100,9 +100,12 @@ class Tensor:
 
     def size(self, dim=None):
         """The shape, or the length of one dimension."""
+        shape = self._data.shape
         if dim is None:
-            return Size(self._data.shape)
-        return self._data.shape[_canonical_dim(dim, self._data.ndim)]
+            return Size(shape)
+        if not shape:  # not the wrap rule of ops: size(0) of a 0-dim tensor has no answer
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        return shape[_canonical_dim(dim, len(shape))]
 
     def dim(self):
         return self._data.ndim

@@ -581,3 +581,19 @@ def test_max_unpool_with_float_indices(n):
 ])
 def test_pooling_checks_in_torch_order(call):
     same(lambda L: eval(call, {"L": L, "F": L.nn.functional}))
+
+
+# ---------------------------------------------------------------- fuzz10: baddbmm, size
+@pytest.mark.parametrize("call", [
+    "L.baddbmm(L.ones(()), L.ones(()), L.ones(1, 1, 2))",
+    "L.baddbmm(L.ones(2, 2), L.ones(2, 2), L.ones(2, 2, 2))",
+    "L.baddbmm(L.ones(2, 3), L.ones(2, 2, 3), L.ones(3, 3))",
+    "L.baddbmm(L.ones(3, 1, 2, 3, dtype=L.int32), L.ones(3, 1, 2, 3, dtype=L.int32), "
+    "L.ones(3, 3, 0, dtype=L.int32))",
+    "L.baddbmm(L.ones(1, 2, 4, dtype=L.float64), L.ones(1, 2, 4, dtype=L.bool), "
+    "L.ones(1, 4, 0, dtype=L.float64))",
+    "L.ones(2, 2, 2).baddbmm_(L.ones(2, 2), L.ones(2, 2, 2))",
+    "L.ones(()).size(0)", "L.ones(()).size(-1)", "L.ones(2).size(1)",
+])
+def test_baddbmm_expands_input_first_and_size_of_0dim(call):
+    same(lambda L: eval(call, {"L": L}))
