@@ -584,6 +584,12 @@ SIGNATURES = {
     "nll_loss_nd": (f"({_T}, Tensor target, Tensor weight = None, int reduction = 1, "
                     "SymInt ignore_index = -100)",),
     "kl_div": (f"({_T}, Tensor target, int reduction = 1, *, bool log_target = False)",),
+    # the C++ functions behind PyTorch's Python-level Tensor.split / torch.split (the tool
+    # probes torch.split, a Python function, and so cannot find them)
+    "split": (f"({_T}, int split_size, int dim = 0)",
+              f"({_T}, tuple of ints split_size, int dim = 0)"),
+    # Tensor.unflatten is Python in PyTorch too, around this C++ method
+    "Tensor.unflatten": ("(int dim, tuple of ints sizes)",),
 }
 
 

@@ -1505,7 +1505,16 @@ class Tensor:
         return _views.ravel(self)
 
     def unflatten(self, dim, sizes):
-        return _views.unflatten(self, dim, sizes)
+        # PyTorch's Python method refuses empty sizes before its C++ parser looks at types
+        if not sizes:
+            raise RuntimeError("unflatten: sizes must be non-empty")
+        if dim.__class__ is not int or sizes.__class__ not in _SHAPES:
+            _arguments.check("Tensor.unflatten", (dim, sizes))
+        try:
+            return _views.unflatten(self, dim, sizes)
+        except Exception:
+            _arguments.check("Tensor.unflatten", (dim, sizes))
+            raise
 
     def expand(self, *sizes):
         return _views.expand(self, *sizes)
@@ -2094,6 +2103,7 @@ class Tensor:
 
 
 _OPERANDS = frozenset({int, float, bool, complex})
+_SHAPES = frozenset({tuple, list, Size})
 
 
 def _not_operand(other):

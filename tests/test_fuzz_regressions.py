@@ -597,3 +597,14 @@ def test_pooling_checks_in_torch_order(call):
 ])
 def test_baddbmm_expands_input_first_and_size_of_0dim(call):
     same(lambda L: eval(call, {"L": L}))
+
+
+# ---------------------------------------------------------------- fuzz10: Python-level methods
+@pytest.mark.parametrize("call", [
+    "x.unflatten(None, (-1,))", "x.unflatten(0, None)", "x.unflatten(0, (2, None))",
+    "x.unflatten(1.5, (2,))", "x.unflatten(0, 5)", "x.unflatten(True, (3,))",
+    "x.unflatten(0, (2, 1))", "x.split(None)", "x.split(1.5)", "x.split(True)",
+    "x.split(1, 1.5)", "x.split([1, 1], None)", "x.split(1, 1)", "L.split(x, None)",
+])
+def test_python_level_methods_use_the_parser_of_what_they_call(call):
+    same(lambda L: eval(call, {"L": L, "x": L.ones(2, 3)}))
