@@ -588,6 +588,13 @@ SIGNATURES = {
     # probes torch.split, a Python function, and so cannot find them)
     "split": (f"({_T}, int split_size, int dim = 0)",
               f"({_T}, tuple of ints split_size, int dim = 0)"),
+    # behind PyTorch's Python-level unique / unique_consecutive (flags passed by keyword)
+    "_unique2": (f"({_T}, bool sorted = True, bool return_inverse = False, "
+                 "bool return_counts = False)",),
+    "unique_dim": (f"({_T}, int dim, bool sorted = True, bool return_inverse = False, "
+                   "bool return_counts = False)",),
+    "unique_consecutive": (f"({_T}, bool return_inverse = False, bool return_counts = False, "
+                           "int dim = None)",),
     # Tensor.unflatten is Python in PyTorch too, around this C++ method
     "Tensor.unflatten": ("(int dim, tuple of ints sizes)",),
 }

@@ -605,6 +605,17 @@ def test_baddbmm_expands_input_first_and_size_of_0dim(call):
     "x.unflatten(1.5, (2,))", "x.unflatten(0, 5)", "x.unflatten(True, (3,))",
     "x.unflatten(0, (2, 1))", "x.split(None)", "x.split(1.5)", "x.split(True)",
     "x.split(1, 1.5)", "x.split([1, 1], None)", "x.split(1, 1)", "L.split(x, None)",
+    "L.unflatten(x[0, 0], 0, (-1,))", "x[0, 0].unflatten(0, (1,))",
 ])
 def test_python_level_methods_use_the_parser_of_what_they_call(call):
     same(lambda L: eval(call, {"L": L, "x": L.ones(2, 3)}))
+
+
+@pytest.mark.parametrize("call", [
+    "x.unique(sorted=None)", "L.unique(x, sorted=None, dim=0)", "L.unique(x, return_counts=1)",
+    "L.unique(x, dim=1.5)", "x.unique_consecutive(return_inverse=None)",
+    "L.unique_consecutive(x, dim=1.5)", "L.unique_consecutive(x, return_counts=True, dim=0)",
+    "x.unique(return_inverse=True)",
+])
+def test_unique_flags_parsed_like_torch(call):
+    same(lambda L: eval(call, {"L": L, "x": L.tensor([[1, 2], [1, 2]])}))

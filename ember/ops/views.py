@@ -292,7 +292,10 @@ def ravel(input):
 def unflatten(input, dim, sizes):
     """Split one dim into `sizes` (one of which may be -1), as a view."""
     shape = input._data.shape
-    dim = wrap_dim(dim, len(shape))
+    given, dim = dim, wrap_dim(dim, len(shape))
+    if not shape:  # in range, then PyTorch's kernel wraps a second IndexError in its own
+        raise RuntimeError(f"unflatten got an unexpected error:\nDimension specified as "
+                           f"{given} but tensor has no dimensions")
     sizes = tuple(sizes)
     if not sizes:
         raise RuntimeError("unflatten: sizes must be non-empty")
