@@ -619,3 +619,20 @@ def test_python_level_methods_use_the_parser_of_what_they_call(call):
 ])
 def test_unique_flags_parsed_like_torch(call):
     same(lambda L: eval(call, {"L": L, "x": L.tensor([[1, 2], [1, 2]])}))
+
+
+# ---------------------------------------------------------------- fuzz10: check order, texts
+@pytest.mark.parametrize("call", [
+    "L.cummax(L.ones(()), -7)", "L.cummin(L.ones(()), 2)", "L.cummax(L.ones(()), 0)",
+    "L.ones(()).cummax(1)", "L.cummax(L.ones(2), 3)",
+    "L.var_mean(L.ones(3, dtype=L.int32))", "L.std_mean(L.ones(3, dtype=L.int32), dim=5)",
+    "L.std(L.ones(3, dtype=L.int32))",
+    "L.nn.CircularPad1d(1)(L.ones(()))", "L.nn.CircularPad2d(1)(L.ones(2))",
+    "L.nn.CircularPad3d(1)(L.ones(2, 2, 2, 2, 2, 2))", "L.nn.CircularPad1d(1)(L.ones(1, 2, 3))",
+    "L.nn.functional.embedding(L.ones(2), L.ones(3))",
+    "L.nn.functional.embedding(L.ones(2), L.ones(3, 2, 2))",
+    "L.ones(2, 2, dtype=L.bool).expand(2)", "L.ones(2, 2, dtype=L.bfloat16).expand(2)",
+    "L.ones(2, 2, dtype=L.float16).expand(2)", "L.broadcast_to(L.ones(2, 2, dtype=L.bool), (2,))",
+])
+def test_checks_in_torch_order_and_words(call):
+    same(lambda L: eval(call, {"L": L}))

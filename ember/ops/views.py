@@ -319,7 +319,7 @@ def expand(input, *sizes):
     lead = len(sizes) - data.ndim
     if lead < 0:
         raise RuntimeError(
-            f"expand(ember.{input.dtype.tensor_type}{{{_errors.shape_list(data.shape)}}}, "
+            f"expand({_errors.legacy_type_name(input.dtype)}{{{_errors.shape_list(data.shape)}}}, "
             f"size={_errors.shape_list(sizes)}): the number of sizes provided "
             f"({len(sizes)}) must be greater or equal to the number of dimensions in the tensor "
             f"({data.ndim})")

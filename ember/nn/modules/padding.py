@@ -109,13 +109,23 @@ class ReplicationPad3d(_ModePadNd):
     _n, _mode = 3, "replicate"
 
 
-class CircularPad1d(_ModePadNd):
+class _CircularPadNd(_ModePadNd):
+    """torch.nn's circular pads check the input's rank themselves, before F.pad does."""
+
+    def forward(self, input):
+        n = self._n
+        if input.dim() not in (n + 1, n + 2):
+            raise ValueError(f"expected {n + 1}D or {n + 2}D input (got {input.dim()}D input)")
+        return _pad(input, self.padding, self._mode)
+
+
+class CircularPad1d(_CircularPadNd):
     _n, _mode = 1, "circular"
 
 
-class CircularPad2d(_ModePadNd):
+class CircularPad2d(_CircularPadNd):
     _n, _mode = 2, "circular"
 
 
-class CircularPad3d(_ModePadNd):
+class CircularPad3d(_CircularPadNd):
     _n, _mode = 3, "circular"
