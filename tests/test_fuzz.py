@@ -56,7 +56,7 @@ _OPEN = {
      "integer inputs (slow_conv_dilated), upsampling, norms and the margin losses check "
      "dtypes in another order or with other kernel names"): [
         "F.adaptive_*pool*", "F.fractional_max_pool*", "nn.AdaptiveAvgPool3d", "nn.AvgPool3d",
-        "conv?d", "F.conv?d", "nn.Conv?d", "nn.LazyConv3d", "nn.Upsample*", "nn.GroupNorm",
+        "conv?d", "F.conv?d", "nn.Conv?d", "nn.LazyConv3d", "nn.Upsampl*", "nn.GroupNorm",
         "nn.CrossMapLRN2d", "*bilinear", "nn.Bilinear", "*binary_cross_entropy*",
         "nn.BCEWithLogitsLoss", "*huber_loss", "nn.HuberLoss", "*margin_loss",
         "nn.*MarginLoss"],
