@@ -226,7 +226,7 @@ def screen(name, args, kwargs, leading=()):
     ember's ops would quietly accept; two class checks, a full parse only when one fails.
     `args` start at dim; `leading` are the arguments before it (a function's input). A
     keepdim without a dim is refused too (sum(keepdim=True): no signature takes it)."""
-    dim = args[0] if args else kwargs.get("dim", _NO_DIM)
+    dim = args[0] if args else kwargs.get("dim", kwargs.get("axis", _NO_DIM))  # NumPy's name
     keepdim = args[1] if len(args) > 1 else kwargs.get("keepdim", False)
     if dim.__class__ is bool or keepdim.__class__ is not bool or dim is _NO_DIM:
         check(name, leading + args, kwargs)

@@ -493,6 +493,8 @@ def test_operators_with_a_non_operand_leave_the_refusal_to_python(op, other):
     lambda L: L.ones(2, 3).max(1, keepdim=True)[0],
     lambda L: L.std(L.ones(2, 3), keepdim=True),
     lambda L: L.ones(2, 3).amax(keepdim=True),
+    lambda L: L.ones(2, 3).sum(axis=1),                        # NumPy's name for dim
+    lambda L: L.ones(2, 3).mean(axis=0, keepdim=True),
 ])
 def test_a_keyword_without_the_arguments_its_signatures_need(call):
     same(call)
