@@ -13,6 +13,7 @@ Signatures are written as PyTorch prints them (`FunctionSignature::toString`),
 with `ember.` where PyTorch says `torch.`; `SIGNATURES` holds the ones ember's
 doors use.
 """
+import re as _re
 from types import FunctionType as _FunctionType
 
 from . import _dtype
@@ -43,14 +44,19 @@ def typename(obj):
 
 
 class _Param:
-    __slots__ = ("type_name", "name", "optional", "allow_none", "keyword_only", "numbers")
+    __slots__ = ("type_name", "name", "optional", "allow_none", "keyword_only", "numbers",
+                 "sized")
 
     def __init__(self, text, keyword_only, numbers_as_tensors=False):
         text, _, default = text.partition(" = ")
         type_name, _, self.name = text.rpartition(" ")
         # "int? dim": PyTorch's parser lets None through, but prints the type as "int"
         nullable = type_name.endswith("?")
-        self.type_name = type_name[:-1] if nullable else type_name
+        type_name = type_name[:-1] if nullable else type_name
+        # "tuple of ints[2] kernel_size": a list of known length also takes a single int
+        # (PyTorch's IntArrayRef[2]); "tuple of ints dims" refuses one
+        self.sized = type_name.endswith("]")
+        self.type_name = type_name[:type_name.index("[")] if self.sized else type_name
         self.optional = bool(default)
         self.allow_none = nullable or default == "None"
         self.keyword_only = keyword_only
@@ -60,6 +66,8 @@ class _Param:
         """(matches, index of the first bad element of a list or -1)."""
         if self.numbers:
             return _tensor_or_number(obj)
+        if self.type_name == "tuple of ints" and not self.sized:
+            return _unsized_int_list(obj)
         return _CHECKS.get(self.type_name, _never)(obj)
 
 
@@ -76,7 +84,7 @@ class _Signature:
 
     def __init__(self, name, text, hidden=False):
         self.name = name
-        self.text = text.replace("? ", " ")  # as printed
+        self.text = _SIZE.sub("", text.replace("? ", " "))  # as printed
         self.hidden = hidden
         params = []
         keyword_only = False
@@ -97,10 +105,10 @@ class _Signature:
         lists it accepted (on their first element only) go to `lists` for `unpack`."""
         nargs = len(args)
         params = self.params
-        if (self.max_pos_args == 1 and params[0].type_name == "tuple of ints" and nargs > 1
-                and _is_int(args[0])[0]):
-            args, nargs = (args,), 1  # view(2, 3) means view((2, 3))
-        if nargs > self.max_pos_args:
+        # a lone positional int list may be given as varargs: view(2, 3) is view((2, 3))
+        varargs = (self.max_pos_args == 1 and params[0].type_name == "tuple of ints" and nargs
+                   and _is_int(args[0])[0])
+        if nargs > self.max_pos_args and not varargs:
             return self._fail(raise_exception, self._extra_args(nargs))
         arg_pos = 0
         remaining = len(kwargs)
@@ -118,6 +126,9 @@ class _Signature:
                 return self._fail(raise_exception, self._missing_args(i))
             else:
                 matches, failed = param.check(obj)
+                if not matches and varargs and arg_pos == 0 and not is_keyword:
+                    # tried only after the argument itself failed: std(1, x) is no varargs
+                    matches, obj, arg_pos = True, args, nargs - 1
                 if failed != -1 and param.type_name == "tuple of Tensors":
                     # PyTorch's tensor-list check raises at once, whatever the overloads
                     raise TypeError(f"expected Tensor as element {failed} in argument {i}, "
@@ -207,13 +218,17 @@ def check(name, args, kwargs=None):
         raise error from None
 
 
+_NO_DIM = object()
+
+
 def screen(name, args, kwargs, leading=()):
     """Before a reduction runs: PyTorch refuses a bool `dim` and a non-bool `keepdim` that
     ember's ops would quietly accept; two class checks, a full parse only when one fails.
-    `args` start at dim; `leading` are the arguments before it (a function's input)."""
-    dim = args[0] if args else kwargs.get("dim")
+    `args` start at dim; `leading` are the arguments before it (a function's input). A
+    keepdim without a dim is refused too (sum(keepdim=True): no signature takes it)."""
+    dim = args[0] if args else kwargs.get("dim", kwargs.get("axis", _NO_DIM))  # NumPy's name
     keepdim = args[1] if len(args) > 1 else kwargs.get("keepdim", False)
-    if dim.__class__ is bool or keepdim.__class__ is not bool:
+    if dim.__class__ is bool or keepdim.__class__ is not bool or dim is _NO_DIM:
         check(name, leading + args, kwargs)
 
 
@@ -276,6 +291,7 @@ def _explain(parsed, args, kwargs):
 
 
 _PARSED = {}
+_SIZE = _re.compile(r"\[\d+\]")
 
 
 # ---------------------------------------------------------------- format_invalid_args
@@ -489,6 +505,10 @@ def _is_bool(obj):
     return isinstance(obj, bool) or typename(obj) == "numpy.bool_", -1
 
 
+def _unsized_int_list(obj):
+    return _int_list(obj) if isinstance(obj, (tuple, list)) else (False, -1)
+
+
 def _int_list(obj):
     # PyTorch looks at the first element only; the others are checked when unpacking
     if isinstance(obj, (tuple, list)):
@@ -564,6 +584,19 @@ SIGNATURES = {
     "nll_loss_nd": (f"({_T}, Tensor target, Tensor weight = None, int reduction = 1, "
                     "SymInt ignore_index = -100)",),
     "kl_div": (f"({_T}, Tensor target, int reduction = 1, *, bool log_target = False)",),
+    # the C++ functions behind PyTorch's Python-level Tensor.split / torch.split (the tool
+    # probes torch.split, a Python function, and so cannot find them)
+    "split": (f"({_T}, int split_size, int dim = 0)",
+              f"({_T}, tuple of ints split_size, int dim = 0)"),
+    # behind PyTorch's Python-level unique / unique_consecutive (flags passed by keyword)
+    "_unique2": (f"({_T}, bool sorted = True, bool return_inverse = False, "
+                 "bool return_counts = False)",),
+    "unique_dim": (f"({_T}, int dim, bool sorted = True, bool return_inverse = False, "
+                   "bool return_counts = False)",),
+    "unique_consecutive": (f"({_T}, bool return_inverse = False, bool return_counts = False, "
+                           "int dim = None)",),
+    # Tensor.unflatten is Python in PyTorch too, around this C++ method
+    "Tensor.unflatten": ("(int dim, tuple of ints sizes)",),
 }
 
 
@@ -666,9 +699,11 @@ def _screen(name, method, args, kwargs, positions, keywords):
             continue
         check(name, args[1:] if method else args, kwargs)
         return
+    given = count - method + len(kwargs)
     for key, value in kwargs.items():
         found = keywords.get(key)
-        if found is not None and not _usual(value, found[0], found[1]):
+        if found is not None and (given < found[2] or found[0] is not None and
+                                  not _usual(value, found[0], found[1])):
             check(name, args[1:] if method else args, kwargs)
             return
 
@@ -678,9 +713,10 @@ def _usual(obj, usual, kind):
         return obj is not None
     cls = obj.__class__
     if cls in usual:
-        # PyTorch judges an int list by its first element alone: [True] is refused
+        # PyTorch judges an int list by its first element ([True] is refused), then
+        # unpacks the rest, where a bool passes and a float does not
         return kind not in _INT_LISTS or cls not in _SEQUENCES or not obj or \
-            obj[0].__class__ is int
+            obj[0].__class__ is int and all(item.__class__ in _INT_OR_BOOL for item in obj)
     return kind in _TENSOR_ORS and isinstance(obj, _Tensor)
 
 
@@ -690,6 +726,7 @@ _TENSOR_OR, _TENSOR_OR_INT_LIST = "tensor or classes", "tensor or int list"
 _INT_LISTS = frozenset({_INT_LIST, _TENSOR_OR_INT_LIST})
 _TENSOR_ORS = frozenset({_TENSOR_OR, _TENSOR_OR_INT_LIST})
 _NONE = type(None)
+_INT_OR_BOOL = frozenset({int, bool})
 _SEQUENCES = frozenset({tuple, list})
 _NUMBERS = frozenset({int, float, bool, complex})
 # The classes a parameter type usually receives; anything else (a numpy integer, a
@@ -709,10 +746,15 @@ _USUAL = {"int": frozenset({int}), "SymInt": frozenset({int}), "bool": frozenset
           "Tensor": _TENSOR, "tuple of Tensors": _TENSOR}
 
 
+_UNSIZED_INT_LIST = frozenset({tuple, list, Size})
+
+
 def _usual_for(param):
     """The classes `param` usually takes: a frozenset, _TENSOR (anything but None), or
     None (anything: not screened)."""
     usual = _USUAL.get(param.type_name)
+    if param.type_name == "tuple of ints" and not param.sized:
+        usual = _UNSIZED_INT_LIST
     if usual is None or not param.allow_none:
         return usual
     return None if usual is _TENSOR else usual | {_NONE}
@@ -738,17 +780,22 @@ def _merge(entries):
 
 def _plan(name, offset):
     """((index into the call's args, usual classes, kind), ...) and
-    {keyword: (usual classes, kind)} for the positions every signature of `name`
-    types as a screenable class (kinds: see _usual)."""
+    {keyword: (usual classes or None, kind, need)} for the positions every signature of
+    `name` types as a screenable class (kinds: see _usual). `need` is the fewest arguments
+    a call naming that keyword must pass to fit a signature that has it: max(keepdim=True)
+    passes one where (int dim, bool keepdim) needs two, so it gets a full parse."""
     parsed = _parsed(name)
     if parsed is None or parsed[0].text == "(noargs)":
         return (), {}
-    by_position, by_keyword = {}, {}
+    by_position, by_keyword, needs = {}, {}, {}
     last_position = None
     for signature in parsed:
         params = signature.params
-        if signature.max_pos_args == 1 and params[0].type_name == "tuple of ints":
-            last_position = 0  # view(2, True): later positions are unpacked, not parsed
+        if (signature.max_pos_args == 1 and params[0].type_name == "tuple of ints"
+                and not params[0].sized):
+            # view(2, True): later positions are unpacked, not parsed (a sized list takes
+            # the int itself: std(1, 2) is no varargs call)
+            last_position = 0
         position = 0
         for param in params:
             entry = (_usual_for(param), param.type_name == "tuple of ints")
@@ -756,6 +803,8 @@ def _plan(name, offset):
                 by_position.setdefault(position, []).append(entry)
                 position += 1
             by_keyword.setdefault(param.name, []).append(entry)
+            need = signature.min_args + param.optional
+            needs[param.name] = min(needs.get(param.name, need), need)
     positions, keywords = [], {}
     for i, entries in sorted(by_position.items()):
         merged = _merge(entries)
@@ -763,8 +812,8 @@ def _plan(name, offset):
             positions.append((i + offset,) + merged)
     for key, entries in by_keyword.items():
         merged = _merge(entries)
-        if merged is not None:
-            keywords[key] = merged
+        if merged is not None or needs[key] > 1:
+            keywords[key] = (merged or (None, None)) + (needs[key],)
     return tuple(positions), keywords
 
 

@@ -140,6 +140,15 @@ def cpp_type_name(dtype):
     return _CPP_NAMES[dtype.name]
 
 
+def legacy_type_name(dtype):
+    """'ember.FloatTensor' as PyTorch prints a CPU tensor's type in some messages; bool and
+    bfloat16 have no legacy name, so PyTorch prints their dispatch type instead."""
+    return _DISPATCH_NAMES.get(dtype.name) or f"ember.{dtype.tensor_type}"
+
+
+_DISPATCH_NAMES = {"bool": "CPUBoolType", "bfloat16": "CPUBFloat16Type"}
+
+
 def mm_dtype_mismatch(dtype1, dtype2):
     return ("expected m1 and m2 to have the same dtype, but got: "
             f"{cpp_type_name(dtype1)} != {cpp_type_name(dtype2)}")

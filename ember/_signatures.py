@@ -52,8 +52,8 @@ METHODS = {'abs': ('noargs',),
          '(tuple of ints dim = None, bool keepdim = False)',
          '(int dim, bool keepdim = False)'),
  'allclose': ('(Tensor other, float rtol = 1e-05, float atol = 1e-08, bool equal_nan = False)',),
- 'amax': ('(tuple of ints dim = None, bool keepdim = False)',),
- 'amin': ('(tuple of ints dim = None, bool keepdim = False)',),
+ 'amax': ('(tuple of ints[1] dim = None, bool keepdim = False)',),
+ 'amin': ('(tuple of ints[1] dim = None, bool keepdim = False)',),
  'aminmax': ('(*, int dim = None, bool keepdim = False)',),
  'any': ('()',
          '(tuple of ints dim = None, bool keepdim = False)',
@@ -77,6 +77,7 @@ METHODS = {'abs': ('noargs',),
  'argsort': ('(*, bool stable, int dim = -1, bool descending = False)',
              '(int dim = -1, bool descending = False)'),
  'argwhere': ('noargs',),
+ 'as_strided': ('(tuple of ints size, tuple of ints stride, int storage_offset = None)',),
  'as_strided_scatter': ('(Tensor src, tuple of ints size, tuple of ints stride, int storage_offset '
                         '= None)',),
  'asin': ('noargs',),
@@ -176,6 +177,14 @@ METHODS = {'abs': ('noargs',),
  'div_': ('(Tensor other)',
           '(Tensor other, *, str? rounding_mode)',
           '(Number other, *, str? rounding_mode)'),
+ 'divide': ('(Tensor other)',
+            '(Tensor other, *, str? rounding_mode)',
+            '(Number other)',
+            '(Number other, *, str? rounding_mode)'),
+ 'divide_': ('(Tensor other)',
+             '(Tensor other, *, str? rounding_mode)',
+             '(Number other)',
+             '(Number other, *, str? rounding_mode)'),
  'dot': ('(Tensor tensor)',),
  'double': ('(*, ember.memory_format memory_format = None)',),
  'dsplit': ('(int sections)', '(tuple of ints indices)'),
@@ -318,7 +327,7 @@ METHODS = {'abs': ('noargs',),
  'logical_xor_': ('(Tensor other)',),
  'logit': ('(float eps = None)',),
  'logit_': ('(float eps = None)',),
- 'logsumexp': ('(tuple of ints dim, bool keepdim = False)',),
+ 'logsumexp': ('(tuple of ints[1] dim, bool keepdim = False)',),
  'long': ('(*, ember.memory_format memory_format = None)',),
  'lt': ('(Tensor other)', '(Number other)'),
  'lt_': ('(Tensor other)', '(Number other)'),
@@ -332,10 +341,12 @@ METHODS = {'abs': ('noargs',),
  'matmul': ('(Tensor other)',),
  'matrix_exp': ('noargs',),
  'matrix_power': ('(int n)',),
+ 'max': ('()', '(Tensor other)', '(int dim, bool keepdim = False)'),
  'maximum': ('(Tensor other)',),
  'mean': ('(*, ember.dtype dtype = None)',
-          '(tuple of ints? dim, bool keepdim = False, *, ember.dtype dtype = None)'),
+          '(tuple of ints[1]? dim, bool keepdim = False, *, ember.dtype dtype = None)'),
  'median': ('()', '(int dim, bool keepdim = False)'),
+ 'min': ('()', '(Tensor other)', '(int dim, bool keepdim = False)'),
  'minimum': ('(Tensor other)',),
  'mm': ('(Tensor mat2)',),
  'mode': ('(int dim = -1, bool keepdim = False)',),
@@ -353,13 +364,13 @@ METHODS = {'abs': ('noargs',),
  'mvlgamma_': ('(int p)',),
  'nan_to_num': ('(float nan = None, float posinf = None, float neginf = None)',),
  'nan_to_num_': ('(float nan = None, float posinf = None, float neginf = None)',),
- 'nanmean': ('(tuple of ints dim = None, bool keepdim = False, *, ember.dtype dtype = None)',),
+ 'nanmean': ('(tuple of ints[1] dim = None, bool keepdim = False, *, ember.dtype dtype = None)',),
  'nanmedian': ('()', '(int dim, bool keepdim = False)'),
  'nanquantile': ('(Tensor q, int dim = None, bool keepdim = False, *, str interpolation = '
                  '"linear")',
                  '(float q, int dim = None, bool keepdim = False, *, str interpolation = '
                  '"linear")'),
- 'nansum': ('(tuple of ints dim = None, bool keepdim = False, *, ember.dtype dtype = None)',),
+ 'nansum': ('(tuple of ints[1] dim = None, bool keepdim = False, *, ember.dtype dtype = None)',),
  'narrow': ('(int dim, Tensor start, int length)', '(int dim, int start, int length)'),
  'ne': ('(Tensor other)', '(Number other)'),
  'ne_': ('(Tensor other)', '(Number other)'),
@@ -370,6 +381,9 @@ METHODS = {'abs': ('noargs',),
  'new_empty': ('(tuple of ints size, *, ember.dtype dtype = None, ember.layout layout = None, '
                'ember.device device = None, bool? pin_memory = False, bool? requires_grad = '
                'False)',),
+ 'new_full': ('(tuple of ints size, Number fill_value, *, ember.dtype dtype = None, ember.layout '
+              'layout = None, ember.device device = None, bool? pin_memory = False, bool? '
+              'requires_grad = False)',),
  'new_ones': ('(tuple of ints size, *, ember.dtype dtype = None, ember.layout layout = None, '
               'ember.device device = None, bool? pin_memory = False, bool? requires_grad = '
               'False)',),
@@ -424,7 +438,7 @@ METHODS = {'abs': ('noargs',),
  'reshape_as': ('(Tensor other)',),
  'resize_': ('(tuple of ints size, *, ember.memory_format memory_format = None)',),
  'resize_as_': ('(Tensor the_template, *, ember.memory_format memory_format = None)',),
- 'roll': ('(tuple of ints shifts, tuple of ints dims = None)',),
+ 'roll': ('(tuple of ints[1] shifts, tuple of ints[1] dims = None)',),
  'rot90': ('(int k = 1, tuple of ints dims = {0,1})',),
  'round': ('()', '(*, int decimals)'),
  'round_': ('()', '(*, int decimals)'),
@@ -464,19 +478,23 @@ METHODS = {'abs': ('noargs',),
  'softmax': ('(int dim, ember.dtype dtype = None)',),
  'sort': ('(*, bool? stable, int dim = -1, bool descending = False)',
           '(int dim = -1, bool descending = False)'),
+ 'split_with_sizes': ('(tuple of ints split_sizes, int dim = 0)',),
  'sqrt': ('noargs',),
  'sqrt_': ('noargs',),
  'square': ('noargs',),
  'square_': ('noargs',),
  'squeeze': ('()', '(int dim)', '(tuple of ints dim)'),
  'squeeze_': ('()', '(int dim)', '(tuple of ints dim)'),
+ 'std': ('(tuple of ints[1]? dim, bool unbiased = True, bool keepdim = False)',
+         '(tuple of ints[1] dim = None, *, Number correction = None, bool keepdim = False)',
+         '(bool unbiased = True)'),
  'stride': ('(int dim = None)',),
  'sub': ('(Tensor other, *, Number alpha = 1)', '(Number alpha, Tensor other)|hidden'),
  'sub_': ('(Tensor other, *, Number alpha = 1)', '(Number alpha, Tensor other)|hidden'),
  'subtract': ('(Tensor other, *, Number alpha = 1)', '(Number other, Number alpha = 1)'),
  'subtract_': ('(Tensor other, *, Number alpha = 1)', '(Number other, Number alpha = 1)'),
  'sum': ('(*, ember.dtype dtype = None)',
-         '(tuple of ints? dim, bool keepdim = False, *, ember.dtype dtype = None)'),
+         '(tuple of ints[1]? dim, bool keepdim = False, *, ember.dtype dtype = None)'),
  'sum_to_size': ('(tuple of ints size)',),
  'svd': ('(bool some = True, bool compute_uv = True)',),
  'swapaxes': ('(int axis0, int axis1)',),
@@ -520,8 +538,12 @@ METHODS = {'abs': ('noargs',),
  'uniform_': ('(float from = 0, float to = 1, *, ember.Generator generator = None)',),
  'unsafe_chunk': ('(int chunks, int dim = 0)',),
  'unsafe_split': ('(int split_size, int dim = 0)',),
+ 'unsafe_split_with_sizes': ('(tuple of ints split_sizes, int dim = 0)',),
  'unsqueeze': ('(int dim)',),
  'unsqueeze_': ('(int dim)',),
+ 'var': ('(tuple of ints[1]? dim, bool unbiased = True, bool keepdim = False)',
+         '(tuple of ints[1] dim = None, *, Number correction = None, bool keepdim = False)',
+         '(bool unbiased = True)'),
  'vdot': ('(Tensor other)',),
  'view': ('(ember.dtype dtype)', '(tuple of ints size)'),
  'view_as': ('(Tensor other)',),
@@ -544,13 +566,13 @@ FUNCTIONS = {'_dirichlet_grad': ('(Tensor x, Tensor alpha, Tensor total)',),
  'acos_': ('(Tensor input)',),
  'acosh': ('(Tensor input, *, Tensor out = None)',),
  'acosh_': ('(Tensor input)',),
- 'adaptive_avg_pool1d': ('(Tensor input, tuple of ints output_size)',),
- 'adaptive_avg_pool2d': ('(Tensor input, tuple of ints output_size, *, Tensor out = None)',),
- 'adaptive_avg_pool3d': ('(Tensor input, tuple of ints output_size, *, Tensor out = None)',),
- 'adaptive_max_pool1d': ('(Tensor input, tuple of ints output_size)',),
- 'adaptive_max_pool2d': ('(Tensor input, tuple of ints output_size, *, tuple of Tensors out = '
+ 'adaptive_avg_pool1d': ('(Tensor input, tuple of ints[1] output_size)',),
+ 'adaptive_avg_pool2d': ('(Tensor input, tuple of ints[2] output_size, *, Tensor out = None)',),
+ 'adaptive_avg_pool3d': ('(Tensor input, tuple of ints[3] output_size, *, Tensor out = None)',),
+ 'adaptive_max_pool1d': ('(Tensor input, tuple of ints[1] output_size)',),
+ 'adaptive_max_pool2d': ('(Tensor input, tuple of ints[2] output_size, *, tuple of Tensors out = '
                          'None)',),
- 'adaptive_max_pool3d': ('(Tensor input, tuple of ints output_size, *, tuple of Tensors out = '
+ 'adaptive_max_pool3d': ('(Tensor input, tuple of ints[3] output_size, *, tuple of Tensors out = '
                          'None)',),
  'add': ('(Tensor input, Tensor other, *, Number alpha = 1, Tensor out = None)',
          '(Tensor input, Number alpha, Tensor other, *, Tensor out = None)|hidden'),
@@ -589,6 +611,7 @@ FUNCTIONS = {'_dirichlet_grad': ('(Tensor x, Tensor alpha, Tensor total)',),
           'None)|hidden',
           '(Number beta, Tensor input, Tensor vec1, Tensor vec2, *, Tensor out = None)|hidden'),
  'adjoint': ('(Tensor input)',),
+ 'affine_grid_generator': ('(Tensor theta, tuple of ints size, bool align_corners)',),
  'alias_copy': ('(Tensor input, *, Tensor out = None)',),
  'all': ('(Tensor input, *, Tensor out = None)',
          '(Tensor input, tuple of ints dim = None, bool keepdim = False, *, Tensor out = None)',
@@ -597,8 +620,10 @@ FUNCTIONS = {'_dirichlet_grad': ('(Tensor x, Tensor alpha, Tensor total)',),
               '= False)',),
  'alpha_dropout': ('(Tensor input, float p, bool train)',),
  'alpha_dropout_': ('(Tensor input, float p, bool train)',),
- 'amax': ('(Tensor input, tuple of ints dim = None, bool keepdim = False, *, Tensor out = None)',),
- 'amin': ('(Tensor input, tuple of ints dim = None, bool keepdim = False, *, Tensor out = None)',),
+ 'amax': ('(Tensor input, tuple of ints[1] dim = None, bool keepdim = False, *, Tensor out = '
+          'None)',),
+ 'amin': ('(Tensor input, tuple of ints[1] dim = None, bool keepdim = False, *, Tensor out = '
+          'None)',),
  'aminmax': ('(Tensor input, *, int dim = None, bool keepdim = False, tuple of Tensors out = '
              'None)',),
  'any': ('(Tensor input, *, Tensor out = None)',
@@ -631,6 +656,10 @@ FUNCTIONS = {'_dirichlet_grad': ('(Tensor x, Tensor alpha, Tensor total)',),
              'None)',
              '(Tensor input, int dim = -1, bool descending = False)'),
  'argwhere': ('(Tensor input)',),
+ 'as_strided': ('(Tensor input, tuple of ints size, tuple of ints stride, int storage_offset = '
+                'None)',),
+ 'as_strided_copy': ('(Tensor input, tuple of ints size, tuple of ints stride, int storage_offset '
+                     '= None, *, Tensor out = None)',),
  'as_strided_scatter': ('(Tensor input, Tensor src, tuple of ints size, tuple of ints stride, int '
                         'storage_offset = None)',),
  'as_tensor': ('(object data, *, ember.dtype dtype = None, ember.device device = None)',),
@@ -645,14 +674,15 @@ FUNCTIONS = {'_dirichlet_grad': ('(Tensor x, Tensor alpha, Tensor total)',),
  'atan_': ('(Tensor input)',),
  'atanh': ('(Tensor input, *, Tensor out = None)',),
  'atanh_': ('(Tensor input)',),
- 'avg_pool1d': ('(Tensor input, tuple of ints kernel_size, tuple of ints stride = None, tuple of '
-                'ints padding = 0, bool ceil_mode = False, bool count_include_pad = True)',),
- 'avg_pool2d': ('(Tensor input, tuple of ints kernel_size, tuple of ints stride = None, tuple of '
-                'ints padding = 0, bool ceil_mode = False, bool count_include_pad = True, int '
-                'divisor_override = None, *, Tensor out = None)',),
- 'avg_pool3d': ('(Tensor input, tuple of ints kernel_size, tuple of ints stride = None, tuple of '
-                'ints padding = 0, bool ceil_mode = False, bool count_include_pad = True, int '
-                'divisor_override = None, *, Tensor out = None)',),
+ 'avg_pool1d': ('(Tensor input, tuple of ints[1] kernel_size, tuple of ints[1] stride = None, '
+                'tuple of ints[1] padding = 0, bool ceil_mode = False, bool count_include_pad = '
+                'True)',),
+ 'avg_pool2d': ('(Tensor input, tuple of ints[2] kernel_size, tuple of ints[2] stride = None, '
+                'tuple of ints[2] padding = 0, bool ceil_mode = False, bool count_include_pad = '
+                'True, int divisor_override = None, *, Tensor out = None)',),
+ 'avg_pool3d': ('(Tensor input, tuple of ints[3] kernel_size, tuple of ints[3] stride = None, '
+                'tuple of ints[3] padding = 0, bool ceil_mode = False, bool count_include_pad = '
+                'True, int divisor_override = None, *, Tensor out = None)',),
  'baddbmm': ('(Tensor input, Tensor batch1, Tensor batch2, *, Number beta = 1, Number alpha = 1, '
              'Tensor out = None)',
              '(Tensor input, Tensor batch1, Tensor batch2, ember.dtype out_dtype, *, Number beta = '
@@ -736,27 +766,28 @@ FUNCTIONS = {'_dirichlet_grad': ('(Tensor x, Tensor alpha, Tensor total)',),
  'combinations': ('(Tensor input, int r = 2, bool with_replacement = False)',),
  'concat': ('(tuple of Tensors tensors, int dim = 0, *, Tensor out = None)',),
  'concatenate': ('(tuple of Tensors tensors, int dim = 0, *, Tensor out = None)',),
- 'conv1d': ('(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of '
-            'ints padding = 0, tuple of ints dilation = 1, int groups = 1)',
-            '(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, str '
-            'padding = "valid", tuple of ints dilation = 1, int groups = 1)'),
- 'conv2d': ('(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of '
-            'ints padding = 0, tuple of ints dilation = 1, int groups = 1)',
-            '(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, str '
-            'padding = "valid", tuple of ints dilation = 1, int groups = 1)'),
- 'conv3d': ('(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of '
-            'ints padding = 0, tuple of ints dilation = 1, int groups = 1)',
-            '(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, str '
-            'padding = "valid", tuple of ints dilation = 1, int groups = 1)'),
- 'conv_transpose1d': ('(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, '
-                      'tuple of ints padding = 0, tuple of ints output_padding = 0, int groups = '
-                      '1, tuple of ints dilation = 1)',),
- 'conv_transpose2d': ('(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, '
-                      'tuple of ints padding = 0, tuple of ints output_padding = 0, int groups = '
-                      '1, tuple of ints dilation = 1)',),
- 'conv_transpose3d': ('(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, '
-                      'tuple of ints padding = 0, tuple of ints output_padding = 0, int groups = '
-                      '1, tuple of ints dilation = 1)',),
+ 'constant_pad_nd': ('(Tensor input, tuple of ints pad, Number value = 0)',),
+ 'conv1d': ('(Tensor input, Tensor weight, Tensor bias = None, tuple of ints[1] stride = 1, tuple '
+            'of ints[1] padding = 0, tuple of ints[1] dilation = 1, int groups = 1)',
+            '(Tensor input, Tensor weight, Tensor bias = None, tuple of ints[1] stride = 1, str '
+            'padding = "valid", tuple of ints[1] dilation = 1, int groups = 1)'),
+ 'conv2d': ('(Tensor input, Tensor weight, Tensor bias = None, tuple of ints[2] stride = 1, tuple '
+            'of ints[2] padding = 0, tuple of ints[2] dilation = 1, int groups = 1)',
+            '(Tensor input, Tensor weight, Tensor bias = None, tuple of ints[2] stride = 1, str '
+            'padding = "valid", tuple of ints[2] dilation = 1, int groups = 1)'),
+ 'conv3d': ('(Tensor input, Tensor weight, Tensor bias = None, tuple of ints[3] stride = 1, tuple '
+            'of ints[3] padding = 0, tuple of ints[3] dilation = 1, int groups = 1)',
+            '(Tensor input, Tensor weight, Tensor bias = None, tuple of ints[3] stride = 1, str '
+            'padding = "valid", tuple of ints[3] dilation = 1, int groups = 1)'),
+ 'conv_transpose1d': ('(Tensor input, Tensor weight, Tensor bias = None, tuple of ints[1] stride = '
+                      '1, tuple of ints[1] padding = 0, tuple of ints[1] output_padding = 0, int '
+                      'groups = 1, tuple of ints[1] dilation = 1)',),
+ 'conv_transpose2d': ('(Tensor input, Tensor weight, Tensor bias = None, tuple of ints[2] stride = '
+                      '1, tuple of ints[2] padding = 0, tuple of ints[2] output_padding = 0, int '
+                      'groups = 1, tuple of ints[2] dilation = 1)',),
+ 'conv_transpose3d': ('(Tensor input, Tensor weight, Tensor bias = None, tuple of ints[3] stride = '
+                      '1, tuple of ints[3] padding = 0, tuple of ints[3] output_padding = 0, int '
+                      'groups = 1, tuple of ints[3] dilation = 1)',),
  'convolution': ('(Tensor input, Tensor weight, Tensor? bias, tuple of ints stride, tuple of ints '
                  'padding, tuple of ints dilation, bool transposed, tuple of ints output_padding, '
                  'int groups)',),
@@ -878,10 +909,10 @@ FUNCTIONS = {'_dirichlet_grad': ('(Tensor x, Tensor alpha, Tensor total)',),
           '(Tensor input, Number other, *, Tensor out = None)'),
  'frac': ('(Tensor input, *, Tensor out = None)',),
  'frac_': ('(Tensor input)',),
- 'fractional_max_pool2d': ('(Tensor input, tuple of ints kernel_size, tuple of ints output_size, '
-                           'Tensor random_samples, *, tuple of Tensors out = None)',),
- 'fractional_max_pool3d': ('(Tensor input, tuple of ints kernel_size, tuple of ints output_size, '
-                           'Tensor random_samples, *, tuple of Tensors out = None)',),
+ 'fractional_max_pool2d': ('(Tensor input, tuple of ints[2] kernel_size, tuple of ints[2] '
+                           'output_size, Tensor random_samples, *, tuple of Tensors out = None)',),
+ 'fractional_max_pool3d': ('(Tensor input, tuple of ints[3] kernel_size, tuple of ints[3] '
+                           'output_size, Tensor random_samples, *, tuple of Tensors out = None)',),
  'frexp': ('(Tensor input, *, tuple of Tensors out = None)',),
  'frombuffer': ('(object buffer, *, ember.dtype dtype, int count = -1, int offset = 0, bool '
                 'requires_grad = False)',),
@@ -1021,6 +1052,8 @@ FUNCTIONS = {'_dirichlet_grad': ('(Tensor x, Tensor alpha, Tensor total)',),
  'kthvalue': ('(Tensor input, int k, int dim = -1, bool keepdim = False, *, tuple of Tensors out = '
               'None)',),
  'l1_loss': ('(Tensor input, Tensor target, int reduction = 1)',),
+ 'layer_norm': ('(Tensor input, tuple of ints normalized_shape, Tensor weight = None, Tensor bias '
+                '= None, float eps = 1e-05, bool cudnn_enable = True)',),
  'lcm': ('(Tensor input, Tensor other, *, Tensor out = None)',),
  'lcm_': ('(Tensor input, Tensor other)',),
  'ldexp': ('(Tensor input, Tensor other, *, Tensor out = None)',),
@@ -1080,7 +1113,7 @@ FUNCTIONS = {'_dirichlet_grad': ('(Tensor x, Tensor alpha, Tensor total)',),
               '(Number start, Number end, int steps, float base = 10.0, *, Tensor out = None, '
               'ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, '
               'bool? pin_memory = False, bool? requires_grad = False)'),
- 'logsumexp': ('(Tensor input, tuple of ints dim, bool keepdim = False, *, Tensor out = None)',),
+ 'logsumexp': ('(Tensor input, tuple of ints[1] dim, bool keepdim = False, *, Tensor out = None)',),
  'lt': ('(Tensor input, Tensor other, *, Tensor out = None)',
         '(Tensor input, Number other, *, Tensor out = None)'),
  'lu_unpack': ('(Tensor LU_data, Tensor LU_pivots, bool unpack_data = True, bool unpack_pivots = '
@@ -1097,29 +1130,32 @@ FUNCTIONS = {'_dirichlet_grad': ('(Tensor x, Tensor alpha, Tensor total)',),
  'max': ('(Tensor input, *, Tensor out = None)',
          '(Tensor input, Tensor other, *, Tensor out = None)',
          '(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)'),
- 'max_pool1d': ('(Tensor input, tuple of ints kernel_size, tuple of ints stride = None, tuple of '
-                'ints padding = 0, tuple of ints dilation = 1, bool ceil_mode = False)',),
- 'max_pool1d_with_indices': ('(Tensor input, tuple of ints kernel_size, tuple of ints stride = '
-                             'None, tuple of ints padding = 0, tuple of ints dilation = 1, bool '
-                             'ceil_mode = False)',),
- 'max_pool2d': ('(Tensor input, tuple of ints kernel_size, tuple of ints stride = None, tuple of '
-                'ints padding = 0, tuple of ints dilation = 1, bool ceil_mode = False)',),
- 'max_pool2d_with_indices': ('(Tensor input, tuple of ints kernel_size, tuple of ints stride = '
-                             'None, tuple of ints padding = 0, tuple of ints dilation = 1, bool '
-                             'ceil_mode = False, *, tuple of Tensors out = None)',),
- 'max_pool3d': ('(Tensor input, tuple of ints kernel_size, tuple of ints stride = None, tuple of '
-                'ints padding = 0, tuple of ints dilation = 1, bool ceil_mode = False)',),
- 'max_pool3d_with_indices': ('(Tensor input, tuple of ints kernel_size, tuple of ints stride = '
-                             'None, tuple of ints padding = 0, tuple of ints dilation = 1, bool '
-                             'ceil_mode = False, *, tuple of Tensors out = None)',),
- 'max_unpool2d': ('(Tensor input, Tensor indices, tuple of ints output_size, *, Tensor out = '
+ 'max_pool1d': ('(Tensor input, tuple of ints[1] kernel_size, tuple of ints[1] stride = None, '
+                'tuple of ints[1] padding = 0, tuple of ints[1] dilation = 1, bool ceil_mode = '
+                'False)',),
+ 'max_pool1d_with_indices': ('(Tensor input, tuple of ints[1] kernel_size, tuple of ints[1] stride '
+                             '= None, tuple of ints[1] padding = 0, tuple of ints[1] dilation = 1, '
+                             'bool ceil_mode = False)',),
+ 'max_pool2d': ('(Tensor input, tuple of ints[2] kernel_size, tuple of ints[2] stride = None, '
+                'tuple of ints[2] padding = 0, tuple of ints[2] dilation = 1, bool ceil_mode = '
+                'False)',),
+ 'max_pool2d_with_indices': ('(Tensor input, tuple of ints[2] kernel_size, tuple of ints[2] stride '
+                             '= None, tuple of ints[2] padding = 0, tuple of ints[2] dilation = 1, '
+                             'bool ceil_mode = False, *, tuple of Tensors out = None)',),
+ 'max_pool3d': ('(Tensor input, tuple of ints[3] kernel_size, tuple of ints[3] stride = None, '
+                'tuple of ints[3] padding = 0, tuple of ints[3] dilation = 1, bool ceil_mode = '
+                'False)',),
+ 'max_pool3d_with_indices': ('(Tensor input, tuple of ints[3] kernel_size, tuple of ints[3] stride '
+                             '= None, tuple of ints[3] padding = 0, tuple of ints[3] dilation = 1, '
+                             'bool ceil_mode = False, *, tuple of Tensors out = None)',),
+ 'max_unpool2d': ('(Tensor input, Tensor indices, tuple of ints[2] output_size, *, Tensor out = '
                   'None)',),
- 'max_unpool3d': ('(Tensor input, Tensor indices, tuple of ints output_size, tuple of ints stride, '
-                  'tuple of ints padding, *, Tensor out = None)',),
+ 'max_unpool3d': ('(Tensor input, Tensor indices, tuple of ints[3] output_size, tuple of ints[3] '
+                  'stride, tuple of ints[3] padding, *, Tensor out = None)',),
  'maximum': ('(Tensor input, Tensor other, *, Tensor out = None)',),
  'mean': ('(Tensor input, *, ember.dtype dtype = None, Tensor out = None)',
-          '(Tensor input, tuple of ints? dim, bool keepdim = False, *, ember.dtype dtype = None, '
-          'Tensor out = None)'),
+          '(Tensor input, tuple of ints[1]? dim, bool keepdim = False, *, ember.dtype dtype = '
+          'None, Tensor out = None)'),
  'median': ('(Tensor input)',
             '(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)'),
  'min': ('(Tensor input, *, Tensor out = None)',
@@ -1149,16 +1185,16 @@ FUNCTIONS = {'_dirichlet_grad': ('(Tensor x, Tensor alpha, Tensor total)',),
  'nan_to_num': ('(Tensor input, float nan = None, float posinf = None, float neginf = None, *, '
                 'Tensor out = None)',),
  'nan_to_num_': ('(Tensor input, float nan = None, float posinf = None, float neginf = None)',),
- 'nanmean': ('(Tensor input, tuple of ints dim = None, bool keepdim = False, *, ember.dtype dtype '
-             '= None, Tensor out = None)',),
+ 'nanmean': ('(Tensor input, tuple of ints[1] dim = None, bool keepdim = False, *, ember.dtype '
+             'dtype = None, Tensor out = None)',),
  'nanmedian': ('(Tensor input)',
                '(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)'),
  'nanquantile': ('(Tensor input, Tensor q, int dim = None, bool keepdim = False, *, str '
                  'interpolation = "linear", Tensor out = None)',
                  '(Tensor input, float q, int dim = None, bool keepdim = False, *, str '
                  'interpolation = "linear", Tensor out = None)'),
- 'nansum': ('(Tensor input, tuple of ints dim = None, bool keepdim = False, *, ember.dtype dtype = '
-            'None, Tensor out = None)',),
+ 'nansum': ('(Tensor input, tuple of ints[1] dim = None, bool keepdim = False, *, ember.dtype '
+            'dtype = None, Tensor out = None)',),
  'narrow': ('(Tensor input, int dim, Tensor start, int length)',
             '(Tensor input, int dim, int start, int length)'),
  'narrow_copy': ('(Tensor input, int dim, int start, int length, *, Tensor out = None)',),
@@ -1192,6 +1228,7 @@ FUNCTIONS = {'_dirichlet_grad': ('(Tensor x, Tensor alpha, Tensor total)',),
                'None, ember.layout layout = None, ember.device device = None, bool? pin_memory = '
                'False, bool? requires_grad = False)',),
  'outer': ('(Tensor input, Tensor vec2, *, Tensor out = None)',),
+ 'pad': ('(Tensor input, tuple of ints pad, str mode = "constant", float value = None)',),
  'pairwise_distance': ('(Tensor x1, Tensor x2, float p = 2, float eps = 1e-06, bool keepdim = '
                        'False)',),
  'pdist': ('(Tensor input, float p = 2)',),
@@ -1303,7 +1340,9 @@ FUNCTIONS = {'_dirichlet_grad': ('(Tensor x, Tensor alpha, Tensor total)',),
                  '(Number scalar, Tensor tensor)',
                  '(Tensor tensor, Number other)',
                  '(Number scalar1, Number scalar2)'),
- 'roll': ('(Tensor input, tuple of ints shifts, tuple of ints dims = None)',),
+ 'rms_norm': ('(Tensor input, tuple of ints normalized_shape, Tensor weight = None, float eps = '
+              'None)',),
+ 'roll': ('(Tensor input, tuple of ints[1] shifts, tuple of ints[1] dims = None)',),
  'rot90': ('(Tensor input, int k = 1, tuple of ints dims = {0,1})',),
  'round': ('(Tensor input, *, Tensor out = None)',
            '(Tensor input, *, int decimals, Tensor out = None)'),
@@ -1367,6 +1406,9 @@ FUNCTIONS = {'_dirichlet_grad': ('(Tensor x, Tensor alpha, Tensor total)',),
           'out = None)',
           '(Tensor input, int dim = -1, bool descending = False, *, tuple of Tensors out = None)'),
  'split_copy': ('(Tensor input, int split_size, int dim = 0, *, tuple of Tensors out = None)',),
+ 'split_with_sizes': ('(Tensor input, tuple of ints split_sizes, int dim = 0)',),
+ 'split_with_sizes_copy': ('(Tensor input, tuple of ints split_sizes, int dim = 0, *, tuple of '
+                           'Tensors out = None)',),
  'sqrt': ('(Tensor input, *, Tensor out = None)',),
  'sqrt_': ('(Tensor input)',),
  'square': ('(Tensor input, *, Tensor out = None)',),
@@ -1376,21 +1418,21 @@ FUNCTIONS = {'_dirichlet_grad': ('(Tensor x, Tensor alpha, Tensor total)',),
                   '(Tensor input, int dim, *, Tensor out = None)',
                   '(Tensor input, tuple of ints dim, *, Tensor out = None)'),
  'stack': ('(tuple of Tensors tensors, int dim = 0, *, Tensor out = None)',),
- 'std': ('(Tensor input, tuple of ints? dim, bool unbiased = True, bool keepdim = False, *, Tensor '
-         'out = None)',
-         '(Tensor input, tuple of ints dim = None, *, Number correction = None, bool keepdim = '
+ 'std': ('(Tensor input, tuple of ints[1]? dim, bool unbiased = True, bool keepdim = False, *, '
+         'Tensor out = None)',
+         '(Tensor input, tuple of ints[1] dim = None, *, Number correction = None, bool keepdim = '
          'False, Tensor out = None)',
          '(Tensor input, bool unbiased = True)'),
- 'std_mean': ('(Tensor input, tuple of ints? dim, bool unbiased = True, bool keepdim = False)',
-              '(Tensor input, tuple of ints dim = None, *, Number correction = None, bool keepdim '
-              '= False)',
+ 'std_mean': ('(Tensor input, tuple of ints[1]? dim, bool unbiased = True, bool keepdim = False)',
+              '(Tensor input, tuple of ints[1] dim = None, *, Number correction = None, bool '
+              'keepdim = False)',
               '(Tensor input, bool unbiased = True)'),
  'sub': ('(Tensor input, Tensor other, *, Number alpha = 1, Tensor out = None)',
          '(Tensor input, Number alpha, Tensor other, *, Tensor out = None)|hidden'),
  'subtract': ('(Tensor input, Tensor other, *, Number alpha = 1, Tensor out = None)',
               '(Tensor input, Number other, Number alpha = 1)'),
  'sum': ('(Tensor input, *, ember.dtype dtype = None)',
-         '(Tensor input, tuple of ints? dim, bool keepdim = False, *, ember.dtype dtype = None, '
+         '(Tensor input, tuple of ints[1]? dim, bool keepdim = False, *, ember.dtype dtype = None, '
          'Tensor out = None)'),
  'svd': ('(Tensor input, bool some = True, bool compute_uv = True, *, tuple of Tensors out = '
          'None)',),
@@ -1442,18 +1484,19 @@ FUNCTIONS = {'_dirichlet_grad': ('(Tensor x, Tensor alpha, Tensor total)',),
  'unfold_copy': ('(Tensor input, int dimension, int size, int step, *, Tensor out = None)',),
  'unsafe_chunk': ('(Tensor input, int chunks, int dim = 0)',),
  'unsafe_split': ('(Tensor input, int split_size, int dim = 0)',),
+ 'unsafe_split_with_sizes': ('(Tensor input, tuple of ints split_sizes, int dim = 0)',),
  'unsqueeze': ('(Tensor input, int dim)',),
  'unsqueeze_copy': ('(Tensor input, int dim, *, Tensor out = None)',),
  'values_copy': ('(Tensor input, *, Tensor out = None)',),
  'vander': ('(Tensor x, int N = None, bool increasing = False)',),
- 'var': ('(Tensor input, tuple of ints? dim, bool unbiased = True, bool keepdim = False, *, Tensor '
-         'out = None)',
-         '(Tensor input, tuple of ints dim = None, *, Number correction = None, bool keepdim = '
+ 'var': ('(Tensor input, tuple of ints[1]? dim, bool unbiased = True, bool keepdim = False, *, '
+         'Tensor out = None)',
+         '(Tensor input, tuple of ints[1] dim = None, *, Number correction = None, bool keepdim = '
          'False, Tensor out = None)',
          '(Tensor input, bool unbiased = True)'),
- 'var_mean': ('(Tensor input, tuple of ints? dim, bool unbiased = True, bool keepdim = False)',
-              '(Tensor input, tuple of ints dim = None, *, Number correction = None, bool keepdim '
-              '= False)',
+ 'var_mean': ('(Tensor input, tuple of ints[1]? dim, bool unbiased = True, bool keepdim = False)',
+              '(Tensor input, tuple of ints[1] dim = None, *, Number correction = None, bool '
+              'keepdim = False)',
               '(Tensor input, bool unbiased = True)'),
  'vdot': ('(Tensor input, Tensor other, *, Tensor out = None)',),
  'view_copy': ('(Tensor input, ember.dtype dtype, *, Tensor out = None)',

@@ -100,9 +100,12 @@ class Tensor:
 
     def size(self, dim=None):
         """The shape, or the length of one dimension."""
+        shape = self._data.shape
         if dim is None:
-            return Size(self._data.shape)
-        return self._data.shape[_canonical_dim(dim, self._data.ndim)]
+            return Size(shape)
+        if not shape:  # not the wrap rule of ops: size(0) of a 0-dim tensor has no answer
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        return shape[_canonical_dim(dim, len(shape))]
 
     def dim(self):
         return self._data.ndim
@@ -517,67 +520,126 @@ class Tensor:
         return _conversion.copy_(self, src)
 
     # ================================================================ pointwise (ops/pointwise.py)
+    # PyTorch's operators turn its parser's TypeError into NotImplemented, so Python itself
+    # words the refusal ("unsupported operand type(s) for +: 'Tensor' and 'NoneType'")
+    # after trying the other operand; an in-place one does so before its leaf checks.
     def __add__(self, other):
-        return _pointwise.add(self, other)
+        try:
+            return _pointwise.add(self, other)
+        except TypeError:
+            return NotImplemented
 
     def __radd__(self, other):
-        return _pointwise.add(self, other)
+        try:
+            return _pointwise.add(self, other)
+        except TypeError:
+            return NotImplemented
 
     def __iadd__(self, other):
+        if _not_operand(other):
+            return NotImplemented
         return _pointwise.add_(self, other)
 
     def __sub__(self, other):
-        return _pointwise.sub(self, other)
+        try:
+            return _pointwise.sub(self, other)
+        except TypeError:
+            return NotImplemented
 
     def __rsub__(self, other):
-        return _pointwise.rsub(self, other)
+        try:
+            return _pointwise.rsub(self, other)
+        except TypeError:
+            return NotImplemented
 
     def __isub__(self, other):
+        if _not_operand(other):
+            return NotImplemented
         return _pointwise.sub_(self, other)
 
     def __mul__(self, other):
-        return _pointwise.mul(self, other)
+        try:
+            return _pointwise.mul(self, other)
+        except TypeError:
+            return NotImplemented
 
     def __rmul__(self, other):
-        return _pointwise.mul(self, other)
+        try:
+            return _pointwise.mul(self, other)
+        except TypeError:
+            return NotImplemented
 
     def __imul__(self, other):
+        if _not_operand(other):
+            return NotImplemented
         return _pointwise.mul_(self, other)
 
     def __truediv__(self, other):
-        return _pointwise.div(self, other)
+        try:
+            return _pointwise.div(self, other)
+        except TypeError:
+            return NotImplemented
 
     def __rtruediv__(self, other):
-        return _pointwise.rdiv(self, other)
+        try:
+            return _pointwise.rdiv(self, other)
+        except TypeError:
+            return NotImplemented
 
     def __itruediv__(self, other):
+        if _not_operand(other):
+            return NotImplemented
         return _pointwise.div_(self, other)
 
     def __floordiv__(self, other):
-        return _pointwise.floor_divide(self, other)
+        try:
+            return _pointwise.floor_divide(self, other)
+        except TypeError:
+            return NotImplemented
 
     def __rfloordiv__(self, other):
-        return _pointwise.rfloordiv(self, other)
+        try:
+            return _pointwise.rfloordiv(self, other)
+        except TypeError:
+            return NotImplemented
 
     def __ifloordiv__(self, other):
+        if _not_operand(other):
+            return NotImplemented
         return _pointwise.floor_divide_(self, other)
 
     def __mod__(self, other):
-        return _pointwise.remainder(self, other)
+        try:
+            return _pointwise.remainder(self, other)
+        except TypeError:
+            return NotImplemented
 
     def __rmod__(self, other):
-        return _pointwise.rremainder(self, other)
+        try:
+            return _pointwise.rremainder(self, other)
+        except TypeError:
+            return NotImplemented
 
     def __imod__(self, other):
+        if _not_operand(other):
+            return NotImplemented
         return _pointwise.remainder_(self, other)
 
     def __pow__(self, exponent):
-        return _pointwise.pow(self, exponent)
+        try:
+            return _pointwise.pow(self, exponent)
+        except TypeError:
+            return NotImplemented
 
     def __rpow__(self, other):
-        return _pointwise.rpow(self, other)
+        try:
+            return _pointwise.rpow(self, other)
+        except TypeError:
+            return NotImplemented
 
     def __ipow__(self, exponent):
+        if _not_operand(exponent):
+            return NotImplemented
         return _pointwise.pow_(self, exponent)
 
     def __neg__(self):
@@ -593,64 +655,113 @@ class Tensor:
         return _pointwise._invert(self)
 
     def __and__(self, other):
-        return _pointwise.bitwise_and(self, other)
+        try:
+            return _pointwise.bitwise_and(self, other)
+        except TypeError:
+            return NotImplemented
 
     __rand__ = __and__
 
     def __iand__(self, other):
+        if _not_operand(other):
+            return NotImplemented
         return _pointwise.bitwise_and_(self, other)
 
     def __or__(self, other):
-        return _pointwise.bitwise_or(self, other)
+        try:
+            return _pointwise.bitwise_or(self, other)
+        except TypeError:
+            return NotImplemented
 
     __ror__ = __or__
 
     def __ior__(self, other):
+        if _not_operand(other):
+            return NotImplemented
         return _pointwise.bitwise_or_(self, other)
 
     def __xor__(self, other):
-        return _pointwise.bitwise_xor(self, other)
+        try:
+            return _pointwise.bitwise_xor(self, other)
+        except TypeError:
+            return NotImplemented
 
     __rxor__ = __xor__
 
     def __ixor__(self, other):
+        if _not_operand(other):
+            return NotImplemented
         return _pointwise.bitwise_xor_(self, other)
 
     def __lshift__(self, other):
-        return _pointwise.bitwise_left_shift(self, other)
+        try:
+            return _pointwise.bitwise_left_shift(self, other)
+        except TypeError:
+            return NotImplemented
 
     def __rlshift__(self, other):
-        return _pointwise.rlshift(self, other)
+        try:
+            return _pointwise.rlshift(self, other)
+        except TypeError:
+            return NotImplemented
 
     def __ilshift__(self, other):
+        if _not_operand(other):
+            return NotImplemented
         return _pointwise.bitwise_left_shift_(self, other)
 
     def __rshift__(self, other):
-        return _pointwise.bitwise_right_shift(self, other)
+        try:
+            return _pointwise.bitwise_right_shift(self, other)
+        except TypeError:
+            return NotImplemented
 
     def __rrshift__(self, other):
-        return _pointwise.rrshift(self, other)
+        try:
+            return _pointwise.rrshift(self, other)
+        except TypeError:
+            return NotImplemented
 
     def __irshift__(self, other):
+        if _not_operand(other):
+            return NotImplemented
         return _pointwise.bitwise_right_shift_(self, other)
 
     def __eq__(self, other):
-        return False if other is None else _pointwise.eq(self, other)
+        try:
+            return _pointwise.eq(self, other)
+        except TypeError:
+            return NotImplemented  # Python then compares identities: x == "a" is False
 
     def __ne__(self, other):
-        return True if other is None else _pointwise.ne(self, other)
+        try:
+            return _pointwise.ne(self, other)
+        except TypeError:
+            return NotImplemented  # Python then compares identities: x == "a" is True
 
     def __lt__(self, other):
-        return _pointwise.lt(self, other)
+        try:
+            return _pointwise.lt(self, other)
+        except TypeError:
+            return NotImplemented
 
     def __le__(self, other):
-        return _pointwise.le(self, other)
+        try:
+            return _pointwise.le(self, other)
+        except TypeError:
+            return NotImplemented
 
     def __gt__(self, other):
-        return _pointwise.gt(self, other)
+        try:
+            return _pointwise.gt(self, other)
+        except TypeError:
+            return NotImplemented
 
     def __ge__(self, other):
-        return _pointwise.ge(self, other)
+        try:
+            return _pointwise.ge(self, other)
+        except TypeError:
+            return NotImplemented
 
     def add(self, other, *, alpha=1):
         return _pointwise.add(self, other, alpha=alpha)
@@ -1397,7 +1508,16 @@ class Tensor:
         return _views.ravel(self)
 
     def unflatten(self, dim, sizes):
-        return _views.unflatten(self, dim, sizes)
+        # PyTorch's Python method refuses empty sizes before its C++ parser looks at types
+        if not sizes:
+            raise RuntimeError("unflatten: sizes must be non-empty")
+        if dim.__class__ is not int or sizes.__class__ not in _SHAPES:
+            _arguments.check("Tensor.unflatten", (dim, sizes))
+        try:
+            return _views.unflatten(self, dim, sizes)
+        except Exception:
+            _arguments.check("Tensor.unflatten", (dim, sizes))
+            raise
 
     def expand(self, *sizes):
         return _views.expand(self, *sizes)
@@ -1533,10 +1653,16 @@ class Tensor:
 
     # ================================================================ matrices (ops/linalg.py)
     def __matmul__(self, other):
-        return _linalg.matmul(self, other)
+        try:
+            return _linalg.matmul(self, other)
+        except TypeError:
+            return NotImplemented
 
     def __rmatmul__(self, other):
-        return _linalg.matmul(other, self)
+        try:
+            return _linalg.matmul(other, self)
+        except TypeError:
+            return NotImplemented
 
     def matmul(self, other):
         return _linalg.matmul(self, other)
@@ -2089,6 +2215,22 @@ class Tensor:
         return False
 
 
+_OPERANDS = frozenset({int, float, bool, complex})
+_SHAPES = frozenset({tuple, list, Size})
+
+
+def _not_operand(other):
+    """Whether an operator's other operand is neither a tensor nor a number (NumPy's
+    scalars count): the in-place operators' early NotImplemented."""
+    if other.__class__ in _OPERANDS or isinstance(other, Tensor):
+        return False
+    try:
+        _ops_common.scalar_value(other)
+    except TypeError:
+        return True
+    return False
+
+
 def _canonical_dim(dim, ndim):
     """Wrap a negative dim; IndexError with PyTorch's text when out of range."""
     bound = ndim if ndim > 0 else 1
@@ -2104,6 +2246,7 @@ _address = _backend.address
 # (PyTorch's TypeErrors) checks arguments against Tensor, so it belongs to the same tie.
 from . import _arguments, _dlpack, _tensor_str  # noqa: E402
 from .autograd import api as _autograd_api  # noqa: E402
+from .ops import _common as _ops_common  # noqa: E402
 from .ops import conversion as _conversion  # noqa: E402
 from .ops import creation as _creation  # noqa: E402
 from .ops import indexing as _indexing  # noqa: E402

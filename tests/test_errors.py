@@ -424,12 +424,12 @@ def test_every_signature_with_a_wrong_value_in_each_position(torch):
         got = _position_outcome(ember, *case)
         if got != expected:
             different.append((case, expected[1], got))
-    # 23 remain (169 before nullable parameters and tensor positions were screened;
-    # 7367 of 15255 before this walk existed). What is left: a tensor position given a
+    # 21 remain (23 before sized and unsized int lists were told apart; 169 before
+    # nullable parameters and tensor positions were screened; 7367 of 15255 before this walk existed). What is left: a tensor position given a
     # float by keyword (pow(input=2.0, ...): PyTorch's Number overload names it self), a
     # tensor where a signature mixes float and list positions (normal), bools by keyword
     # where another signature takes a tensor (narrow(start=True), histogram(bins=True)),
     # a str/object end for linspace/logspace, rrelu's generator, resize_([0, 1.5]), and
     # the classes ember.device/finfo/iinfo, whose keyword forms have no door. Lower this
     # as they are fixed.
-    assert len(different) <= 23, different[:3]
+    assert len(different) <= 21, different[:3]

@@ -8,6 +8,7 @@ those strings, rewrites each the way FunctionSignature::toString prints it
 _arguments, given it, reproduces torch's own TypeError for a set of probe calls (so a
 string that belongs to another parser, or a quirk not modelled, is left out, not guessed).
 """
+import itertools
 import os
 import pprint
 import re
@@ -56,12 +57,18 @@ def printed(body, flags):
             continue
         declared, _, default = part.partition("=")
         type_name, _, name = declared.rpartition(" ")
-        type_name = re.sub(r"\[\d+\]", "", type_name)
+        # "IntArrayRef[2]": a sized int list also takes one int (or one-element integer
+        # tensor); PyTorch does not print the size, _arguments drops it when printing
+        sized = re.search(r"\[\d+\]", type_name)
+        type_name = type_name.replace(sized.group(), "") if sized else type_name
         # PyTorch prints "int? dim" as "int dim"; the mark stays for the parser (None
         # passes), and _arguments drops it when printing. A None default says it already.
         nullable = "?" if type_name.endswith("?") and default != "None" else ""
         type_name = type_name.rstrip("?")
-        text = f"{_TYPES.get(type_name, type_name)}{nullable} {name}"
+        type_name = _TYPES.get(type_name, type_name)
+        if sized and type_name == "tuple of ints":
+            type_name += sized.group()
+        text = f"{type_name}{nullable} {name}"
         if default:
             text += " = " + _DEFAULTS.get(default, default)
         parts.append(text)
@@ -148,6 +155,12 @@ def _orders(texts):
     if len(texts) > 1:
         for i in range(len(texts)):
             yield texts[:i] + texts[i + 1:]
+    # PyTorch sorts a parser's overloads (Tensor before Number, ...); where the stored
+    # order is far from that, a small set is tried in every order
+    if 1 < len(texts) <= 5:
+        yield from itertools.permutations(texts)
+        for i in range(len(texts)):
+            yield from itertools.permutations(texts[:i] + texts[i + 1:])
 
 
 def main():

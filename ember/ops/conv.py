@@ -121,24 +121,46 @@ def _check_transposed(size, out, stride, dilation, output_padding):
                            f"size per channel: ({_sizes(out)}). Output size is too small")
 
 
-def _check_dtypes(input, weight, bias, transposed, n):
-    x_dtype, w_dtype = input.dtype, weight.dtype
-    if x_dtype is not w_dtype:
-        if transposed:
-            message = (f"expected scalar type {_errors.scalar_type_name(x_dtype)} but found "
-                       f"{_errors.scalar_type_name(w_dtype)}")
-        else:
-            message = (f"Input type ({input.type()}) and weight type ({weight.type()}) should "
-                       "be the same or input should be a MKLDNN tensor and weight is a dense "
-                       "tensor")
-        raise _diagnose.noted(RuntimeError(message), "dtype", input_dtype=x_dtype,
-                              parameter_dtype=w_dtype, operation="convolution")
-    if bias is not None and bias.dtype is not x_dtype:
-        raise RuntimeError(f"Input type ({_errors.cpp_type_name(x_dtype)}) and bias type "
+def _check_bias_dtype(input, bias):
+    """PyTorch's CPU convolution compares the bias's dtype with the input's before any
+    shape check (not for a transposed one, which finds the weight's first)."""
+    if bias is not None and bias.dtype is not input.dtype:
+        raise RuntimeError(f"Input type ({_errors.cpp_type_name(input.dtype)}) and bias type "
                            f"({_errors.cpp_type_name(bias.dtype)}) should be the same")
-    if x_dtype.name == "bool" and input._data.size:
+
+
+def _check_dtypes(input, weight, bias, transposed, n, groups):
+    x_dtype, w_dtype = input.dtype, weight.dtype
+    # the transposed kernels exist for floats and int64 only, and say so before the weight
+    if (x_dtype.name == "bool" or transposed and x_dtype.name in _NO_TRANSPOSED_KERNEL) \
+            and input._data.size:
         raise NotImplementedError(_errors.not_implemented_for(_SLOW_KERNELS[n, transposed],
                                                               x_dtype))
+    if x_dtype is not w_dtype:
+        if x_dtype.name == "bfloat16" or not transposed and _takes_onednn(input, weight, groups):
+            # bfloat16 has no legacy tensor type name: PyTorch prints its dispatch type
+            name = "CPUBFloat16Type" if x_dtype.name == "bfloat16" else input.type()
+            message = (f"Input type ({name}) and weight type ({weight.type()}) should be "
+                       "the same or input should be a MKLDNN tensor and weight is a dense tensor")
+        else:
+            message = (f"expected scalar type {_errors.scalar_type_name(x_dtype)} but found "
+                       f"{_errors.scalar_type_name(w_dtype)}")
+        raise _diagnose.noted(RuntimeError(message), "dtype", input_dtype=x_dtype,
+                              parameter_dtype=w_dtype, operation="convolution")
+    _check_bias_dtype(input, bias)
+
+
+def _takes_onednn(input, weight, groups):
+    """Whether PyTorch's CPU build would run this float32 convolution through oneDNN, whose
+    dtype message differs: grouped, batched, large (over 20480 input elements) or with a
+    kernel over 3 in both of its last two dimensions (measured against torch 2.13)."""
+    x_shape, w_shape = input._data.shape, weight._data.shape
+    return input.dtype.name == "float32" and (
+        groups > 1 or x_shape[0] > 1 or input._data.size > 20480
+        or len(w_shape) > 3 and w_shape[-1] > 3 and w_shape[-2] > 3)
+
+
+_NO_TRANSPOSED_KERNEL = frozenset({"int8", "int16", "int32", "uint8"})
 
 
 # ---------------------------------------------------------------- the op
@@ -148,6 +170,10 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
     if _autocast.on:
         return _autocast.lower_precision(convolution, input, weight, bias, stride, padding,
                                          dilation, transposed, output_padding, groups)
+    if not transposed:
+        _check_bias_dtype(input, bias)
+    if weight._data.ndim < 3:
+        raise RuntimeError("weight should have at least three dimensions")
     n = weight._data.ndim - 2
     stride = _expand(stride, n, "stride")
     padding = _expand(padding, n, "padding")
@@ -155,14 +181,15 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
     output_padding = _expand(output_padding, n, "output_padding")
     _check_shapes(input, weight, bias, stride, padding, dilation, transposed, output_padding,
                   groups)
-    _check_dtypes(input, weight, bias, transposed, n)
     params = (stride, padding, dilation, groups)
     if not transposed:
+        _check_dtypes(input, weight, bias, False, n, groups)
         return _convolution(input, weight, bias, params, False, None)
     size = input._data.shape[2:]
     out = tuple((i - 1) * s - 2 * p + d * (k - 1) + op + 1 for i, s, p, d, k, op in
                 zip(size, stride, padding, dilation, weight._data.shape[2:], output_padding))
     _check_transposed(size, out, stride, dilation, output_padding)
+    _check_dtypes(input, weight, bias, True, n, groups)
     return _convolution(input, weight, bias, params, True, out)
 
 

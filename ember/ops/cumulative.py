@@ -185,6 +185,8 @@ def _cumulative_extreme(input, dim, which, result_type, node_type):
     if data.size == 0:  # PyTorch returns empty results before it checks dim
         return _selected(result_type, node_type, input, contiguous(data.copy(), xp),
                          contiguous(xp.zeros(data.shape, xp.int64), xp), 0, True)
+    if not data.ndim and dim not in (-1, 0):
+        raise IndexError(f"cum{which}(): Expected reduction dim -1 or 0 for scalar but got {dim}")
     d = wrap_dim(dim, data.ndim)
     if not data.ndim:
         values, indices = data.copy(), _index_array(xp, ())

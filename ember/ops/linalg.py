@@ -504,6 +504,8 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     if not isinstance(input, Tensor):
         raise TypeError(f"baddbmm(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(input).__name__}")
+    # PyTorch broadcasts input to the product's shape before any other check
+    input.expand(batch1.size(0), batch1.size(1), batch2.size(2))
     c = input._data
     if c.dtype != a.dtype:
         raise RuntimeError(f"Input dtypes must be the same, got: input {_cpp_name(c)}, "

@@ -261,9 +261,9 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
             padding_idx = rows + padding_idx
     else:
         padding_idx = -1
-    indices = _check_indices(input)
-    if weight.dim() != 2:
+    if weight.dim() != 2:  # before the indices' dtype, as PyTorch's kernel checks
         raise RuntimeError("'weight' must be 2-D")
+    indices = _check_indices(input)
     if indices.size and (indices.min() < 0 or indices.max() >= rows):
         raise _diagnose.noted(IndexError("index out of range in self"), "embedding",
                               low=int(indices.min()), high=int(indices.max()), rows=rows)

@@ -11,7 +11,7 @@ import math
 
 from . import _autocast
 from .._dtype import is_floating as _is_floating
-from .. import _dtype, _errors
+from .. import _arguments, _dtype, _errors
 from ..autograd.graph import Node
 from ._common import attach, grad_state, wrap, wrap_dim
 from . import _im2col
@@ -40,8 +40,20 @@ def _param(value, n, name, what, default=None):
     if len(value) == 1:
         return value * n
     if len(value) != n:
+        if what == "max_pool1d":  # the 1-D kernels word it their own way
+            raise RuntimeError(f"max_pool1d() {name} must be {_PHRASES_1D[name]} of size 1 but "
+                               f"got size {len(value)}")
+        if what == "avg_pool1d":
+            raise RuntimeError(f"avg_pool1d() argument '{name}' should contain one int (got "
+                               f"{len(value)})")
         raise RuntimeError(f"{what}: {name} {_PHRASES[name]}{_WORDS[n]} ints")
     return value
+
+
+_PHRASES_1D = {"kernel_size": "an int, list of ints or tuple of ints",
+               "stride": "None, an int, list of ints, or tuple of ints",
+               "padding": "an int, list of ints, or tuple of ints",
+               "dilation": "an int, list of ints or tuple of ints"}
 
 
 _PHRASES = {"kernel_size": "must either be a single int, or a tuple of ",
@@ -59,11 +71,12 @@ def _pool_out(size, kernel, stride, pad, dilation, ceil_mode):
     return out
 
 
-def _check_pool(input, kernel, stride, padding, dilation, ceil_mode, n):
-    """Shapes and sizes checked as PyTorch's pool2d_shape_check; returns the output size."""
+def _check_pool(input, kernel, stride, padding, dilation, ceil_mode, n, whole_kernel=False):
+    """Shapes and sizes checked as PyTorch's pool2d_shape_check; returns the output size.
+    `whole_kernel`: the input must hold a whole kernel (PyTorch's 3-D average pool)."""
     if any(s == 0 for s in stride):
         raise RuntimeError("stride should not be zero")
-    names = ("D", "H", "W")[3 - n:]
+    names = ("T", "H", "W")[3 - n:]
     if any(k <= 0 for k in kernel):
         raise RuntimeError("kernel size should be greater than zero, but got "
                            + " ".join(f"k{a}: {k}" for a, k in zip(names, kernel)))
@@ -80,6 +93,10 @@ def _check_pool(input, kernel, stride, padding, dilation, ceil_mode, n):
         if p > ((k - 1) * d + 1) // 2:
             raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
                                f"pad={p}, kernel_size={k} and dilation={d}")
+    if whole_kernel and any(s < k for s, k in zip(shape[-n:], kernel)):
+        raise RuntimeError("input image (" + " ".join(f"{a}: {s}" for a, s in zip(
+            names, shape[-n:])) + ") smaller than kernel size (" + " ".join(
+            f"k{a}: {k}" for a, k in zip(names, kernel)) + ")")
     out = tuple(_pool_out(s, k, st, p, d, ceil_mode) for s, k, st, p, d in
                 zip(shape[-n:], kernel, stride, padding, dilation))
     if any(o < 1 for o in out):
@@ -100,14 +117,33 @@ def _padded_windows(x, kernel, stride, padding, dilation, out, fill, xp):
 
 # ---------------------------------------------------------------- max pooling
 def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, n):
+    try:
+        return _max_pool_checked(input, kernel_size, stride, padding, dilation, ceil_mode,
+                                 return_indices, n)
+    except Exception:
+        _parse_max_pool(n, input, kernel_size, stride, padding, dilation, ceil_mode,
+                        return_indices)
+        raise
+
+
+def _parse_max_pool(n, input, kernel_size, stride, padding, dilation, ceil_mode,
+                    return_indices):
+    """nn.functional's max pools are Python functions handing their arguments to the C++
+    max_pool{n}d or max_pool{n}d_with_indices, whose parser refuses a wrong type first."""
+    name = f"max_pool{n}d_with_indices" if return_indices else f"max_pool{n}d"
+    _arguments.check(name, (input, kernel_size, stride, padding, dilation, ceil_mode))
+
+
+def _max_pool_checked(input, kernel_size, stride, padding, dilation, ceil_mode,
+                      return_indices, n):
     what = f"max_pool{n}d"
     kernel = _param(kernel_size, n, "kernel_size", what)
     stride = _param(stride, n, "stride", what, default=kernel)
     padding = _param(padding, n, "padding", what)
     dilation = _param(dilation, n, "dilation", what)
-    if input._data.dtype.kind == "b":
-        raise NotImplementedError(_errors.not_implemented_for(what, input.dtype))
     out = _check_pool(input, kernel, stride, padding, dilation, ceil_mode, n)
+    if input._data.dtype.kind == "b":  # after the shape checks, as PyTorch's kernel does
+        raise NotImplementedError(_errors.not_implemented_for(what, input.dtype))
     data = input._data
     xp = input._device.xp
     x = _batched(data, n)
@@ -166,6 +202,17 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 
 def _max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices):
+    try:
+        return _max_pool1d_checked(input, kernel_size, stride, padding, dilation, ceil_mode,
+                                   return_indices)
+    except Exception:
+        _parse_max_pool(1, input, kernel_size, stride, padding, dilation, ceil_mode,
+                        return_indices)
+        raise
+
+
+def _max_pool1d_checked(input, kernel_size, stride, padding, dilation, ceil_mode,
+                        return_indices):
     kernel = _param(kernel_size, 1, "kernel_size", "max_pool1d")
     stride = _param(stride, 1, "stride", "max_pool1d", default=kernel)
     padding = _param(padding, 1, "padding", "max_pool1d")
@@ -241,14 +288,15 @@ def _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
     kernel = _param(kernel_size, n, "kernel_size", what)
     stride = _param(stride, n, "stride", what, default=kernel)
     padding = _param(padding, n, "padding", what)
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    out = _check_pool(input, kernel, stride, padding, (1,) * n, ceil_mode, n, n == 3)
+    # the dtypes after the shape checks, as PyTorch's kernels do
     if not _is_floating(input._data.dtype) and input._data.dtype.name != "int64":
         raise NotImplementedError(_errors.not_implemented_for(what, input.dtype))
     if n == 3 and input._data.dtype in _REDUCED:  # PyTorch's 3-D kernel lacks half types
         raise NotImplementedError(_errors.not_implemented_for("avg_pool3d_out_frame",
                                                               input.dtype))
-    if divisor_override is not None and divisor_override == 0:
-        raise RuntimeError("divisor must be not zero")
-    out = _check_pool(input, kernel, stride, padding, (1,) * n, ceil_mode, n)
     params = (kernel, stride, padding, out, count_include_pad, divisor_override)
     return _avg_pool_apply(input, params, n)
 

@@ -34,9 +34,9 @@ def _adaptive_sizes(input, output_size, n, what):
     if isinstance(output_size, int):
         output_size = (output_size,) * n
     else:
-        output_size = tuple(output_size)
         if len(shape) <= len(output_size):   # nn.functional's check, before the kernel's
             raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
+        output_size = tuple(output_size)
     if len(output_size) != n:
         if what.startswith("adaptive_max"):
             raise RuntimeError(f"{what}(): internal error: output_size.size() must be {n}")

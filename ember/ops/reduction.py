@@ -436,6 +436,8 @@ def _two_outputs(out0, out1, node, input):
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """(var, mean) in one pass; a plain tuple, as in PyTorch."""
     dim, correction = _correction("var_mean", dim, unbiased, correction)
+    if not _is_floating(input._data.dtype):  # named, unlike std's and var's
+        raise RuntimeError("var_mean only support floating point and complex dtypes")
     with _no_record():
         variance = var(input, dim, keepdim=keepdim, correction=correction)
         average = mean(input, dim, keepdim)
@@ -470,6 +472,8 @@ def _add_mean_grad(total, grad_mean, input, axes, keepdim):
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """(std, mean) in one pass; a plain tuple, as in PyTorch."""
     dim, correction = _correction("std_mean", dim, unbiased, correction)
+    if not _is_floating(input._data.dtype):  # named, unlike std's and var's
+        raise RuntimeError("std_mean only support floating point and complex dtypes")
     with _no_record():
         deviation = std(input, dim, keepdim=keepdim, correction=correction)
         average = mean(input, dim, keepdim)

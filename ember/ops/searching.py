@@ -6,7 +6,7 @@ PyTorch records no gradient for them). NumPy's searchsorted, bincount and isin d
 the work; this module gives them PyTorch's argument rules, dtypes and messages.
 """
 from .._dtype import is_floating as _is_floating
-from .. import _dtype, return_types
+from .. import _arguments, _dtype, return_types
 from ..autograd.graph import Node
 from ._common import Tensor, attach, grad_state, scalar_value, wrap, wrap_dim
 from ._elementwise import unsupported
@@ -187,7 +187,14 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
 
 # ---------------------------------------------------------------- runs
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
-    """Collapse each run of equal consecutive values (or slices along dim) to one."""
+    """Collapse each run of equal consecutive values (or slices along dim) to one.
+
+    PyTorch's function is Python, passing its flags by keyword to the C++ one, whose parser
+    refuses a flag that is no bool."""
+    if (return_inverse.__class__ is not bool or return_counts.__class__ is not bool
+            or dim is not None and dim.__class__ is not int):
+        _arguments.check("unique_consecutive", (input,), {
+            "return_inverse": return_inverse, "return_counts": return_counts, "dim": dim})
     data = input._data
     xp = input._device.xp
     if dim is None:

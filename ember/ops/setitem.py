@@ -133,7 +133,7 @@ def _check_expand(value, shape, target):
     """PyTorch's expand errors for copying a value of `shape` into a view of `target`."""
     if len(shape) > len(target):
         raise RuntimeError(
-            f"expand(ember.{value.dtype.tensor_type}{{{_errors.shape_list(shape)}}}, "
+            f"expand({_errors.legacy_type_name(value.dtype)}{{{_errors.shape_list(shape)}}}, "
             f"size={_errors.shape_list(target)}): the number of sizes provided ({len(target)}) "
             f"must be greater or equal to the number of dimensions in the tensor ({len(shape)})")
     lead = len(target) - len(shape)

@@ -9,7 +9,7 @@ it is a scatter-add over flat positions (`_put_accumulate`, adjoint of `_take`).
 import functools
 import math
 
-from .. import _errors
+from .. import _arguments, _errors
 from ..autograd.graph import Node
 from ._common import (Tensor, attach, edge, grad_state, make_tensor, make_view, track_view, wrap,
                       wrap_dim)
@@ -208,7 +208,21 @@ class UnbindBackward0(Node):
 
 
 def split(tensor, split_size_or_sections, dim=0):
-    """Views of `split_size` elements each (the last may be shorter), or of the listed sizes."""
+    """Views of `split_size` elements each (the last may be shorter), or of the listed sizes.
+
+    PyTorch's split is Python: it hands an int (a bool too) to C++ split and anything else
+    to split_with_sizes, whose parsers word a wrong type."""
+    name = "split" if isinstance(split_size_or_sections, int) else "split_with_sizes"
+    if split_size_or_sections.__class__ is bool or dim.__class__ is not int:
+        _arguments.check(name, (tensor, split_size_or_sections, dim))
+    try:
+        return _split(tensor, split_size_or_sections, dim)
+    except Exception:
+        _arguments.check(name, (tensor, split_size_or_sections, dim))
+        raise
+
+
+def _split(tensor, split_size_or_sections, dim):
     data = tensor._data
     if data.ndim == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")

@@ -15,7 +15,7 @@ import builtins
 
 from .._dtype import is_floating as _is_floating
 from .. import return_types as _rt
-from .. import _dtype  # noqa: F401
+from .. import _arguments, _dtype  # noqa: F401
 from ..autograd.graph import Node
 from . import pointwise
 from ._common import dim_aliases, Tensor, attach, grad_state, wrap, wrap_dim
@@ -471,8 +471,22 @@ class KthvalueBackward0(_SelectBackward):
 
 
 # ---------------------------------------------------------------- unique
+_NO_INT_DIM = frozenset({type(None), int})
+
+
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
-    """The distinct values (or slices along `dim`), sorted; NaNs are each distinct."""
+    """The distinct values (or slices along `dim`), sorted; NaNs are each distinct.
+
+    PyTorch's unique is Python, calling C++ _unique2 or (with a dim) unique_dim with its
+    flags as keywords: their parsers refuse a flag that is no bool."""
+    if (sorted.__class__ is not bool or return_inverse.__class__ is not bool
+            or return_counts.__class__ is not bool or dim.__class__ not in _NO_INT_DIM):
+        flags = {"sorted": sorted, "return_inverse": return_inverse,
+                 "return_counts": return_counts}
+        if dim is None:
+            _arguments.check("_unique2", (input,), flags)
+        else:
+            _arguments.check("unique_dim", (input, dim), flags)
     data = input._data
     xp = input._device.xp
     if dim is None:

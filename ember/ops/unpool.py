@@ -52,8 +52,9 @@ def _unpool_output_size(input, kernel, stride, padding, output_size):
 def _unpool(input, indices, output_size, n, node_class):
     """The kernel: scatter `input` into zeros of `output_size` per (N, C) plane."""
     if indices.dtype is not _dtype.int64:
-        raise RuntimeError("elements in indices should be type int64 but got: "
-                           f"{_errors.scalar_type_name(indices.dtype)}")
+        # PyTorch's 3-d kernel does not name the dtype it got
+        got = "" if n == 3 else f" but got: {_errors.scalar_type_name(indices.dtype)}"
+        raise RuntimeError("elements in indices should be type int64" + got)
     if tuple(indices.shape) != tuple(input.shape):
         raise RuntimeError("Expected shape of indices to be same as that of the input tensor "
                            f"({_errors.shape_list(input.shape)}) but got indices tensor with "

@@ -296,7 +296,10 @@ def ravel(input):
 def unflatten(input, dim, sizes):
     """Split one dim into `sizes` (one of which may be -1), as a view."""
     shape = input._data.shape
-    dim = wrap_dim(dim, len(shape))
+    given, dim = dim, wrap_dim(dim, len(shape))
+    if not shape:  # in range, then PyTorch's kernel wraps a second IndexError in its own
+        raise RuntimeError(f"unflatten got an unexpected error:\nDimension specified as "
+                           f"{given} but tensor has no dimensions")
     sizes = tuple(sizes)
     if not sizes:
         raise RuntimeError("unflatten: sizes must be non-empty")
@@ -320,7 +323,7 @@ def expand(input, *sizes):
     lead = len(sizes) - data.ndim
     if lead < 0:
         raise RuntimeError(
-            f"expand(ember.{input.dtype.tensor_type}{{{_errors.shape_list(data.shape)}}}, "
+            f"expand({_errors.legacy_type_name(input.dtype)}{{{_errors.shape_list(data.shape)}}}, "
             f"size={_errors.shape_list(sizes)}): the number of sizes provided "
             f"({len(sizes)}) must be greater or equal to the number of dimensions in the tensor "
             f"({data.ndim})")

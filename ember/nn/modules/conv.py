@@ -5,7 +5,7 @@ stream in PyTorch's order, so weights match after the same manual_seed) and repr
 as torch.nn. The arithmetic is F.conv*d (ember/ops/conv.py).
 """
 from ...autograd.grad_mode import no_grad
-from ...ops import conv as F
+from .. import functional as F  # the doors: a bad stride gets PyTorch's parser error
 from ...ops.creation import empty
 from ...ops.nn_resize import pad as _pad
 from ..parameter import Parameter, UninitializedParameter

@@ -79,10 +79,17 @@ class _ModePadNd(Module):
         self.padding = _full_padding(padding, self._n)
 
     def forward(self, input):
+        if self._mode == "circular":  # torch.nn's circular pads check the rank themselves
+            _circular_rank(input.dim(), self._n)
         return _pad(input, self.padding, self._mode)
 
     def extra_repr(self):
         return f"{self.padding}"
+
+
+def _circular_rank(got, n):
+    if got not in (n + 1, n + 2):
+        raise ValueError(f"expected {n + 1}D or {n + 2}D input (got {got}D input)")
 
 
 class ReflectionPad1d(_ModePadNd):
