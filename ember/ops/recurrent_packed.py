@@ -33,14 +33,16 @@ def packed_layers(data, batch_sizes, states, weights, num_layers, dropout, train
     directions = 2 if bidirectional else 1
     if len(states) != num_layers * directions:
         raise RuntimeError("Expected more hidden states in stacked_rnn")
-    data = _fit_rows(data, sizes)
+    total = _covered_rows(data, sizes)
     finals = []
     for layer in range(num_layers):
         outputs = []
         for direction in range(directions):
             index = layer * directions + direction
             walk = _backward_in_time if direction else _forward_in_time
-            output, final = walk(data, sizes, states[index], weights[index], step)
+            rows = _rows(data, 0, total) if direction == 0 else _rows(
+                data, data.shape[0] - total, data.shape[0])
+            output, final = walk(rows, sizes, states[index], weights[index], step)
             outputs.append(output)
             finals.append(final)
         data = outputs[0] if directions == 1 else cat(outputs, 1)
@@ -56,22 +58,27 @@ def _batch_sizes(batch_sizes):
     return batch_sizes.tolist()
 
 
-def _fit_rows(data, sizes):
-    """The rows the batch sizes cover; PyTorch ignores rows past them and, where rows are
-    missing, fails at the first step that reads past the end, with narrow's message."""
+def _covered_rows(data, sizes):
+    """How many rows the batch sizes cover. PyTorch fails at the first step that reads past
+    the end, with narrow's message; spare rows it ignores, the forward direction reading
+    the first rows and the reverse direction the last."""
     rows, offset = data.shape[0], 0
     for size in sizes:
         if offset + size > rows:
             raise RuntimeError(f"start ({offset}) + length ({size}) exceeds dimension size "
                                f"({rows}).")
         offset += size
-    return data if offset == rows else _slice(data, 0, 0, offset)
+    return offset
 
 
 def _rows(state, start, stop):
-    """Rows start:stop of a state (each of h and c for an LSTM), clipped as slicing clips."""
+    """Rows start:stop of a state (each of h and c for an LSTM), clipped as slicing clips;
+    the state itself when that is all of it."""
     if isinstance(state, Tensor):
-        stop = min(stop, state.shape[0])
+        length = state.shape[0]
+        if start == 0 and stop >= length:
+            return state
+        stop = min(stop, length)
         return _slice(state, 0, min(start, stop), stop)
     return tuple(_rows(part, start, stop) for part in state)
 
