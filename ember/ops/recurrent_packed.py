@@ -12,6 +12,7 @@ the longest sequences are alive, and grows its state by each newly live sequence
 initial state. Between layers, dropout acts on the packed rows, as in PyTorch.
 """
 from .. import _dtype
+from .._backend import one_blas_thread
 from ._common import Tensor
 from .joining import cat
 from .nn_linear import dropout as _dropout, linear
@@ -34,6 +35,13 @@ def packed_layers(data, batch_sizes, states, weights, num_layers, dropout, train
     if len(states) != num_layers * directions:
         raise RuntimeError("Expected more hidden states in stacked_rnn")
     total = _covered_rows(data, sizes)
+    with one_blas_thread():   # per-step products are small (see _backend.one_blas_thread)
+        return _walk(data, sizes, total, states, weights, num_layers, dropout, train,
+                     directions, step)
+
+
+def _walk(data, sizes, total, states, weights, num_layers, dropout, train, directions, step):
+    """Layers in turn, each direction reading the rows it reads in PyTorch."""
     finals = []
     for layer in range(num_layers):
         outputs = []
