@@ -245,3 +245,26 @@ ERRORS = {
 @pytest.mark.parametrize("case", list(ERRORS))
 def test_errors_match_torch(torch, case):
     assert_same_error(ERRORS[case])
+
+
+def test_packed_gradgradcheck():
+    """Double backward through the shrinking and growing batch (the steps are plain ops)."""
+    sizes = ember.tensor([2, 1, 1])
+    weights = [_leaf(seed, 6, 2) for seed in (1, 2, 3, 4)]   # (w_ih, w_hh) per direction
+
+    def function(data, hx, *params):
+        return ember.gru(data, sizes, hx, list(params), False, 1, 0.0, False, True)
+    args = (_leaf(0, 4, 2), _leaf(5, 2, 2, 2), *weights)
+    assert ember.autograd.gradgradcheck(function, args)
+
+
+def test_projected_lstm_does_not_warn_when_packed(torch):
+    """PyTorch warns that oneDNN cannot take projections only on its padded path."""
+    def go(lib):
+        module = layer(lib, "LSTM", proj_size=2)
+        packed = lib.nn.utils.rnn.pack_sequence([lib.ones(3, INPUT), lib.ones(2, INPUT)])
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            module(packed)
+        return [str(w.message) for w in caught]
+    assert go(ember) == go(torch) == []
