@@ -299,7 +299,6 @@ class LSTM(RNNBase):
             return output.squeeze(batch_dim), (h_n.squeeze(1), c_n.squeeze(1))
         return output, (h_n, c_n)
 
-
     def _packed_forward(self, input, hx):
         """PyTorch checks no sizes here: a wrong state fails inside the op, as there."""
         data, batch_sizes, sorted_indices, unsorted_indices = input
