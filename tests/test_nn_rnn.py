@@ -381,18 +381,6 @@ def test_reprs_names_and_state_dicts_as_torch(torch):
     assert LSTM is ember.nn.LSTM and RNNCellBase is ember.nn.RNNCellBase
 
 
-def test_packed_input_not_implemented_yet():
-    class Packed:   # the fields of nn.utils.rnn.PackedSequence
-        data = ember.zeros(4, INPUT)
-        batch_sizes = ember.tensor([2, 2])
-    for make in LAYERS.values():
-        with pytest.raises(NotImplementedError, match="PackedSequence"):
-            make(ember)(INPUT, HIDDEN)(Packed())
-    with pytest.raises(NotImplementedError, match="PackedSequence"):
-        ember.lstm(ember.zeros(4, INPUT), ember.tensor([2, 2]), (ember.zeros(1, 2, HIDDEN),) * 2,
-                   [], True, 1, 0.0, False, False)
-
-
 # ---------------------------------------------------------------- gradcheck
 @pytest.mark.parametrize("reverse", [False, True])
 def test_fused_lstm_layer_gradcheck(reverse):

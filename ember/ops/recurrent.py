@@ -9,6 +9,11 @@ and the final states are stacked (StackBackward0). A float32 LSTM without
 projections runs each layer as one fused node (`recurrent_lstm`), as PyTorch runs it
 through oneDNN; every other layer is unrolled into per-step ops (`recurrent_cells`)
 after one matrix product that projects the input of all steps.
+
+Each entry point also takes PyTorch's packed form, (data, batch_sizes, hx, params,
+has_biases, num_layers, dropout, train, bidirectional), told apart by its third (for
+`lstm` its second) argument being a tensor; `recurrent_packed` walks those layers on
+a batch that shrinks step by step. PyTorch runs packed LSTMs unfused, and so does ember.
 """
 import warnings
 
@@ -22,39 +27,41 @@ from .pointwise_select import relu
 from .queries import is_warn_always_enabled
 from .recurrent_cells import elman_step, gru_step, lstm_step
 from .recurrent_lstm import mkldnn_rnn_layer
+from .recurrent_packed import packed_layers
 
 __all__ = ["rnn_tanh", "rnn_relu", "lstm", "gru"]
 
 _FLOAT32 = _dtype.float32
 _projection_warned = []   # PyTorch warns once per process (TORCH_WARN_ONCE)
-_PACKED_TODO = ("{}: PackedSequence input (data, batch_sizes, ...) is not implemented yet in "
-                "ember; the follow-up adds per-step batch sizes to ember/ops/recurrent.py")
 
 
 # ---------------------------------------------------------------- public entry points
 def rnn_tanh(input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
              batch_first):
     """Elman network with tanh over a (T, B, I) input (B first with batch_first): (output, h_n)."""
-    if isinstance(params, Tensor):
-        raise NotImplementedError(_PACKED_TODO.format("rnn_tanh"))
+    if isinstance(params, Tensor):   # packed: (data, batch_sizes, hx, params, ...)
+        return _packed(_tanh_step, input, hx, params, has_biases, num_layers, dropout, train,
+                       bidirectional, batch_first)
     return _elman(input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
-                  batch_first, tanh)
+                  batch_first, _tanh_step)
 
 
 def rnn_relu(input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
              batch_first):
     """Elman network with relu: (output, h_n)."""
     if isinstance(params, Tensor):
-        raise NotImplementedError(_PACKED_TODO.format("rnn_relu"))
+        return _packed(_relu_step, input, hx, params, has_biases, num_layers, dropout, train,
+                       bidirectional, batch_first)
     return _elman(input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
-                  batch_first, relu)
+                  batch_first, _relu_step)
 
 
 def gru(input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
         batch_first):
     """GRU network: (output, h_n)."""
     if isinstance(params, Tensor):
-        raise NotImplementedError(_PACKED_TODO.format("gru"))
+        return _packed(_gru_step, input, hx, params, has_biases, num_layers, dropout, train,
+                       bidirectional, batch_first)
     weights = _group(params, has_biases, False)
     _check_sequence(input, batch_first)
     output, finals = _layers(input, hx.unbind(0), weights, num_layers, dropout, train,
@@ -65,8 +72,9 @@ def gru(input, hx, params, has_biases, num_layers, dropout, train, bidirectional
 def lstm(input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
          batch_first):
     """LSTM network; hx is (h_0, c_0); returns (output, h_n, c_n)."""
-    if isinstance(hx, Tensor):
-        raise NotImplementedError(_PACKED_TODO.format("lstm"))
+    if isinstance(hx, Tensor):   # packed: (data, batch_sizes, (h_0, c_0), params, ...)
+        return _packed_lstm(input, hx, params, has_biases, num_layers, dropout, train,
+                            bidirectional, batch_first)
     if len(hx) != 2:
         raise RuntimeError("lstm expects two hidden states")
     h0, c0 = hx
@@ -89,16 +97,37 @@ def lstm(input, hx, params, has_biases, num_layers, dropout, train, bidirectiona
     return (output, stack([h for h, _ in finals], 0), stack([c for _, c in finals], 0))
 
 
+# ---------------------------------------------------------------- packed batches
+# The packed form's arguments arrive one place later than the names they are bound to
+# above (batch_sizes as `hx`, ..., bidirectional as `batch_first`); these take them in order.
+def _packed(step, data, batch_sizes, hx, params, has_biases, num_layers, dropout, train,
+            bidirectional):
+    """RNN or GRU over a packed batch: (output rows, h_n)."""
+    weights = _group(params, has_biases, False)
+    output, finals = packed_layers(data, batch_sizes, hx.unbind(0), weights, num_layers,
+                                   dropout, train, bidirectional, step)
+    return output, stack(finals, 0)
+
+
+def _packed_lstm(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train,
+                 bidirectional):
+    """LSTM over a packed batch: (output rows, h_n, c_n)."""
+    if len(hx) != 2:
+        raise RuntimeError("lstm expects two hidden states")
+    h0, c0 = hx
+    # PyTorch's packed path words a parameter-count mismatch as its RNNs do
+    weights = _group(params, has_biases, h0.size(2) != c0.size(2))
+    output, finals = packed_layers(data, batch_sizes, list(zip(h0.unbind(0), c0.unbind(0))),
+                                   weights, num_layers, dropout, train, bidirectional,
+                                   _lstm_step)
+    return output, stack([h for h, _ in finals], 0), stack([c for _, c in finals], 0)
+
+
 # ---------------------------------------------------------------- the layer walk
 def _elman(input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
-           batch_first, nonlinearity):
+           batch_first, step):
     weights = _group(params, has_biases, False)
     _check_sequence(input, batch_first)
-
-    def step(projected, state, w):
-        hy = elman_step(projected, state, w[1], w[3], nonlinearity)
-        return hy, hy
-
     output, finals = _layers(input, hx.unbind(0), weights, num_layers, dropout, train,
                              bidirectional, batch_first, _unrolled(step), transpose_)
     return output, stack(finals, 0)
@@ -156,8 +185,7 @@ def _layers(input, states, weights, num_layers, dropout, train, bidirectional, b
 def _unrolled(step):
     """A layer runner that unrolls `step(projected_t, state, weights) -> (output_t, state)`.
 
-    The input of every step is projected by W_ih in one product first. A packed
-    sequence will slice `projected[t]` and the state to that step's batch size here.
+    The input of every step is projected by W_ih in one product first.
     """
     def run(input, state, w, reverse):
         projected = linear(input, w[0], w[2]).unbind(0)
@@ -172,6 +200,16 @@ def _unrolled(step):
 def _lstm_step(projected, state, w):
     hy, cy = lstm_step(projected, state[0], state[1], w[1], w[3], w[4])
     return hy, (hy, cy)
+
+
+def _tanh_step(projected, state, w):
+    hy = elman_step(projected, state, w[1], w[3], tanh)
+    return hy, hy
+
+
+def _relu_step(projected, state, w):
+    hy = elman_step(projected, state, w[1], w[3], relu)
+    return hy, hy
 
 
 def _gru_step(projected, state, w):

@@ -6,7 +6,9 @@ then the next layer) and all drawn from U(-1/sqrt(hidden_size), 1/sqrt(hidden_si
 in that order, so a seed gives PyTorch's weights and state dicts interchange. The
 arithmetic lives in ember/ops/recurrent*.py; these classes check arguments with
 PyTorch's messages, add and remove the batch dim of unbatched inputs, and supply
-zero initial states.
+zero initial states. A PackedSequence goes through the ops' packed forms: initial
+states given in the caller's batch order are permuted into the packed (sorted) order
+first and the final states back after, as PyTorch does.
 """
 import math
 import numbers
@@ -23,8 +25,6 @@ __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell"
 
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 _CELL_STEPS = {"tanh": rnn_tanh_cell, "relu": rnn_relu_cell}
-_PACKED_TODO = ("{}: PackedSequence input is not implemented yet in ember; the follow-up adds "
-                "per-step batch sizes to ember/ops/recurrent.py")
 
 
 def _is_packed(input):
@@ -132,7 +132,7 @@ class RNNBase(Module):
                                f"{self.input_size}, got {input.size(-1)}")
 
     def get_expected_hidden_size(self, input, batch_sizes):
-        batch = input.size(0) if self.batch_first else input.size(1)
+        batch = self._batch(input, batch_sizes)
         directions = 2 if self.bidirectional else 1
         size = self.proj_size if self.proj_size > 0 else self.hidden_size
         return (self.num_layers * directions, batch, size)
@@ -179,8 +179,13 @@ class RNNBase(Module):
             hx = hx.unsqueeze(1)
         return input.unsqueeze(batch_dim), hx, False, batch_dim
 
-    def _zeros(self, input, size):
-        batch = input.size(0) if self.batch_first else input.size(1)
+    def _batch(self, input, batch_sizes):
+        if batch_sizes is not None:
+            return int(batch_sizes[0])
+        return input.size(0) if self.batch_first else input.size(1)
+
+    def _zeros(self, input, size, batch_sizes=None):
+        batch = self._batch(input, batch_sizes)
         directions = 2 if self.bidirectional else 1
         return zeros(self.num_layers * directions, batch, size, dtype=input.dtype,
                      device=input.device)
@@ -188,7 +193,17 @@ class RNNBase(Module):
     def _single_state_forward(self, input, hx, function, name):
         """RNN and GRU: one hidden state tensor."""
         if _is_packed(input):
-            raise NotImplementedError(_PACKED_TODO.format(name))
+            data, batch_sizes, sorted_indices, unsorted_indices = input
+            if hx is None:
+                hx = self._zeros(data, self.hidden_size, batch_sizes)
+            else:
+                hx = self.permute_hidden(hx, sorted_indices)
+            self.check_forward_args(data, hx, batch_sizes)
+            output, hidden = function(data, batch_sizes, hx, self._flat_weights, self.bias,
+                                      self.num_layers, self.dropout, self.training,
+                                      self.bidirectional)
+            return (type(input)(output, batch_sizes, sorted_indices, unsorted_indices),
+                    self.permute_hidden(hidden, unsorted_indices))
         input, hx, batched, batch_dim = self._batched(input, hx, name)
         if hx is None:
             hx = self._zeros(input, self.hidden_size)
@@ -240,7 +255,7 @@ class LSTM(RNNBase):
         super().__init__("LSTM", *args, **kwargs)
 
     def get_expected_cell_size(self, input, batch_sizes):
-        batch = input.size(0) if self.batch_first else input.size(1)
+        batch = self._batch(input, batch_sizes)
         directions = 2 if self.bidirectional else 1
         return (self.num_layers * directions, batch, self.hidden_size)
 
@@ -258,7 +273,7 @@ class LSTM(RNNBase):
 
     def forward(self, input, hx=None):
         if _is_packed(input):
-            raise NotImplementedError(_PACKED_TODO.format("LSTM"))
+            return self._packed_forward(input, hx)
         if not 2 <= input.dim() <= 3:
             raise ValueError(f"LSTM: Expected input to be 2D or 3D, got {input.dim()}D instead")
         batched = input.dim() == 3
@@ -283,6 +298,21 @@ class LSTM(RNNBase):
         if not batched:
             return output.squeeze(batch_dim), (h_n.squeeze(1), c_n.squeeze(1))
         return output, (h_n, c_n)
+
+    def _packed_forward(self, input, hx):
+        """PyTorch checks no sizes here: a wrong state fails inside the op, as there."""
+        data, batch_sizes, sorted_indices, unsorted_indices = input
+        if hx is None:
+            size = self.proj_size if self.proj_size > 0 else self.hidden_size
+            hx = (self._zeros(data, size, batch_sizes),
+                  self._zeros(data, self.hidden_size, batch_sizes))
+        else:
+            hx = self.permute_hidden(hx, sorted_indices)
+        output, h_n, c_n = lstm(data, batch_sizes, hx, self._flat_weights, self.bias,
+                                self.num_layers, self.dropout, self.training,
+                                self.bidirectional)
+        return (type(input)(output, batch_sizes, sorted_indices, unsorted_indices),
+                self.permute_hidden((h_n, c_n), unsorted_indices))
 
 
 # ---------------------------------------------------------------- cells
