@@ -22,6 +22,7 @@ from bench_core import (chain, linear_regression, measure, print_header,  # noqa
                         print_row, print_setup, regression_data, torch)
 from bench_nn import lenet, mlp, paired  # noqa: E402
 from bench_optim import optimizer_steps  # noqa: E402
+from bench_gpt import gpt_pair  # noqa: E402
 
 N = 10_000_000
 
@@ -82,6 +83,8 @@ WORKLOADS = {
     "lenet": ("LeNet training step (SGD), batch 64, 28x28",
               lambda: paired(lenet, 64, np.random.default_rng(0)), 11, 5),
     "adam": ("Adam step over the MLP's parameters", lambda: optimizer_steps("Adam", {}), 15, 50),
+    "gpt": ("GPT training step (4 blocks, 128 wide, context 64, batch 16, AdamW)", gpt_pair,
+            7, 2),
     "elementwise": (f"(a*b+c).exp().sum() fwd+bwd, {N:_} float32", elementwise_pair, 11, 1),
     "matmul": ("2048x2048 float32 matmul fwd+bwd", matmul_pair, 7, 1),
     "randn": (f"randn({N:_})", lambda: sampler_pair("randn"), 11, 2),
