@@ -102,6 +102,8 @@ class Tensor:
         """The shape, or the length of one dimension."""
         if dim is None:
             return Size(self._data.shape)
+        if not self._data.ndim:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
         return self._data.shape[_canonical_dim(dim, self._data.ndim)]
 
     def dim(self):
