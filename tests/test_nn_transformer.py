@@ -467,3 +467,14 @@ def test_char_gpt_prints_torchs_losses(torch, capsys):
     np.testing.assert_allclose(losses, expected, rtol=2e-5, atol=2e-5)
     assert losses[-1] < losses[0] - 0.5   # it learns
     assert printed[1].count("\n") == printed[0].count("\n")
+
+
+def test_dropout_of_a_transposed_input_draws_in_memory_order(torch):
+    """batch_first layers drop out transposed views: PyTorch fills the mask in the input's
+    memory order (empty_like keeps strides), so ember must draw in that order too."""
+    outputs = []
+    for lib in (torch, ember):
+        lib.manual_seed(0)
+        x = lib.ones(3, 4, 5).transpose(0, 1)
+        outputs.append(lib.nn.functional.dropout(x, 0.5, True))
+    assert_same(outputs[1], outputs[0], atol=0, rtol=0)
