@@ -23,6 +23,7 @@ from bench_core import (chain, linear_regression, measure, print_header,  # noqa
 from bench_nn import lenet, mlp, paired  # noqa: E402
 from bench_optim import optimizer_steps  # noqa: E402
 from bench_seq import lm_pair  # noqa: E402
+from bench_gpt import gpt_pair  # noqa: E402
 
 N = 10_000_000
 
@@ -84,6 +85,8 @@ WORKLOADS = {
               lambda: paired(lenet, 64, np.random.default_rng(0)), 11, 5),
     "lstm_lm": ("word LSTM LM training step (2x200, seq 35, batch 20)", lm_pair, 9, 2),
     "adam": ("Adam step over the MLP's parameters", lambda: optimizer_steps("Adam", {}), 15, 50),
+    "gpt": ("GPT training step (4 blocks, 128 wide, context 64, batch 16, AdamW)", gpt_pair,
+            7, 2),
     "elementwise": (f"(a*b+c).exp().sum() fwd+bwd, {N:_} float32", elementwise_pair, 11, 1),
     "matmul": ("2048x2048 float32 matmul fwd+bwd", matmul_pair, 7, 1),
     "randn": (f"randn({N:_})", lambda: sampler_pair("randn"), 11, 2),

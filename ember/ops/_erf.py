@@ -8,6 +8,8 @@ guess PyTorch uses and polishes it with two Newton steps on `erf`.
 """
 import math
 
+from .._backend import scipy_special as _sc
+
 __all__ = ["erf", "erfc", "erfinv"]
 
 # |x| <= 0.46875: erf(x) = x * A(x^2) / B(x^2)
@@ -73,6 +75,8 @@ def _as_float64(x):
 
 def erf(xp, x):
     """The error function, elementwise, in `x`'s dtype."""
+    if xp.__name__ == "numpy" and x.dtype.char in "fd":
+        return _sc.erf(x)  # scipy's ufunc: the same float32 values, about 5x faster
     y = _as_float64(x)
     magnitude = xp.abs(y)
     small = magnitude <= _THRESHOLD

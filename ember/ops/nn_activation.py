@@ -243,6 +243,15 @@ def gelu(input, *, approximate="none"):
         raise RuntimeError("approximate argument must be either none or tanh.")
     a = _floating(input, "GeluKernelImpl")
     xp = input._device.xp
+    if approximate == "none" and a.dtype not in _REDUCED:
+        erf = _erf.erf(xp, a * _SQRT_HALF)
+        result = erf + 1  # x * 0.5 * (1 + erf), in place (the 0.5 is exact in any order)
+        result *= a
+        result *= 0.5
+        out = _finish(input, result, GeluBackward0, approximate)
+        if out.grad_fn is not None:
+            out.grad_fn.erf = erf  # the backward's cdf, without a second erf pass
+        return out
     if approximate == "none":
         def forward(x):
             return x * 0.5 * (1 + _erf.erf(xp, x * _SQRT_HALF))
@@ -253,10 +262,23 @@ def gelu(input, *, approximate="none"):
 
 
 class GeluBackward0(_SavedInput):
-    __slots__ = ()
+    __slots__ = ("erf",)
 
     def backward(self, grad):
         (x,) = self.saved_tensors
+        erf = getattr(self, "erf", None)
+        if erf is not None and not grad_state.enabled:  # first order: one pass on arrays
+            a, xp = x._data, x._device.xp
+            slope = xp.asarray(a * a)  # grad * (cdf + x * pdf), in place (0-d: still an array)
+            slope *= -0.5
+            xp.exp(slope, out=slope)
+            slope *= _INV_SQRT_2PI
+            slope *= a
+            cdf = erf + 1
+            cdf *= 0.5
+            slope += cdf
+            slope *= grad._data
+            return (wrap(slope, x._device),)
         dtype = x.dtype if x._data.dtype in _REDUCED else None
         if dtype is not None:  # PyTorch's kernel works in float32 and rounds once
             x, grad = x.float(), grad.float()

@@ -13,7 +13,7 @@ from .. import _arguments, _diagnose, _dtype, _errors
 from ..autograd.grad_mode import no_grad
 from ..autograd.graph import Node
 from ._common import Tensor, attach, grad_state, inplace, make_tensor, wrap, wrap_dim
-from .creation import empty, zeros
+from .creation import empty, empty_like, zeros
 from .einsum import einsum
 from .linalg import addmm, matmul
 from .pointwise import add, mul
@@ -147,7 +147,9 @@ def _dropout(input, p, train, inplace_, noise_shape=None, alpha=False):
     if p == 1:
         zero = zeros((), dtype=input.dtype, device=input.device)
         return inplace(input, mul, zero) if inplace_ else input * zero
-    noise = empty(noise_shape or tuple(input.shape), dtype=input.dtype, device=input.device)
+    # the mask is drawn in the input's memory order (PyTorch's empty_like keeps its strides)
+    noise = (empty_like(input) if noise_shape is None
+             else empty(noise_shape, dtype=input.dtype, device=input.device))
     noise.bernoulli_(1 - p)
     if alpha:
         a = 1.0 / math.sqrt((_SELU_ALPHA_PRIME ** 2 * p + 1) * (1 - p))
