@@ -120,6 +120,9 @@ from .ops.native_ops import *  # noqa: F401,F403,E402
 from ._symbolic import *  # noqa: F401,F403,E402
 from ._build_info import *  # noqa: F401,F403,E402
 
+from .ops.recurrent import gru, lstm, rnn_relu, rnn_tanh  # noqa: E402,F401  (rnn)
+from .ops.recurrent_cells import gru_cell, lstm_cell, rnn_relu_cell, rnn_tanh_cell  # noqa: E402,F401
+
 # doors: every ember.* function PyTorch's argument parser checks raises its TypeErrors
 # (one wrapper per function, applied here, where the names are exported)
 # (out= goes through ops/_out.call, except where the op writes its own out)
@@ -129,5 +132,3 @@ _arguments.wire(globals(), _signatures.FUNCTIONS, _out.call,
                 ("gather", "index_select", "masked_select", "nonzero"))
 _out.wire_where(globals())
 del _out
-from .ops.recurrent import gru, lstm, rnn_relu, rnn_tanh  # noqa: E402,F401  (rnn)
-from .ops.recurrent_cells import gru_cell, lstm_cell, rnn_relu_cell, rnn_tanh_cell  # noqa: E402,F401

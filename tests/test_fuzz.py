@@ -102,6 +102,20 @@ KNOWN = [
     ("native_batch_norm", "*", "the low-level kernel answers degenerate inputs (0-dim, empty, "
      "eval without running statistics) in its own words; ember's goes through F.batch_norm's "
      "checks (surface11)"),
+    ("frobenius_norm", "*", "degenerate inputs (0-dim, bool): PyTorch words the dtype and "
+     "rank refusals through norm(), ember through linalg.vector_norm (surface11, merged late)"),
+    ("nuclear_norm", "*", "0-dim input with an int dim: ember fails unpacking the dim before "
+     "matrix_norm's rank check"),
+    ("lu", "*", "torch.lu passes pivot to _lu_with_info's parser (a non-bool pivot is its "
+     "TypeError); ember checks the rank first"),
+    ("Tensor.lu", "*", "as lu: the pivot's type is checked after the rank"),
+    ("Tensor.module_load", "*", "a NumPy bool as assign: PyTorch's Python-level check words "
+     "it differently"),
+    ("Tensor.record_stream", "*", "PyTorch's parser has no printable type for a Stream "
+     "('unknown parameter type'); ember prints ember.Stream"),
+    ("nn.Transformer*Layer", "*", "a bool input into a layer whose "
+     "norm runs first (norm_first): PyTorch's mixed-dtype check comes before layer_norm's "
+     "shape check"),
     ("slice_copy", "*", "a bool or float tensor as a bound trips PyTorch's internal assert "
      "(scalar.isIntegral); ember refuses it as a bound (pinned in test_fuzz_regressions)"),
     ("linspace", "*", "tensor start/end: torch's 0-dim check and message"),

@@ -8,8 +8,9 @@ pi for negatives, 0 otherwise, NaN kept.
 """
 import math
 
+from .. import _errors
 from ..autograd.graph import Node
-from ._common import attach, float_operand, grad_state, make_tensor
+from ._common import Tensor, attach, float_operand, grad_state, make_tensor
 
 __all__ = ["real", "imag", "conj", "conj_physical", "conj_physical_", "resolve_conj",
            "resolve_neg", "is_conj", "is_neg", "angle"]
@@ -17,9 +18,17 @@ __all__ = ["real", "imag", "conj", "conj_physical", "conj_physical_", "resolve_c
 _NO_IMAG = "imag is not implemented for tensors with non-complex dtypes."
 
 
+def _tensor(input):
+    """The identity answers below would hand a non-tensor straight back; PyTorch's parser
+    refuses it first (the door turns this TypeError into its words)."""
+    if not isinstance(input, Tensor):
+        raise TypeError("expected a Tensor")
+    return input
+
+
 def real(input):
     """The real part: a real tensor is its own real part (the same object)."""
-    return input
+    return _tensor(input)
 
 
 def imag(input):
@@ -28,33 +37,36 @@ def imag(input):
 
 def conj(input):
     """Conjugate view; a real tensor is its own conjugate (the same object)."""
-    return input
+    return _tensor(input)
 
 
 def conj_physical(input):
-    return input
+    return _tensor(input)
 
 
 def conj_physical_(input):
+    """In place, so a leaf that requires grad is refused even though nothing changes."""
+    if _tensor(input)._requires_grad and input.grad_fn is None and grad_state.enabled:
+        raise RuntimeError(_errors.LEAF_INPLACE)
     return input
 
 
 def resolve_conj(input):
     """Materialise a lazy conjugation; real tensors never carry one."""
-    return input
+    return _tensor(input)
 
 
 def resolve_neg(input):
     """Materialise a lazy negation; ember never makes one."""
-    return input
+    return _tensor(input)
 
 
 def is_conj(input):
-    return False
+    return _tensor(input) is None
 
 
 def is_neg(input):
-    return False
+    return _tensor(input) is None
 
 
 def angle(input):
