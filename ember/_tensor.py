@@ -2286,8 +2286,11 @@ from .ops import view_copies as _view_copies  # noqa: E402
 # (a frame per call); the hot ones above write the try inline.
 _INLINE_DOORS = {"sum", "mean", "view", "reshape", "transpose", "gather", "index_select",
                  "index_put", "index_put_"}  # (indices: PyTorch words list<optional<Tensor>> apart)
+# record_stream: PyTorch's parser cannot print a Stream's type and raises its internal
+# RuntimeError('unknown parameter type'), which the method raises itself
+_NO_DOOR = {"record_stream"}
 for _name in _arguments._signatures.METHODS:
     _method = Tensor.__dict__.get(_name)
-    if _name not in _INLINE_DOORS and type(_method) is _FunctionType:
+    if _name not in _INLINE_DOORS and _name not in _NO_DOOR and type(_method) is _FunctionType:
         setattr(Tensor, _name, _arguments.door("Tensor." + _name, _method))
 del _name, _method

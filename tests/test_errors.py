@@ -321,9 +321,6 @@ _FIRST_ARGUMENT_EXCEPTIONS = {
     # function (_adaptive_max_pool2d), an implementation detail ember does not copy
     "adaptive_max_pool2d": "boolean_dispatch", "adaptive_max_pool3d": "boolean_dispatch",
     "fractional_max_pool2d": "boolean_dispatch", "fractional_max_pool3d": "boolean_dispatch",
-    # PyTorch's parser has no printable type for a Stream argument: it raises
-    # RuntimeError('unknown parameter type'), an internal error ember does not copy
-    "Tensor.record_stream": "unknown parameter type",
 }
 
 

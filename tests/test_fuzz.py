@@ -111,8 +111,6 @@ KNOWN = [
     ("Tensor.lu", "*", "as lu: the pivot's type is checked after the rank"),
     ("Tensor.module_load", "*", "a NumPy bool as assign: PyTorch's Python-level check words "
      "it differently"),
-    ("Tensor.record_stream", "*", "PyTorch's parser has no printable type for a Stream "
-     "('unknown parameter type'); ember prints ember.Stream"),
     ("nn.Transformer*Layer", "*", "a bool input into a layer whose "
      "norm runs first (norm_first): PyTorch's mixed-dtype check comes before layer_norm's "
      "shape check"),
