@@ -1,0 +1,46 @@
+"""SyncBatchNorm: batch norm whose statistics span every process of a group.
+
+ember runs one process per model here: without an initialised process group there is
+nothing to synchronise with, and PyTorch then computes plain batch norm over the local
+batch. That is what this layer does, with PyTorch's own input checks.
+"""
+from .batchnorm import _BatchNorm, _LazyNormBase
+
+__all__ = ["SyncBatchNorm"]
+
+
+class SyncBatchNorm(_BatchNorm):
+    """Batch norm over N-D input (N >= 2) whose statistics would be shared across a group."""
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
+                 track_running_stats=True, process_group=None, device=None, dtype=None, *,
+                 bias=True):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats,
+                         device=device, dtype=dtype, bias=bias)
+        self.process_group = process_group
+
+    def _check_input_dim(self, input):
+        if input.dim() < 2:
+            raise ValueError(f"expected at least 2D input (got {input.dim()}D input)")
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module, process_group=None):
+        """Swap every BatchNorm*d layer in `module` for a SyncBatchNorm sharing its
+        parameters and buffers (the same tensors, not copies); returns the new root."""
+        converted = module
+        if isinstance(module, _BatchNorm) and not isinstance(module, _LazyNormBase):
+            converted = cls(module.num_features, module.eps, module.momentum, module.affine,
+                            module.track_running_stats, process_group,
+                            bias=module.bias is not None if module.affine else True)
+            if module.affine:
+                converted.weight = module.weight
+                converted.bias = module.bias
+            converted.running_mean = module.running_mean
+            converted.running_var = module.running_var
+            converted.num_batches_tracked = module.num_batches_tracked
+            converted.training = module.training
+            if hasattr(module, "qconfig"):
+                converted.qconfig = module.qconfig
+        for name, child in module.named_children():
+            converted.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        return converted
