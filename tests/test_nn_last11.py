@@ -39,14 +39,16 @@ def test_conv_tbc_gradcheck():
 
 
 @pytest.mark.parametrize("case", ["input_dims", "weight_dims", "bias_dims", "channels",
-                                  "bias_size", "dtype", "negative", "float_pad"])
+                                  "bias_size", "dtype", "negative", "float_pad",
+                                  "none_bias", "bool_pad"])
 def test_conv_tbc_errors(torch, case):
     def call(lib):
         x, w, b = lib.ones(5, 2, 3), lib.ones(3, 3, 4), lib.ones(4)
         args = {"input_dims": (x[0], w, b), "weight_dims": (x, w[0], b),
                 "bias_dims": (x, w, b[None]), "channels": (x, w[:, :2], b),
                 "bias_size": (x, w, b[:2]), "dtype": (x, w.double(), b),
-                "negative": (x[:1], w, b, 0), "float_pad": (x, w, b, 1.5)}[case]
+                "negative": (x[:1], w, b, 0), "float_pad": (x, w, b, 1.5),
+                "none_bias": (x, w, None), "bool_pad": (x, w, b, True)}[case]
         return lib.nn.functional.conv_tbc(*args)
     assert_same_error(call)
 
@@ -88,11 +90,14 @@ def test_linear_cross_entropy(torch, kwargs):
     assert_same(ew.grad, tw.grad, atol=1e-12)
 
 
-@pytest.mark.parametrize("case", ["weight_dim", "in_features"])
+@pytest.mark.parametrize("case", ["weight_dim", "in_features", "input_dim"])
 def test_linear_cross_entropy_errors(torch, case):
     def call(lib):
         x, w, t = lib.ones(4, 3), lib.ones(5, 3), lib.zeros(4, dtype=lib.int64)
-        w = w[0] if case == "weight_dim" else lib.ones(5, 2)
+        if case == "input_dim":
+            x = lib.ones(2, 4, 3)
+        else:
+            w = w[0] if case == "weight_dim" else lib.ones(5, 2)
         return lib.nn.functional.linear_cross_entropy(x, w, t)
     assert_same_error(call)
 

@@ -4,15 +4,17 @@ PyTorch records one `ConvTbcBackward0` rather than a permute/conv1d chain, so th
 its own primitive here: the forward sums one matmul per kernel tap (kernel widths are
 small), and the backward is written with ember ops so double backward works.
 """
-from .. import _errors
+from .. import _arguments, _errors
 from ..autograd.graph import Node
-from ._common import attach, grad_state, wrap
+from ._common import Tensor, attach, grad_state, wrap
 from .creation import zeros
 from .einsum import einsum
 from .joining import stack
 from .nn_resize import constant_pad_nd
 
 __all__ = ["conv_tbc"]
+
+_SIGNATURE = ("(Tensor input, Tensor weight, Tensor bias, int pad = 0)",)
 
 
 def _padded_time(array, pad, xp):
@@ -24,9 +26,13 @@ def _padded_time(array, pad, xp):
 
 def conv_tbc(input, weight, bias, pad=0):
     """out[t, b, o] = bias[o] + sum_k sum_c input_padded[t + k, b, c] * weight[k, c, o]."""
-    if pad.__class__ is not int:
-        raise TypeError(f"conv_tbc(): argument 'pad' (position 4) must be int, not "
-                        f"{type(pad).__name__}")
+    if not (isinstance(input, Tensor) and isinstance(weight, Tensor)
+            and isinstance(bias, Tensor) and pad.__class__ is int):
+        # conv_tbc is not in the generated signature table (ember lacked it then), so its
+        # one parser signature is given here, and parsed only on this refusing path
+        error = _arguments.explain_with("conv_tbc", _SIGNATURE, (input, weight, bias, pad), {})
+        if error is not None:
+            raise error
     if input.dim() != 3:
         raise RuntimeError("Input must have 3 dims: time, batch, in_channel")
     if weight.dim() != 3:

@@ -14,6 +14,8 @@ def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weig
                          options=None):
     """cross_entropy(linear(input, linear_weight, linear_bias), target, ...); an
     `ignore_index` of None ignores nothing but PyTorch's default -100."""
+    if input.dim() < 1 or input.dim() > 2:
+        raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.dim()}")
     if linear_weight.dim() < 2:
         raise RuntimeError(f"expected linear_weight with dimensionality at least 2, got "
                            f"{linear_weight.dim()}")
