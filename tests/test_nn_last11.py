@@ -157,3 +157,80 @@ def test_convert_sync_batchnorm(torch):
         assert result[1].running_var is model[1].running_var
         converted.append((repr(result), result[1].training, result[2][0].training))
     assert converted[0] == converted[1]
+
+
+def test_linear_cross_entropy_k_dim_bias_and_probabilities(torch):
+    rng = np.random.default_rng(3)
+    arrays = (rng.standard_normal((2, 5)), rng.standard_normal((4, 3, 5)),
+              rng.standard_normal((4, 3)))
+    class_target = rng.integers(0, 4, (2, 3))
+    prob_target = rng.dirichlet(np.ones(4), size=(2, 3)).transpose(0, 2, 1)
+    for target in (class_target, prob_target):
+        (ex, ew, eb), (tx, tw, tb) = _pair(torch, arrays)
+        out_e = ember.nn.functional.linear_cross_entropy(ex, ew, ember.tensor(target),
+                                                         linear_bias=eb)
+        out_t = torch.nn.functional.linear_cross_entropy(tx, tw, torch.tensor(target),
+                                                         linear_bias=tb)
+        assert_same(out_e, out_t, atol=1e-12)
+        out_e.backward()
+        out_t.backward()
+        for e, t in ((ex, tx), (ew, tw), (eb, tb)):
+            assert_same(e.grad, t.grad, atol=1e-12)
+        assert _chain(out_e.grad_fn) == _chain(out_t.grad_fn)
+
+
+def _chain(node):
+    """The node names along each node's first edge, down to a leaf."""
+    names = []
+    while node is not None:
+        names.append(node.name().replace("torch::", "ember::"))
+        node = node.next_functions[0][0] if node.next_functions else None
+    return names
+
+
+@pytest.mark.parametrize("case", ["bias_shape", "unbatched_k_dim", "probabilities_ignore"])
+def test_linear_cross_entropy_more_errors(torch, case):
+    def call(lib):
+        x, w, t = lib.ones(2, 5), lib.ones(4, 3, 5), lib.zeros(2, 3, dtype=lib.int64)
+        kwargs = {}
+        if case == "bias_shape":
+            kwargs["linear_bias"] = lib.ones(4)
+        elif case == "unbatched_k_dim":
+            x = lib.ones(5)
+        else:
+            t, kwargs["ignore_index"] = lib.ones(2, 4, 3), 0
+        return lib.nn.functional.linear_cross_entropy(x, w, t, **kwargs)
+    assert_same_error(call)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"bias": True, "out_features": (2,)},
+                                    {"reduction": "sum", "label_smoothing": 0.2,
+                                     "ignore_index": 1}])
+def test_linear_cross_entropy_loss_module(torch, kwargs):
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((3, 4)).astype(np.float32)
+    shape = (3,) + tuple(kwargs.get("out_features", ()))
+    target = rng.integers(0, 5, shape)
+    results = []
+    for lib in (ember, torch):
+        lib.manual_seed(7)
+        module = lib.nn.LinearCrossEntropyLoss(4, 5, **kwargs)
+        inp = lib.tensor(x, requires_grad=True)
+        loss = module(inp, lib.tensor(target))
+        loss.backward()
+        results.append((module, loss, inp.grad))
+    (me, le, ge), (mt, lt, gt) = results
+    assert repr(me) == repr(mt)
+    assert [n for n, _ in me.named_parameters()] == [n for n, _ in mt.named_parameters()]
+    assert_same(me.linear.weight, mt.linear.weight)
+    assert_same(le, lt, atol=1e-6)
+    assert_same(ge, gt, atol=1e-6)
+    assert_same(me.linear.weight.grad, mt.linear.weight.grad, atol=1e-6)
+
+
+@pytest.mark.parametrize("kwargs", [{"weight": np.ones(3)}, {"label_smoothing": 1.5}])
+def test_linear_cross_entropy_loss_module_errors(torch, kwargs):
+    def call(lib):
+        args = {k: lib.tensor(v) if isinstance(v, np.ndarray) else v for k, v in kwargs.items()}
+        return lib.nn.LinearCrossEntropyLoss(4, 5, **args)
+    assert_same_error(call)
