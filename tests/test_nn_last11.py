@@ -234,3 +234,23 @@ def test_linear_cross_entropy_loss_module_errors(torch, kwargs):
         args = {k: lib.tensor(v) if isinstance(v, np.ndarray) else v for k, v in kwargs.items()}
         return lib.nn.LinearCrossEntropyLoss(4, 5, **args)
     assert_same_error(call)
+
+
+@pytest.mark.parametrize("which", ["input", "weight"])
+def test_nn_grad_results_are_differentiable(torch, which):
+    rng = np.random.default_rng(9)
+    x, w = rng.standard_normal((1, 2, 5, 5)), rng.standard_normal((4, 2, 3, 3))
+    g = rng.standard_normal((1, 4, 3, 3))
+    probe = rng.standard_normal(x.shape if which == "input" else w.shape)
+    grads = []
+    for lib in (ember, torch):
+        (tx, tw, tg) = to_lib(lib, (x, w, g), requires_grad=True)
+        if which == "input":
+            result, wrt = lib.nn.grad.conv2d_input(x.shape, tw, tg), (tw, tg)
+        else:
+            result, wrt = lib.nn.grad.conv2d_weight(tx, w.shape, tg), (tx, tg)
+        assert result.requires_grad
+        (result * lib.tensor(probe)).sum().backward()
+        grads.append([t.grad for t in wrt])
+    for e, t in zip(*grads):
+        assert_same(e, t, atol=1e-12)
