@@ -2,8 +2,11 @@
 
 ember runs one process per model here: without an initialised process group there is
 nothing to synchronise with, and PyTorch then computes plain batch norm over the local
-batch. That is what this layer does, with PyTorch's own input checks.
+batch. That is what this layer does, with PyTorch's own input checks. Inside an
+initialised group PyTorch refuses CPU input (its cross-process statistics run on GPUs);
+ember does the same, and says plainly that it cannot yet synchronise GPU statistics.
 """
+from ... import distributed as _distributed
 from .batchnorm import _BatchNorm, _LazyNormBase
 
 __all__ = ["SyncBatchNorm"]
@@ -22,6 +25,19 @@ class SyncBatchNorm(_BatchNorm):
     def _check_input_dim(self, input):
         if input.dim() < 2:
             raise ValueError(f"expected at least 2D input (got {input.dim()}D input)")
+
+    def forward(self, input):
+        self._check_input_dim(input)
+        if input.size(1) == 0:
+            raise ValueError("SyncBatchNorm number of input channels should be non-zero")
+        if self.training and _distributed.is_available() and _distributed.is_initialized():
+            if input.device.type == "cpu":
+                raise ValueError("SyncBatchNorm expected input tensor to be on GPU or XPU or "
+                                 "privateuseone")
+            if _distributed.get_world_size(self.process_group) > 1:
+                raise NotImplementedError("ember's SyncBatchNorm cannot yet share batch "
+                                          "statistics across processes")
+        return super().forward(input)
 
     @classmethod
     def convert_sync_batchnorm(cls, module, process_group=None):
