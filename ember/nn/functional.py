@@ -18,6 +18,7 @@ from ..ops.pooling_more import *  # noqa: F401,F403
 from ..ops.distance_more import pdist  # noqa: F401
 from ..ops.embedding_bag import embedding_bag  # noqa: F401
 from ..ops.ctc import ctc_loss  # noqa: F401
+from ..ops.conv_tbc import conv_tbc  # noqa: F401  (last11a)
 from ..ops.attention import scaled_dot_product_attention  # noqa: F401
 from ..ops.attention_mha import multi_head_attention_forward  # noqa: F401
 
@@ -25,3 +26,5 @@ from ..ops.attention_mha import multi_head_attention_forward  # noqa: F401
 # its argument parser's TypeErrors through one wrapper each, applied here.
 from .. import _arguments, _signatures  # noqa: E402
 _arguments.wire(globals(), _signatures.NN_FUNCTIONAL)
+from . import grad  # noqa: E402,F401  (last11a: PyTorch's F.grad is the module nn.grad)
+from ..ops.linear_cross_entropy import linear_cross_entropy  # noqa: E402,F401  (last11a)
