@@ -1,0 +1,119 @@
+"""LAPACK's Householder-form QR, exposed as PyTorch exposes it: `geqrf` (the packed factor
+and its scalars tau), `orgqr` / `linalg.householder_product` (the explicit Q from them) and
+`ormqr` (multiplying by Q without forming it). scipy's LAPACK wrappers do the work, one
+matrix at a time (LAPACK has no batched driver); the results are LAPACK's, as PyTorch's are.
+
+Only forward values are provided: geqrf has no derivative in PyTorch either, and the
+backward of orgqr / ormqr is not yet written (their nodes raise when reached).
+"""
+import scipy.linalg.lapack as _lapack
+
+from .. import return_types as _rt
+from ..autograd.graph import Node
+from ._common import grad_state
+from ._linalg_common import attach_outputs, check_floating, new
+
+__all__ = ["geqrf", "orgqr", "ormqr"]  # householder_product: ember.linalg
+
+
+def _each_matrix(function, *arrays):
+    """Apply `function` to each matrix of the (same-batch) arrays, stacking the results."""
+    first = arrays[0]
+    batch = first.shape[:-2]
+    flat = [a.reshape((-1,) + a.shape[len(batch):]) for a in arrays]
+    return [function(*parts) for parts in zip(*flat)], batch
+
+
+def _stack(xp, results, batch, tail, dtype):
+    if not results:
+        return xp.zeros(batch + tail, dtype)
+    return xp.stack(results).reshape(batch + tail).astype(dtype, copy=False)
+
+
+def geqrf(input, *, out=None):
+    """The packed QR of `input`: R on and above the diagonal, the Householder vectors below,
+    and tau; the form LAPACK's other QR routines take."""
+    check_floating("geqrf", input)
+    data, xp = input._data, input._device.xp
+    m, n = data.shape[-2:]
+    routine = _lapack.get_lapack_funcs("geqrf", (data,))
+    results, batch = [], data.shape[:-2]
+    if data.size:
+        results, batch = _each_matrix(lambda a: routine(a)[:2], data)
+    packed = _stack(xp, [r[0] for r in results], batch, (m, n), data.dtype)
+    tau = _stack(xp, [r[1] for r in results], batch, (min(m, n),), data.dtype)
+    outputs = (new(packed, input), new(tau, input))
+    if grad_state.enabled and input._requires_grad:
+        attach_outputs(GeqrfBackward0(), outputs, input)
+    return _rt.geqrf(*outputs)
+
+
+class GeqrfBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, grad_a=None, grad_tau=None):
+        raise NotImplementedError("the derivative for 'geqrf' is not implemented.")
+
+
+def householder_product(A, tau):
+    """The first n columns of Q = H_1 ... H_k from geqrf's packed vectors and tau."""
+    data, xp = A._data, A._device.xp
+    m, n = data.shape[-2:]
+    routine = _lapack.get_lapack_funcs("ungqr" if data.dtype.kind == "c" else "orgqr", (data,))
+    tau_data = tau._data.astype(data.dtype, copy=False)
+    if data.size == 0:
+        q = xp.zeros(data.shape, data.dtype)
+    else:
+        results, batch = _each_matrix(lambda a, t: routine(a, t[0])[0], data,
+                                      tau_data[..., None, :])
+        q = _stack(xp, results, batch, (m, n), data.dtype)
+    result = new(q, A)
+    if grad_state.enabled and (A._requires_grad or tau._requires_grad):
+        attach_outputs(LinalgHouseholderProductBackward0(), (result,), A, tau)
+    return result
+
+
+def orgqr(input, tau):
+    """torch.orgqr: LAPACK's name for linalg.householder_product."""
+    return householder_product(input, tau)
+
+
+class LinalgHouseholderProductBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, grad):
+        raise NotImplementedError("ember: the derivative of householder_product is not yet "
+                                  "implemented")
+
+
+def ormqr(input, tau, other, left=True, transpose=False):
+    """Q @ other (or other @ Q, with Q transposed / conjugate-transposed on request) for the
+    Q that geqrf's packed vectors and tau describe, without forming Q."""
+    data, xp = input._data, input._device.xp
+    complex_ = data.dtype.kind == "c"
+    routine = _lapack.get_lapack_funcs("unmqr" if complex_ else "ormqr", (data,))
+    side = "L" if left else "R"
+    trans = ("C" if complex_ else "T") if transpose else "N"
+    c_data = other._data.astype(data.dtype, copy=False)
+    tau_data = tau._data.astype(data.dtype, copy=False)
+    lwork = max(1, max(c_data.shape[-2:])) * 64
+
+    def one(a, t, c):
+        return routine(side, trans, a[:, :t.shape[-1]], t[0], c, lwork)[0]  # LAPACK: k columns
+    if c_data.size == 0:
+        product = xp.zeros(c_data.shape, data.dtype)
+    else:
+        results, batch = _each_matrix(one, data, tau_data[..., None, :], c_data)
+        product = _stack(xp, results, batch, c_data.shape[-2:], data.dtype)
+    result = new(product, other)
+    if grad_state.enabled and (input._requires_grad or tau._requires_grad
+                               or other._requires_grad):
+        attach_outputs(OrmqrBackward0(), (result,), input, tau, other)
+    return result
+
+
+class OrmqrBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, grad):
+        raise NotImplementedError("ember: the derivative of ormqr is not yet implemented")

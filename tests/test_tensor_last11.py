@@ -1,0 +1,76 @@
+"""The last Tensor/torch names of the API sweep, against torch: LAPACK's Householder QR
+(geqrf, orgqr / linalg.householder_product, ormqr) and the removed 1.9 functions that only
+raise (eig, lstsq, solve, symeig, matrix_rank)."""
+import numpy as np
+import pytest
+
+import ember
+from tests.oracle import assert_same, assert_same_error, to_lib
+
+_REMOVED = [
+    lambda lib, a: lib.eig(a), lambda lib, a: lib.eig(a, True),
+    lambda lib, a: a.eig(), lambda lib, a: lib.lstsq(a, a), lambda lib, a: a.lstsq(a),
+    lambda lib, a: lib.solve(a, a), lambda lib, a: a.solve(a),
+    lambda lib, a: lib.symeig(a, eigenvectors=True), lambda lib, a: a.symeig(),
+    lambda lib, a: lib.matrix_rank(a), lambda lib, a: lib.matrix_rank(a, 1e-3, True),
+]
+
+
+@pytest.mark.parametrize("call", _REMOVED)
+def test_removed_functions_raise_pytorchs_migration_text(torch, call):
+    values = np.eye(3, dtype=np.float32)
+    assert_same_error(lambda lib: call(lib, to_lib(lib, values)))
+
+
+def _matrix(shape, dtype, seed=0):
+    rng = np.random.default_rng(seed)
+    values = rng.standard_normal(shape)
+    if dtype == "complex128":
+        values = values + 1j * rng.standard_normal(shape)
+    return values.astype(dtype)
+
+
+_SHAPES = [(4, 3), (3, 3), (3, 5), (2, 5, 3), (0, 3), (2, 0, 4, 2)]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", _SHAPES)
+def test_geqrf_orgqr_ormqr_match_torch(torch, shape, dtype):
+    values = _matrix(shape, dtype)
+    results = {}
+    for lib in (torch, ember):
+        a, tau = lib.geqrf(to_lib(lib, values))
+        m, n = shape[-2:]
+        out = {"a": a, "tau": tau, "tuple": type(to_lib(lib, values).geqrf()).__name__}
+        if m >= n:
+            out["orgqr"] = lib.orgqr(a, tau)
+            out["householder"] = lib.linalg.householder_product(a, tau)
+            out["method"] = a.orgqr(tau)
+        other = to_lib(lib, _matrix(shape[:-2] + (m, 2), dtype, seed=1))
+        out["ormqr"] = lib.ormqr(a, tau, other)
+        out["ormqr_t"] = a.ormqr(tau, other, transpose=True)
+        right = to_lib(lib, _matrix(shape[:-2] + (2, m), dtype, seed=2))
+        out["ormqr_right"] = lib.ormqr(a, tau, right, left=False, transpose=True)
+        results[lib] = out
+    tol = 1e-5 if dtype == "float32" else 1e-12
+    for key in results[torch]:
+        assert_same(results[ember][key], results[torch][key], atol=tol, rtol=tol, path=key)
+
+
+def test_geqrf_has_no_derivative_in_either(torch):
+    values = _matrix((3, 3), "float64")
+    for lib in (torch, ember):
+        a = to_lib(lib, values, requires_grad=True)
+        packed = lib.geqrf(a).a
+        assert packed.grad_fn.name() == "GeqrfBackward0"
+    assert_same_error(lambda lib: lib.geqrf(to_lib(lib, values, requires_grad=True))
+                      .a.sum().backward())
+
+
+def test_householder_nodes_carry_pytorchs_names(torch):
+    values = _matrix((4, 3), "float64")
+    for lib in (torch, ember):
+        a, tau = lib.geqrf(to_lib(lib, values))
+        a.requires_grad_()
+        assert lib.orgqr(a, tau).grad_fn.name() == "LinalgHouseholderProductBackward0"
+        assert lib.ormqr(a, tau, a).grad_fn.name() == "OrmqrBackward0"
