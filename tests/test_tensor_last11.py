@@ -74,3 +74,43 @@ def test_householder_nodes_carry_pytorchs_names(torch):
         a.requires_grad_()
         assert lib.orgqr(a, tau).grad_fn.name() == "LinalgHouseholderProductBackward0"
         assert lib.ormqr(a, tau, a).grad_fn.name() == "OrmqrBackward0"
+
+
+_BAD_CALLS = [
+    lambda lib, a, tau: lib.geqrf(a[0]),
+    lambda lib, a, tau: lib.geqrf(a.bool()),
+    lambda lib, a, tau: lib.geqrf(a.long()),
+    lambda lib, a, tau: lib.orgqr(a[0], tau),
+    lambda lib, a, tau: lib.orgqr(a, tau[0]),
+    lambda lib, a, tau: lib.orgqr(a.mT, tau),
+    lambda lib, a, tau: lib.orgqr(a, lib.ones(4)),
+    lambda lib, a, tau: lib.orgqr(a, tau.double()),
+    lambda lib, a, tau: lib.orgqr(a.long(), tau.long()),
+    lambda lib, a, tau: lib.orgqr(a.expand(2, 4, 3), tau),
+    lambda lib, a, tau: lib.orgqr(a.expand(2, 4, 3), tau.expand(3, 3)),
+    lambda lib, a, tau: lib.orgqr(a, 3),
+    lambda lib, a, tau: lib.ormqr(a[0], tau, a),
+    lambda lib, a, tau: lib.ormqr(a, tau[0], a),
+    lambda lib, a, tau: lib.ormqr(a, tau, a[0, 0]),
+    lambda lib, a, tau: lib.ormqr(a, tau, lib.ones(3, 3)),
+    lambda lib, a, tau: lib.ormqr(a, tau, lib.ones(3, 3), left=False),
+    lambda lib, a, tau: lib.ormqr(a, lib.ones(2), lib.ones(4, 2)),
+    lambda lib, a, tau: lib.ormqr(a, tau.double(), a),
+    lambda lib, a, tau: lib.ormqr(a, tau, a.double()),
+    lambda lib, a, tau: lib.ormqr(a.long(), tau.long(), a.long()),
+    lambda lib, a, tau: lib.ormqr(a.expand(2, 4, 3), tau, a),
+    lambda lib, a, tau: lib.ormqr(a.expand(2, 4, 3), tau.expand(2, 3), a),
+    lambda lib, a, tau: lib.ormqr(a.expand(2, 4, 3), tau.expand(3, 3), a.expand(2, 4, 3)),
+    lambda lib, a, tau: lib.ormqr(a.expand(2, 4, 3), tau.expand(2, 3), a.expand(3, 4, 3)),
+    lambda lib, a, tau: lib.ormqr(a, 0, 1.5),
+]
+
+
+@pytest.mark.parametrize("call", _BAD_CALLS)
+def test_householder_errors_match_torch(torch, call):
+    values = _matrix((4, 3), "float32")
+
+    def run(lib):
+        a, tau = lib.geqrf(to_lib(lib, values))
+        return call(lib, a, tau)
+    assert_same_error(run)

@@ -8,10 +8,12 @@ backward of orgqr / ormqr is not yet written (their nodes raise when reached).
 """
 import scipy.linalg.lapack as _lapack
 
-from .. import return_types as _rt
+from .. import _dtype, _errors, return_types as _rt
 from ..autograd.graph import Node
 from ._common import grad_state
-from ._linalg_common import attach_outputs, check_floating, new
+from ._linalg_common import attach_outputs, new, not_implemented
+
+_LAPACK_DTYPES = (_dtype.float32, _dtype.float64)
 
 __all__ = ["geqrf", "orgqr", "ormqr"]  # householder_product: ember.linalg
 
@@ -30,10 +32,34 @@ def _stack(xp, results, batch, tail, dtype):
     return xp.stack(results).reshape(batch + tail).astype(dtype, copy=False)
 
 
-def geqrf(input, *, out=None):
+def _check_at_least_matrix(name, tensor, what="input"):
+    if tensor._data.ndim < 2:
+        raise RuntimeError(f"ember.{name}: {what} must have at least 2 dimensions.")
+
+
+def _check_lapack_dtype(kernel, tensor):
+    if tensor.dtype not in _LAPACK_DTYPES:
+        raise not_implemented(kernel, tensor.dtype)
+
+
+def _check_tau(name, A, tau):
+    """PyTorch's checks of tau against the packed input: one dimension less, same batch."""
+    if tau._data.ndim == 0:
+        raise IndexError("Dimension specified as -1 but tensor has no dimensions")
+    if tau._data.ndim != A._data.ndim - 1:
+        raise RuntimeError(f"ember.{name}: Expected tau to have one dimension less than input, "
+                           f"but got tau.ndim equal to {tau._data.ndim} and input.ndim is equal "
+                           f"to {A._data.ndim}")
+    if tau._data.shape[:-1] != A._data.shape[:-2]:
+        raise RuntimeError(f"ember.{name}: Expected batch dimensions of tau to be equal to "
+                           f"input.shape[:-2], but got {list(tau._data.shape[:-1])}")
+
+
+def geqrf(input):
     """The packed QR of `input`: R on and above the diagonal, the Householder vectors below,
     and tau; the form LAPACK's other QR routines take."""
-    check_floating("geqrf", input)
+    _check_at_least_matrix("geqrf", input)
+    _check_lapack_dtype("geqrf_cpu", input)
     data, xp = input._data, input._device.xp
     m, n = data.shape[-2:]
     routine = _lapack.get_lapack_funcs("geqrf", (data,))
@@ -57,8 +83,21 @@ class GeqrfBackward0(Node):
 
 def householder_product(A, tau):
     """The first n columns of Q = H_1 ... H_k from geqrf's packed vectors and tau."""
+    name = "linalg.householder_product"
+    _check_at_least_matrix(name, A)
+    _check_tau(name, A, tau)
     data, xp = A._data, A._device.xp
     m, n = data.shape[-2:]
+    if m < n:
+        raise RuntimeError(f"ember.{name}: input.shape[-2] must be greater than or equal to "
+                           "input.shape[-1]")
+    if n < tau._data.shape[-1]:
+        raise RuntimeError(f"ember.{name}: input.shape[-1] must be greater than or equal to "
+                           "tau.shape[-1]")
+    if tau.dtype is not A.dtype:
+        raise RuntimeError(f"ember.{name}: tau dtype {_errors.scalar_type_name(tau.dtype)} does "
+                           f"not match input dtype {_errors.scalar_type_name(A.dtype)}")
+    _check_lapack_dtype("orgqr_cpu", A)
     routine = _lapack.get_lapack_funcs("ungqr" if data.dtype.kind == "c" else "orgqr", (data,))
     tau_data = tau._data.astype(data.dtype, copy=False)
     if data.size == 0:
@@ -73,9 +112,9 @@ def householder_product(A, tau):
     return result
 
 
-def orgqr(input, tau):
+def orgqr(input, input2):
     """torch.orgqr: LAPACK's name for linalg.householder_product."""
-    return householder_product(input, tau)
+    return householder_product(input, input2)
 
 
 class LinalgHouseholderProductBackward0(Node):
@@ -86,9 +125,11 @@ class LinalgHouseholderProductBackward0(Node):
                                   "implemented")
 
 
-def ormqr(input, tau, other, left=True, transpose=False):
+def ormqr(input, input2, input3, left=True, transpose=False):
     """Q @ other (or other @ Q, with Q transposed / conjugate-transposed on request) for the
     Q that geqrf's packed vectors and tau describe, without forming Q."""
+    tau, other = input2, input3
+    _check_ormqr(input, tau, other, left)
     data, xp = input._data, input._device.xp
     complex_ = data.dtype.kind == "c"
     routine = _lapack.get_lapack_funcs("unmqr" if complex_ else "ormqr", (data,))
@@ -110,6 +151,41 @@ def ormqr(input, tau, other, left=True, transpose=False):
                                or other._requires_grad):
         attach_outputs(OrmqrBackward0(), (result,), input, tau, other)
     return result
+
+
+def _check_ormqr(input, tau, other, left):
+    """PyTorch's ormqr checks, in its order."""
+    _check_at_least_matrix("ormqr", input)
+    if tau._data.ndim == 0:
+        raise IndexError("Dimension specified as -1 but tensor has no dimensions")
+    _check_at_least_matrix("ormqr", other, "other")
+    m = input._data.shape[-2]
+    side_dim = -2 if left else -1
+    if other._data.shape[side_dim] != m:
+        raise RuntimeError(f"ember.ormqr: other.shape[{side_dim}] must be equal to "
+                           "input.shape[-2]")
+    if tau._data.shape[-1] != min(other._data.shape[side_dim], input._data.shape[-1]):
+        raise RuntimeError(f"ember.ormqr: tau.shape[-1] must be equal to "
+                           f"min(other.shape[{side_dim}], input.shape[-1])")
+    if tau._data.ndim != input._data.ndim - 1:
+        raise RuntimeError("ember.ormqr: Expected tau to have one dimension less than input, "
+                           f"but got tau.ndim equal to {tau._data.ndim} and input.ndim is equal "
+                           f"to {input._data.ndim}")
+    if other._data.ndim != input._data.ndim:
+        raise RuntimeError("ember.ormqr: Expected other to have the same number of dimensions "
+                           f"as input, but got other.ndim equal to {other._data.ndim} and "
+                           f"input.ndim is equal to {input._data.ndim}")
+    for what, batch in (("tau", tau._data.shape[:-1]), ("other", other._data.shape[:-2])):
+        if batch != input._data.shape[:-2]:
+            raise RuntimeError(f"ember.ormqr: Expected batch dimensions of {what} to be equal to "
+                               f"input.shape[:-2], but got {list(batch)}")
+    for what, tensor in (("tau", tau), ("other", other)):
+        if tensor.dtype is not input.dtype:
+            raise RuntimeError(f"ember.ormqr: Expected input and {what} to have the same dtype, "
+                               "but input has dtype"
+                               f"{_errors.scalar_type_name(input.dtype)} and {what} has dtype "
+                               f"{_errors.scalar_type_name(tensor.dtype)}")
+    _check_lapack_dtype("ormqr_cpu", input)
 
 
 class OrmqrBackward0(Node):
