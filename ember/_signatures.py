@@ -507,6 +507,7 @@ METHODS = {'abs': ('noargs',),
  'sinh': ('noargs',),
  'sinh_': ('noargs',),
  'size': ('(int dim = None)',),
+ 'slice_inverse': ('(Tensor src, int dim = 0, int start = None, int end = None, int step = 1)',),
  'slice_scatter': ('(Tensor src, int dim = 0, int start = None, int end = None, int step = 1)',),
  'slogdet': ('noargs',),
  'softmax': ('(int dim, ember.dtype dtype = None)',),
@@ -1494,6 +1495,8 @@ FUNCTIONS = {'_dirichlet_grad': ('(Tensor x, Tensor alpha, Tensor total)',),
  'sinh_': ('(Tensor input)',),
  'slice_copy': ('(Tensor input, int dim = 0, int start = None, int end = None, int step = 1, *, '
                 'Tensor out = None)',),
+ 'slice_inverse': ('(Tensor input, Tensor src, int dim = 0, int start = None, int end = None, int '
+                   'step = 1)',),
  'slice_scatter': ('(Tensor input, Tensor src, int dim = 0, int start = None, int end = None, int '
                    'step = 1, *, Tensor out = None)',),
  'slogdet': ('(Tensor input, *, tuple of Tensors out = None)',),

@@ -2189,6 +2189,9 @@ class Tensor:
     def symeig(self, eigenvectors=False):
         return _removed_ops.symeig(self, eigenvectors)
 
+    def slice_inverse(self, src, dim=0, start=None, end=None, step=1):
+        return _slice_inverse.slice_inverse(self, src, dim, start, end, step)
+
     def geqrf(self):
         return _householder.geqrf(self)
 
@@ -2303,6 +2306,7 @@ from .ops import other_devices as _other_devices  # noqa: E402
 from .ops import view_copies as _view_copies  # noqa: E402
 from .ops import removed_ops as _removed_ops  # noqa: E402
 from .ops import householder as _householder  # noqa: E402
+from .ops import slice_inverse as _slice_inverse  # noqa: E402
 
 
 # Every other method PyTorch's parser checks gets PyTorch's TypeErrors through one wrapper

@@ -114,3 +114,25 @@ def test_householder_errors_match_torch(torch, call):
         a, tau = lib.geqrf(to_lib(lib, values))
         return call(lib, a, tau)
     assert_same_error(run)
+
+
+@pytest.mark.parametrize("detach_slice", [False, True])
+def test_slice_inverse_views_the_base_and_slices_the_gradient(torch, detach_slice):
+    results = {}
+    for lib in (torch, ember):
+        base = lib.arange(12.0).reshape(3, 4).requires_grad_()
+        part = base[:, 1:4:2]
+        if detach_slice:
+            part = part.detach().requires_grad_()
+        out = lib.slice_inverse(part, base.detach(), 1, 1, 4, 2)
+        method = part.slice_inverse(base.detach(), dim=1, start=1, end=4, step=2)
+        (out * lib.arange(12.0).reshape(3, 4)).sum().backward()
+        leaf = part if detach_slice else base
+        results[lib] = (out, method, out.stride(), out.storage_offset(), leaf.grad,
+                        out.grad_fn.name())
+    assert_same(results[ember], results[torch])
+
+
+def test_slice_inverse_errors_match_torch(torch):
+    assert_same_error(lambda lib: lib.slice_inverse(lib.ones(2)))
+    assert_same_error(lambda lib: lib.slice_inverse(lib.ones(2, 3), lib.ones(4, 5), 0))
