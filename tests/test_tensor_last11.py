@@ -136,3 +136,35 @@ def test_slice_inverse_views_the_base_and_slices_the_gradient(torch, detach_slic
 def test_slice_inverse_errors_match_torch(torch):
     assert_same_error(lambda lib: lib.slice_inverse(lib.ones(2)))
     assert_same_error(lambda lib: lib.slice_inverse(lib.ones(2, 3), lib.ones(4, 5), 0))
+
+
+_ORMQR_SIDES = [(True, False), (True, True), (False, False), (False, True)]
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (3, 3), (2, 5, 3)])
+def test_orgqr_ormqr_gradients_match_torch(torch, shape):
+    m = shape[-2]
+    values = _matrix(shape, "float64")
+    grads = {}
+    for lib in (torch, ember):
+        a, tau = lib.geqrf(to_lib(lib, values))
+        a, tau = a.clone().requires_grad_(), tau.clone().requires_grad_()
+        weights = lambda out: lib.arange(float(out.numel()), dtype=lib.float64).reshape(out.shape)
+        q = lib.orgqr(a, tau)
+        found = list(lib.autograd.grad((q * weights(q)).sum(), (a, tau)))
+        for left, transpose in _ORMQR_SIDES:
+            rows = (m, 2) if left else (2, m)
+            c = to_lib(lib, _matrix(shape[:-2] + rows, "float64", seed=3), requires_grad=True)
+            out = lib.ormqr(a, tau, c, left=left, transpose=transpose)
+            found += lib.autograd.grad((out * weights(out)).sum(), (a, tau, c))
+        grads[lib] = found
+    assert_same(grads[ember], grads[torch], atol=1e-12, rtol=1e-12)
+
+
+def test_orgqr_ormqr_pass_gradcheck_and_gradgradcheck():
+    a, tau = ember.geqrf(ember.tensor(_matrix((4, 3), "float64")))
+    a, tau = a.requires_grad_(), tau.requires_grad_()
+    c = ember.tensor(_matrix((3, 4), "float64"), requires_grad=True)
+    assert ember.autograd.gradcheck(ember.orgqr, (a, tau))
+    assert ember.autograd.gradgradcheck(ember.orgqr, (a, tau))
+    assert ember.autograd.gradcheck(lambda *x: ember.ormqr(*x, left=False), (a, tau, c))

@@ -3,8 +3,9 @@ and its scalars tau), `orgqr` / `linalg.householder_product` (the explicit Q fro
 `ormqr` (multiplying by Q without forming it). scipy's LAPACK wrappers do the work, one
 matrix at a time (LAPACK has no batched driver); the results are LAPACK's, as PyTorch's are.
 
-Only forward values are provided: geqrf has no derivative in PyTorch either, and the
-backward of orgqr / ormqr is not yet written (their nodes raise when reached).
+geqrf has no derivative (as in PyTorch). orgqr and ormqr differentiate through the product
+of reflections H_i = I - tau_i v_i v_i^T, walked back one reflection at a time with ember ops
+(so double backward works), for the packed input, tau and ormqr's other operand.
 """
 import scipy.linalg.lapack as _lapack
 
@@ -12,6 +13,8 @@ from .. import _dtype, _errors, return_types as _rt
 from ..autograd.graph import Node
 from ._common import grad_state
 from ._linalg_common import attach_outputs, new, not_implemented
+from .diagonal import tril
+from .joining import cat, stack
 
 _LAPACK_DTYPES = (_dtype.float32, _dtype.float64)
 
@@ -108,7 +111,9 @@ def householder_product(A, tau):
         q = _stack(xp, results, batch, (m, n), data.dtype)
     result = new(q, A)
     if grad_state.enabled and (A._requires_grad or tau._requires_grad):
-        attach_outputs(LinalgHouseholderProductBackward0(), (result,), A, tau)
+        node = LinalgHouseholderProductBackward0()
+        node.save(A, tau)
+        attach_outputs(node, (result,), A, tau)
     return result
 
 
@@ -121,8 +126,49 @@ class LinalgHouseholderProductBackward0(Node):
     __slots__ = ()
 
     def backward(self, grad):
-        raise NotImplementedError("ember: the derivative of householder_product is not yet "
-                                  "implemented")
+        A, tau = self.saved_tensors
+        m, n = A.shape[-2], A.shape[-1]
+        identity = A.new_zeros((m, n))
+        identity.diagonal().fill_(1)
+        grad_A, grad_tau, _ = _reflections_vjp(A, tau, identity.expand(A.shape), grad, False)
+        return grad_A, grad_tau
+
+
+def _reflector(A, i):
+    """Householder vector i of geqrf's packed form: zeros above row i, 1 at i, A below."""
+    column = A[..., i + 1:, i]
+    head = A.new_zeros(column.shape[:-1] + (i,))
+    one = A.new_ones(column.shape[:-1] + (1,))
+    return cat([head, one, column], -1).unsqueeze(-1)
+
+
+def _reflections_vjp(A, tau, E, grad, transposed):
+    """Gradients of Y = H_1 ... H_k E (H_k ... H_1 E when transposed), H_i = I - tau_i v_i
+    v_i^T, for A (through its vectors), tau and E; written with ember ops so that they
+    differentiate again. Each step is Y <- Y - tau v (v^T Y); the inputs of the steps are
+    recomputed forward, then the gradient walks back through them."""
+    k = tau.shape[-1]
+    vectors = [_reflector(A, i) for i in range(k)]
+    order = list(range(k)) if transposed else list(reversed(range(k)))
+    inputs, Y = {}, E
+    for i in order:
+        inputs[i] = Y
+        t = tau[..., i, None, None]
+        Y = Y - t * (vectors[i] @ (vectors[i].mT @ Y))
+    grad_tau, grad_v = [None] * k, [None] * k
+    G = grad
+    for i in reversed(order):
+        v, t, Yin = vectors[i], tau[..., i, None, None], inputs[i]
+        vG, vY = v.mT @ G, v.mT @ Yin
+        grad_tau[i] = -(vG * vY).sum((-2, -1))
+        grad_v[i] = -t * (G @ vY.mT + Yin @ vG.mT)
+        G = G - t * (v @ vG)
+    columns = stack([g.squeeze(-1) for g in grad_v], -1) if k else A.new_zeros(A.shape[:-1] + (0,))
+    if k < A.shape[-1]:
+        columns = cat([columns, A.new_zeros(A.shape[:-1] + (A.shape[-1] - k,))], -1)
+    grad_A = tril(columns, -1)
+    grad_tau = stack(grad_tau, -1) if k else tau.new_zeros(tau.shape)
+    return grad_A, grad_tau, G
 
 
 def ormqr(input, input2, input3, left=True, transpose=False):
@@ -149,7 +195,10 @@ def ormqr(input, input2, input3, left=True, transpose=False):
     result = new(product, other)
     if grad_state.enabled and (input._requires_grad or tau._requires_grad
                                or other._requires_grad):
-        attach_outputs(OrmqrBackward0(), (result,), input, tau, other)
+        node = OrmqrBackward0()
+        node.left, node.transpose = left, transpose
+        node.save(input, tau, other)
+        attach_outputs(node, (result,), input, tau, other)
     return result
 
 
@@ -189,7 +238,19 @@ def _check_ormqr(input, tau, other, left):
 
 
 class OrmqrBackward0(Node):
-    __slots__ = ()
+    __slots__ = ("left", "transpose")
 
     def backward(self, grad):
-        raise NotImplementedError("ember: the derivative of ormqr is not yet implemented")
+        A, tau, other = self.saved_tensors
+        A = A[..., :tau.shape[-1]]
+        if self.left:  # Q C or Q^T C
+            grad_A, grad_tau, grad_other = _reflections_vjp(A, tau, other, grad, self.transpose)
+        else:  # C Q = (Q^T C^T)^T, C Q^T = (Q C^T)^T
+            grad_A, grad_tau, grad_other = _reflections_vjp(A, tau, other.mT, grad.mT,
+                                                            not self.transpose)
+            grad_other = grad_other.mT
+        full = self.saved_tensors[0]
+        if full.shape[-1] > grad_A.shape[-1]:
+            grad_A = cat([grad_A, full.new_zeros(full.shape[:-1] + (full.shape[-1]
+                                                                    - grad_A.shape[-1],))], -1)
+        return grad_A, grad_tau, grad_other
