@@ -7,7 +7,7 @@ geqrf has no derivative (as in PyTorch). orgqr and ormqr differentiate through t
 of reflections H_i = I - tau_i v_i v_i^T, walked back one reflection at a time with ember ops
 (so double backward works), for the packed input, tau and ormqr's other operand.
 """
-import scipy.linalg.lapack as _lapack
+from .._backend import scipy_linalg as _scipy_linalg
 
 from .. import _dtype, _errors, return_types as _rt
 from ..autograd.graph import Node
@@ -65,7 +65,7 @@ def geqrf(input):
     _check_lapack_dtype("geqrf_cpu", input)
     data, xp = input._data, input._device.xp
     m, n = data.shape[-2:]
-    routine = _lapack.get_lapack_funcs("geqrf", (data,))
+    routine = _scipy_linalg.get_lapack_funcs("geqrf", (data,))
     results, batch = [], data.shape[:-2]
     if data.size:
         results, batch = _each_matrix(lambda a: routine(a)[:2], data)
@@ -101,7 +101,8 @@ def householder_product(A, tau):
         raise RuntimeError(f"ember.{name}: tau dtype {_errors.scalar_type_name(tau.dtype)} does "
                            f"not match input dtype {_errors.scalar_type_name(A.dtype)}")
     _check_lapack_dtype("orgqr_cpu", A)
-    routine = _lapack.get_lapack_funcs("ungqr" if data.dtype.kind == "c" else "orgqr", (data,))
+    kernel = "ungqr" if data.dtype.kind == "c" else "orgqr"
+    routine = _scipy_linalg.get_lapack_funcs(kernel, (data,))
     tau_data = tau._data.astype(data.dtype, copy=False)
     if data.size == 0:
         q = xp.zeros(data.shape, data.dtype)
@@ -178,7 +179,7 @@ def ormqr(input, input2, input3, left=True, transpose=False):
     _check_ormqr(input, tau, other, left)
     data, xp = input._data, input._device.xp
     complex_ = data.dtype.kind == "c"
-    routine = _lapack.get_lapack_funcs("unmqr" if complex_ else "ormqr", (data,))
+    routine = _scipy_linalg.get_lapack_funcs("unmqr" if complex_ else "ormqr", (data,))
     side = "L" if left else "R"
     trans = ("C" if complex_ else "T") if transpose else "N"
     c_data = other._data.astype(data.dtype, copy=False)
