@@ -116,6 +116,9 @@ from . import _C  # noqa: E402,F401  (torch._C._nn.pad_sequence's path)
 # surface11
 from .ops.real_parts import *  # noqa: F401,F403,E402
 from .ops.legacy_ops import *  # noqa: F401,F403,E402
+from .ops.removed_ops import *  # noqa: F401,F403,E402
+from .ops.householder import *  # noqa: F401,F403,E402
+from .ops.slice_inverse import *  # noqa: F401,F403,E402
 from .ops.native_ops import *  # noqa: F401,F403,E402
 from ._symbolic import *  # noqa: F401,F403,E402
 from ._build_info import *  # noqa: F401,F403,E402

@@ -2177,6 +2177,30 @@ class Tensor:
     def lu_solve(self, LU_data, LU_pivots):
         return _legacy_ops.lu_solve(self, LU_data, LU_pivots)
 
+    def eig(self, eigenvectors=False):
+        return _removed_ops.eig(self, eigenvectors)
+
+    def lstsq(self, other):
+        return _removed_ops.lstsq(self, other)
+
+    def solve(self, other):
+        return _removed_ops.solve(self, other)
+
+    def symeig(self, eigenvectors=False):
+        return _removed_ops.symeig(self, eigenvectors)
+
+    def slice_inverse(self, src, dim=0, start=None, end=None, step=1):
+        return _slice_inverse.slice_inverse(self, src, dim, start, end, step)
+
+    def geqrf(self):
+        return _householder.geqrf(self)
+
+    def orgqr(self, input2):
+        return _householder.orgqr(self, input2)
+
+    def ormqr(self, input2, input3, left=True, transpose=False):
+        return _householder.ormqr(self, input2, input3, left, transpose)
+
     def narrow_copy(self, dim, start, length):
         return _view_copies.narrow_copy(self, dim, start, length)
 
@@ -2280,6 +2304,9 @@ from .ops import real_parts as _real_parts  # noqa: E402
 from .ops import legacy_ops as _legacy_ops  # noqa: E402
 from .ops import other_devices as _other_devices  # noqa: E402
 from .ops import view_copies as _view_copies  # noqa: E402
+from .ops import removed_ops as _removed_ops  # noqa: E402
+from .ops import householder as _householder  # noqa: E402
+from .ops import slice_inverse as _slice_inverse  # noqa: E402
 
 
 # Every other method PyTorch's parser checks gets PyTorch's TypeErrors through one wrapper

@@ -74,3 +74,6 @@ __all__ += ["histogram"]
 frexp = _structseq("frexp", ("mantissa", "exponent"))
 histogramdd = _structseq("histogramdd", ("hist", "bin_edges"))
 __all__ += ["frexp", "histogramdd"]
+
+__all__ += ["geqrf"]
+geqrf = _structseq("geqrf", ("a", "tau"))
