@@ -828,6 +828,7 @@ FUNCTIONS = {'_dirichlet_grad': ('(Tensor x, Tensor alpha, Tensor total)',),
             'of ints[3] padding = 0, tuple of ints[3] dilation = 1, int groups = 1)',
             '(Tensor input, Tensor weight, Tensor bias = None, tuple of ints[3] stride = 1, str '
             'padding = "valid", tuple of ints[3] dilation = 1, int groups = 1)'),
+ 'conv_tbc': ('(Tensor input, Tensor weight, Tensor bias, int pad = 0)',),
  'conv_transpose1d': ('(Tensor input, Tensor weight, Tensor bias = None, tuple of ints[1] stride = '
                       '1, tuple of ints[1] padding = 0, tuple of ints[1] output_padding = 0, int '
                       'groups = 1, tuple of ints[1] dilation = 1)',),
@@ -1630,6 +1631,7 @@ NN_FUNCTIONAL = ('adaptive_avg_pool1d',
  'conv1d',
  'conv2d',
  'conv3d',
+ 'conv_tbc',
  'conv_transpose1d',
  'conv_transpose2d',
  'conv_transpose3d',
