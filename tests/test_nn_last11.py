@@ -30,6 +30,14 @@ def test_conv_tbc_values_grads_node(torch, pad):
         assert_same(e.grad, t.grad, atol=1e-12)
 
 
+def test_conv_tbc_top_level_door(torch):
+    """torch.conv_tbc is the same op: ember.conv_tbc answers alike, keyword pad included."""
+    arrays = (np.arange(30.0).reshape(5, 2, 3) / 7, np.ones((2, 3, 4)), np.arange(4.0))
+    (ex, ew, eb), (tx, tw, tb) = _pair(torch, arrays, requires_grad=False)
+    assert_same(ember.conv_tbc(ex, ew, eb, pad=1), torch.conv_tbc(tx, tw, tb, pad=1),
+                atol=1e-12)
+
+
 def test_conv_tbc_gradcheck():
     x, w, b = (ember.randn(*s, dtype=ember.float64, requires_grad=True)
                for s in ((4, 2, 3), (2, 3, 2), (2,)))
