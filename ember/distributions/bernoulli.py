@@ -6,21 +6,15 @@ from ..autograd.grad_mode import no_grad
 from ..ops.losses import binary_cross_entropy_with_logits as _bce_with_logits
 from ..ops.random import bernoulli as _bernoulli
 from ..ops.ranges import arange
+from ._binary import BinaryParameter, StoredParameter, one_of
 from .constraints import boolean, real, unit_interval
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import broadcast_all
 
 __all__ = ["Bernoulli"]
 
 
-def _one_of(probs, logits):
-    """The one parameter given (probs or logits); PyTorch refuses both or neither."""
-    if (probs is None) == (logits is None):
-        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-    return ("probs", probs) if probs is not None else ("logits", logits)
-
-
-class Bernoulli(ExponentialFamily):
+class Bernoulli(BinaryParameter, StoredParameter, ExponentialFamily):
     """1 with probability `probs` (= sigmoid(logits)), else 0.
 
     Whichever parameter is given is stored; the other is derived on first use, so
@@ -35,26 +29,11 @@ class Bernoulli(ExponentialFamily):
     _expanded = ("probs", "logits", "_param")
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        name, value = _one_of(probs, logits)
+        name, value = one_of(probs, logits)
         (self._param,) = broadcast_all(value)
         setattr(self, name, self._param)
         batch_shape = Size() if isinstance(value, Number) else self._param.size()
         super().__init__(batch_shape, validate_args=validate_args)
-
-    def _new(self, *shape, **options):
-        return self._param.new_empty(*shape, **options)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
 
     mean = property(lambda self: self.probs)
     variance = property(lambda self: self.probs * (1 - self.probs))

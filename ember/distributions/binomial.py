@@ -3,11 +3,11 @@ from .._size import Size
 from ..autograd.grad_mode import no_grad
 from ..ops.random_samplers import binomial as _binomial
 from ..ops.ranges import arange
-from .bernoulli import _one_of
+from ._binary import BinaryParameter, StoredParameter, one_of
 from .constraints import dependent_property, integer_interval, nonnegative_integer, real
 from .constraints import unit_interval
 from .distribution import Distribution
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import broadcast_all
 
 __all__ = ["Binomial"]
 
@@ -17,7 +17,7 @@ def _positive_part_mean(x):
     return (x.clamp(min=0) + x - x.clamp(max=0)) / 2
 
 
-class Binomial(Distribution):
+class Binomial(BinaryParameter, StoredParameter, Distribution):
     """Number of successes in `total_count` trials of probability `probs`."""
 
     arg_constraints = {"total_count": nonnegative_integer, "probs": unit_interval,
@@ -27,14 +27,11 @@ class Binomial(Distribution):
     _expanded = ("total_count", "probs", "logits", "_param")
 
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
-        name, value = _one_of(probs, logits)
+        name, value = one_of(probs, logits)
         count, self._param = broadcast_all(total_count, value)
         self.total_count = count.type_as(self._param)
         setattr(self, name, self._param)
         super().__init__(self._param.size(), validate_args=validate_args)
-
-    def _new(self, *shape, **options):
-        return self._param.new_empty(*shape, **options)
 
     @dependent_property(is_discrete=True, event_dim=0)
     def support(self):
@@ -46,18 +43,6 @@ class Binomial(Distribution):
     @property
     def mode(self):
         return ((self.total_count + 1) * self.probs).floor().clamp(max=self.total_count)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
 
     def sample(self, sample_shape=Size()):
         shape = self._extended_shape(sample_shape)

@@ -6,7 +6,7 @@ from ..ops.creation import full
 from ..ops.random import multinomial as _multinomial
 from ..ops.ranges import arange
 from ..ops.views import broadcast_tensors
-from .bernoulli import _one_of
+from ._binary import one_of
 from .constraints import dependent_property, independent, integer_interval, real, simplex
 from .distribution import Distribution
 from .utils import lazy_property, logits_to_probs, probs_to_logits
@@ -29,7 +29,7 @@ class Categorical(Distribution):
     _shared = ("_num_events",)
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        name, value = _one_of(probs, logits)
+        name, value = one_of(probs, logits)
         if value.dim() < 1:
             raise ValueError(f"`{name}` parameter must be at least one-dimensional.")
         if name == "probs":

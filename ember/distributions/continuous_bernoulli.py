@@ -13,16 +13,17 @@ from ..autograd.grad_mode import no_grad
 from ..ops.losses import binary_cross_entropy_with_logits as _bce_with_logits
 from ..ops.pointwise_select import where
 from ..ops.random import rand
+from ._binary import BinaryParameter, StoredParameter, one_of
 from .constraints import real, unit_interval
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all, clamp_probs, lazy_property, logits_to_probs, probs_to_logits
+from .utils import broadcast_all, clamp_probs, lazy_property, logits_to_probs
 
 __all__ = ["ContinuousBernoulli"]
 
 _LOG2 = math.log(2.0)
 
 
-class ContinuousBernoulli(ExponentialFamily):
+class ContinuousBernoulli(BinaryParameter, StoredParameter, ExponentialFamily):
     """The continuous relaxation of Bernoulli(probs) whose density is a proper one."""
 
     arg_constraints = {"probs": unit_interval, "logits": real}
@@ -34,9 +35,7 @@ class ContinuousBernoulli(ExponentialFamily):
     _shared = ("_lims",)
 
     def __init__(self, probs=None, logits=None, lims=(0.499, 0.501), validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        given = probs if probs is not None else logits
+        _, given = one_of(probs, logits)
         (self._param,) = broadcast_all(given)
         if probs is not None:
             if validate_args is not None and not unit_interval.check(self._param).all():
@@ -48,20 +47,9 @@ class ContinuousBernoulli(ExponentialFamily):
         batch_shape = Size() if isinstance(given, Number) else self._param.size()
         super().__init__(batch_shape, validate_args=validate_args)
 
-    def _new(self, *shape, **options):
-        return self._param.new_empty(*shape, **options)
-
     @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
+    def probs(self):  # clamped, as the stored probs are
         return clamp_probs(logits_to_probs(self.logits, is_binary=True))
-
-    @property
-    def param_shape(self):
-        return self._param.size()
 
     # ---- the band around p = 1/2 where the closed forms are 0/0
     def _stable(self):

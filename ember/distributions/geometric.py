@@ -4,15 +4,15 @@ from .._size import Size
 from ..autograd.grad_mode import no_grad
 from ..ops.creation import zeros_like
 from ..ops.losses import binary_cross_entropy_with_logits as _bce_with_logits
-from .bernoulli import _one_of
+from ._binary import BinaryParameter, one_of
 from .constraints import nonnegative_integer, real, unit_interval
 from .distribution import Distribution
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import broadcast_all
 
 __all__ = ["Geometric"]
 
 
-class Geometric(Distribution):
+class Geometric(BinaryParameter, Distribution):
     """P(k) = (1 - p)^k p for k = 0, 1, ...; p must be positive (it may be 1)."""
 
     arg_constraints = {"probs": unit_interval, "logits": real}
@@ -21,7 +21,7 @@ class Geometric(Distribution):
     _expanded = ("probs", "logits")
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        name, value = _one_of(probs, logits)
+        name, value = one_of(probs, logits)
         (param,) = broadcast_all(value)
         setattr(self, name, param)
         super().__init__(param.size(), validate_args=validate_args)
@@ -38,14 +38,6 @@ class Geometric(Distribution):
     mean = property(lambda self: 1.0 / self.probs - 1.0)
     mode = property(lambda self: zeros_like(self.probs))
     variance = property(lambda self: (1.0 / self.probs - 1.0) / self.probs)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
 
     def sample(self, sample_shape=Size()):
         # Inversion: floor(log u / log(1 - p)), u uniform on [tiny, 1) so log u is finite.

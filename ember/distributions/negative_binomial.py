@@ -8,15 +8,16 @@ from .._size import Size
 from ..autograd.grad_mode import no_grad
 from ..ops.nn_activation import logsigmoid
 from ..ops.random_samplers import poisson
+from ._binary import BinaryParameter, StoredParameter, one_of
 from .constraints import greater_than_eq, half_open_interval, nonnegative_integer, real
 from .distribution import Distribution
 from .gamma import Gamma
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import broadcast_all, lazy_property
 
 __all__ = ["NegativeBinomial"]
 
 
-class NegativeBinomial(Distribution):
+class NegativeBinomial(BinaryParameter, StoredParameter, Distribution):
     """P(k) = C(k + r - 1, k) p^k (1 - p)^r, r = total_count (real, >= 0), p = probs."""
 
     arg_constraints = {"total_count": greater_than_eq(0), "probs": half_open_interval(0.0, 1.0),
@@ -26,28 +27,11 @@ class NegativeBinomial(Distribution):
     _expanded = ("total_count", "probs", "logits", "_param")
 
     def __init__(self, total_count, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        name = "probs" if probs is not None else "logits"
-        count, self._param = broadcast_all(total_count, probs if probs is not None else logits)
+        name, value = one_of(probs, logits)
+        count, self._param = broadcast_all(total_count, value)
         self.total_count = count.type_as(self._param)
         setattr(self, name, self._param)
         super().__init__(self._param.size(), validate_args=validate_args)
-
-    def _new(self, *shape, **options):
-        return self._param.new_empty(*shape, **options)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
 
     @property
     def mean(self):

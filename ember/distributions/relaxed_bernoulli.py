@@ -10,26 +10,25 @@ from numbers import Number
 from .._size import Size
 from ..ops.random import rand
 from . import constraints
+from ._binary import BinaryParameter, StoredParameter, one_of
 from .bernoulli import Bernoulli
 from .distribution import Distribution
 from .transformed_distribution import TransformedDistribution, _from_base
 from .transforms import SigmoidTransform
-from .utils import broadcast_all, clamp_probs, lazy_property, logits_to_probs, probs_to_logits
+from .utils import broadcast_all, clamp_probs
 
 __all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli"]
 
 
-class LogitRelaxedBernoulli(Distribution):
+class LogitRelaxedBernoulli(BinaryParameter, StoredParameter, Distribution):
     """(logit(p) + log U - log(1 - U)) / temperature for U ~ Uniform(0, 1)."""
 
     arg_constraints = Bernoulli.arg_constraints  # parameterised like the hard Bernoulli
     support = constraints.real
 
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        name, given = one_of(probs, logits)
         self.temperature = temperature
-        name, given = ("probs", probs) if probs is not None else ("logits", logits)
         (self._param,) = broadcast_all(given)
         setattr(self, name, self._param)
         shape = Size() if isinstance(given, Number) else self._param.size()
@@ -45,18 +44,6 @@ class LogitRelaxedBernoulli(Distribution):
         Distribution.__init__(new, batch_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, True)
-
-    @property
-    def param_shape(self):
-        return self._param.shape
 
     def rsample(self, sample_shape=Size()):
         full = self._extended_shape(sample_shape)
