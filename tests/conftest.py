@@ -30,6 +30,24 @@ def rng():
     return np.random.default_rng(1234)
 
 
+@pytest.fixture(scope="module")
+def torch_on_one_thread():
+    """PyTorch limited to one thread for a module of tiny layers.
+
+    On a busy machine its thread pool spins instead of computing; tests that compare
+    small recurrent layers use this (`pytestmark = pytest.mark.usefixtures(...)`).
+    """
+    try:
+        import torch  # noqa: PLC0415 - optional: tests in the module may run without it
+    except ImportError:
+        yield
+        return
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
 # ---------------------------------------------------------------- hypothesis strategies
 def shapes(min_dims=0, max_dims=4, min_side=0, max_side=4):
     """Tensor shapes, including 0-dim and empty ones."""

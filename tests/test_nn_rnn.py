@@ -27,18 +27,7 @@ TOL = {"float32": dict(atol=2e-6, rtol=2e-5), "float64": dict(atol=1e-12, rtol=1
 SEQ, BATCH, INPUT, HIDDEN = 5, 3, 3, 4
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _one_thread():
-    """Tiny layers: on a busy machine PyTorch's thread pool spins instead of computing."""
-    try:
-        import torch  # noqa: PLC0415 - optional here: some tests run without the oracle
-    except ImportError:
-        yield
-        return
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("torch_on_one_thread")
 
 
 def build(lib, make, *args, dtype="float32", **kwargs):

@@ -21,18 +21,7 @@ INPUT, HIDDEN, BATCH, STEPS = 2, 4, 3, 5
 LENGTHS = {True: [5, 3, 2], False: [3, 5, 2]}   # enforce_sorted -> lengths
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _one_thread():
-    """Tiny layers: on a busy machine PyTorch's thread pool spins instead of computing."""
-    try:
-        import torch  # noqa: PLC0415 - optional: the error tests below skip without it
-    except ImportError:
-        yield
-        return
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("torch_on_one_thread")
 
 
 def array(seed, *shape):
