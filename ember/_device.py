@@ -5,15 +5,16 @@ input's device for `xp` and never chooses the array module itself.
 """
 import re
 
-from . import _backend
+from . import _backend, _meta
 
 __all__ = ["device"]
 
 _KNOWN_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip",
                 "ve", "fpga", "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia",
                 "privateuseone")
-_SUPPORTED = ("cpu", "cuda")
+_SUPPORTED = ("cpu", "cuda", "meta")
 _cache = {}
+_ARRAY_MODULES = {"cpu": _backend.numpy, "meta": _meta.xp}  # cuda: CuPy, attached on use
 _MISSING = object()  # device() without arguments differs from device(None)
 
 
@@ -41,7 +42,7 @@ class device:
             canonical = object.__new__(cls)
             canonical.type = type_name
             canonical.index = idx
-            canonical.xp = _backend.numpy if type_name == "cpu" else None
+            canonical.xp = _ARRAY_MODULES.get(type_name)
             _cache[(type_name, idx, True)] = canonical
         _cache[key] = canonical
         return canonical
@@ -109,6 +110,7 @@ def _parse(spec, index):
 
 
 CPU = device("cpu")
+META = device("meta")
 
 
 def resolve(spec):
