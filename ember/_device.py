@@ -47,6 +47,16 @@ class device:
         _cache[key] = canonical
         return canonical
 
+    def __enter__(self):
+        """`with ember.device('meta'):` makes this the factories' default device."""
+        _default_stack.append(_defaults.device)
+        _defaults.device = resolve(self)
+        return self
+
+    def __exit__(self, *exc_info):
+        _defaults.device = _default_stack.pop()
+        return None
+
     def __repr__(self):
         if self.index is None:
             return f"device(type='{self.type}')"
@@ -113,10 +123,30 @@ CPU = device("cpu")
 META = device("meta")
 
 
+class _Defaults:
+    """The device factories use when given none (`set_default_device`, `with device`)."""
+
+    __slots__ = ("device",)
+
+
+_defaults = _Defaults()
+_defaults.device = CPU
+_default_stack = []
+
+
+def set_default(spec):
+    """Make `spec` (None: the CPU) the device of factories called without `device=`."""
+    _defaults.device = CPU if spec is None else resolve(spec)
+
+
+def get_default():
+    return _defaults.device
+
+
 def resolve(spec):
     """Turn a `device=` argument (None, str, int, device) into a device object."""
     if spec is None:
-        return CPU
+        return _defaults.device
     dev = spec if type(spec) is device else device(spec)
     if dev.type not in _SUPPORTED:
         raise RuntimeError(f"ember does not support the '{dev.type}' device")

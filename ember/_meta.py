@@ -23,6 +23,11 @@ __all__ = ["MetaArray", "meta_array", "to_meta", "xp", "is_meta_array"]
 
 
 NO_DATA = "Cannot copy out of meta tensor; no data!"
+NONZERO = ("The register_meta function for torch.nonzero() raises unimplemented by default, "
+           "as a correct data-independent implementation does not exist. This implementation "
+           "returns a fake value, assuming all elements of the tensor are non-zero. To enable "
+           "this registration, please set "
+           "'torch.fx.experimental._config.meta_nonzero_assume_all_nonzero' to True.")
 
 
 def meta_array(shape, dtype):
@@ -114,6 +119,8 @@ class MetaArray(_np.ndarray):
         rule = _RULES.get(func)
         if rule is not None:
             return rule(*args, **kwargs)
+        if func in _NONZERO:
+            raise NotImplementedError(NONZERO)
         if func in _DATA_DEPENDENT:
             raise NotImplementedError(
                 f"{func.__name__}: the result's shape depends on the values, and a meta "
@@ -130,6 +137,12 @@ class MetaArray(_np.ndarray):
 
     def copy(self, order="C"):
         return meta_array(self.shape, self.dtype)
+
+    def __getitem__(self, key):
+        for part in key if isinstance(key, tuple) else (key,):
+            if isinstance(part, _np.ndarray) and part.dtype == bool and part.ndim:
+                raise NotImplementedError(NONZERO)  # a mask selects as many as are True
+        return _metas(self.view(_np.ndarray)[_plain(key)])
 
     def __setitem__(self, key, value):
         pass
@@ -328,8 +341,8 @@ _RULES = {
 for _name in ("sum", "prod", "mean", "max", "min", "amax", "amin", "any", "all", "std", "var",
               "nansum", "nanprod", "nanmean", "nanmax", "nanmin"):
     _RULES[getattr(_np, _name)] = _reduction(getattr(_np, _name))
-_DATA_DEPENDENT = {_np.nonzero, _np.flatnonzero, _np.argwhere, _np.unique, _np.array_equal,
-                   _np.extract, _np.compress}
+_NONZERO = {_np.nonzero, _np.flatnonzero, _np.argwhere, _np.extract, _np.compress}
+_DATA_DEPENDENT = {_np.unique, _np.array_equal}
 
 
 class _MetaNumpy:

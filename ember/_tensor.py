@@ -184,7 +184,7 @@ class Tensor:
         return (_address(self._data) - _address(root)) // self._data.itemsize
 
     def data_ptr(self):
-        return _address(self._data)
+        return 0 if self._device is _META else _address(self._data)
 
     def is_contiguous(self, *, memory_format=None):
         """C-contiguity as PyTorch defines it (size-1 dimensions may have any stride)."""
@@ -403,7 +403,7 @@ class Tensor:
 
     def __format__(self, format_spec):
         # As PyTorch: only a plain 0-dim Tensor formats as its number (Parameter does not).
-        if self._data.ndim == 0 and type(self) is Tensor:
+        if self._data.ndim == 0 and type(self) is Tensor and self._device is not _META:
             return self.detach().item().__format__(format_spec)
         return object.__format__(self, format_spec)
 
