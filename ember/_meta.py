@@ -23,11 +23,11 @@ __all__ = ["MetaArray", "meta_array", "to_meta", "xp", "is_meta_array"]
 
 
 NO_DATA = "Cannot copy out of meta tensor; no data!"
-NONZERO = ("The register_meta function for torch.nonzero() raises unimplemented by default, "
+NONZERO = ("The register_meta function for ember.nonzero() raises unimplemented by default, "
            "as a correct data-independent implementation does not exist. This implementation "
            "returns a fake value, assuming all elements of the tensor are non-zero. To enable "
            "this registration, please set "
-           "'torch.fx.experimental._config.meta_nonzero_assume_all_nonzero' to True.")
+           "'ember.fx.experimental._config.meta_nonzero_assume_all_nonzero' to True.")
 
 
 def meta_array(shape, dtype):
@@ -146,6 +146,9 @@ class MetaArray(_np.ndarray):
 
     def __setitem__(self, key, value):
         pass
+
+    def nonzero(self):
+        raise NotImplementedError(NONZERO)
 
     def fill(self, value):
         pass

@@ -212,8 +212,10 @@ def test_device_note_names_both_devices():
                             names=("the input", "the layer's weight"))
     note = error.__notes__[0]
     assert "the input is on cpu" in note and "the layer's weight is on meta" in note
-    assert "'meta' tensor" in note and ".to('cpu')" in note and "model.to(device)" in note
+    assert "meta tensor has a shape" in note and "model.to_empty(device='cpu')" in note
     assert str(error) == "x"
+    other = _diagnose.noted(RuntimeError("y"), "device", first="cpu", second="cuda:0")
+    assert ".to('cpu')" in other.__notes__[0] and "model.to(device)" in other.__notes__[0]
 
 
 def test_a_note_that_cannot_be_built_is_left_out():

@@ -1,0 +1,216 @@
+"""The meta device against PyTorch: shapes and dtypes without data, its reprs and
+refusals, models built on meta and brought to life with to_empty, and the
+device-mismatch errors (with their notes) when meta meets cpu."""
+import resource
+import warnings
+
+import pytest
+
+import ember
+from ember import nn
+
+from oracle import assert_same_error
+
+
+def _both(torch, fn):
+    """fn(lib) under ember and under torch; the results' reprs with ember/torch unified."""
+    return fn(ember), fn(torch)
+
+
+def _same_meta(a, b):
+    assert a.device.type == "meta" == b.device.type
+    assert tuple(a.shape) == tuple(b.shape)
+    assert str(a.dtype).split(".")[1] == str(b.dtype).split(".")[1]
+    assert a.requires_grad == b.requires_grad
+    assert repr(a).replace("ember.", "torch.") == repr(b)
+
+
+FACTORIES = [
+    lambda L: L.empty(2, 3, device="meta"),
+    lambda L: L.zeros(2, 3, device="meta", dtype=L.int64),
+    lambda L: L.ones((), device="meta"),
+    lambda L: L.zeros(0, device="meta"),
+    lambda L: L.randn(4, 5, device="meta", requires_grad=True),
+    lambda L: L.rand(3, device="meta", dtype=L.float64),
+    lambda L: L.full((2,), 7, device="meta"),
+    lambda L: L.arange(5, device="meta"),
+    lambda L: L.randint(0, 4, (3,), device="meta"),
+    lambda L: L.tensor([1.0, 2.0], device="meta"),
+    lambda L: L.ones(3).to("meta"),
+    lambda L: L.empty_like(L.ones(2, dtype=L.float16), device="meta"),
+    lambda L: L.ones(2, device=L.device("meta")).new_zeros(3),
+]
+
+
+@pytest.mark.parametrize("make", FACTORIES)
+def test_factories_and_reprs(torch, make):
+    ours, theirs = _both(torch, make)
+    _same_meta(ours, theirs)
+    assert ours.is_meta and not ours.is_cpu and ours.get_device() == theirs.get_device()
+    assert ours.stride() == theirs.stride() and ours.data_ptr() == 0
+
+
+def test_default_device_and_context(torch):
+    with ember.device("meta"):
+        ours = ember.ones(2), nn.Linear(2, 3).weight
+    with torch.device("meta"):
+        theirs = torch.ones(2), torch.nn.Linear(2, 3).weight
+    for a, b in zip(ours, theirs):
+        _same_meta(a, b)
+    assert repr(ours[1]).replace("ember.", "torch.") == repr(theirs[1])
+    assert ember.ones(1).device.type == "cpu"
+    ember.set_default_device("meta")
+    try:
+        assert ember.zeros(1).is_meta and ember.get_default_device() == ember.device("meta")
+    finally:
+        ember.set_default_device(None)
+    assert ember.zeros(1).is_cpu
+
+
+@pytest.mark.parametrize("fn", [
+    lambda L, x: x.item(), lambda L, x: x[0].item(), lambda L, x: x.tolist(),
+    lambda L, x: x.numpy(), lambda L, x: float(x[0]), lambda L, x: bool(x[0]),
+    lambda L, x: int(x[0]), lambda L, x: x.cpu(), lambda L, x: L.ones(2, 3).copy_(x),
+    lambda L, x: L.nonzero(x), lambda L, x: x[x > 0],
+])
+def test_reading_values_raises_as_torch(torch, fn):
+    assert_same_error(lambda L: fn(L, L.ones(2, 3, device="meta")))
+
+
+OPS = [
+    lambda L, x, y: x + y * 2,
+    lambda L, x, y: (x @ y.T).exp(),
+    lambda L, x, y: L.cat([x, y], 1),
+    lambda L, x, y: L.stack([x, y]).sum(0, keepdim=True),
+    lambda L, x, y: x.mean(-1),
+    lambda L, x, y: x.argmax(1),
+    lambda L, x, y: L.where(x > y, x, y),
+    lambda L, x, y: x.T.contiguous().view(-1),
+    lambda L, x, y: L.nn.functional.softmax(x, 1),
+    lambda L, x, y: L.nn.functional.linear(x, y),
+    lambda L, x, y: L.einsum("ij,kj->ik", x, y),
+    lambda L, x, y: x.to(L.int32) // 2,
+    lambda L, x, y: x[:, 1:][[0, 1]],
+]
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_ops_give_meta_results(torch, op):
+    ours, theirs = _both(torch, lambda L: op(L, L.ones(2, 3, device="meta"),
+                                           L.ones(2, 3, device="meta")))
+    _same_meta(ours, theirs)
+
+
+def test_autograd_on_meta(torch):
+    def run(L):
+        x = L.ones(4, 3, device="meta", requires_grad=True)
+        layer = L.nn.Linear(3, 2, device="meta")
+        loss = L.nn.functional.cross_entropy(layer(x), L.zeros(4, dtype=L.long, device="meta"))
+        loss.backward()
+        return loss, x.grad, layer.weight.grad
+    for a, b in zip(*_both(torch, run)):
+        _same_meta(a, b)
+    assert run(ember)[0].grad_fn.name() == run(torch)[0].grad_fn.name()
+
+
+@pytest.mark.parametrize("layer", [
+    lambda L: L.nn.Conv2d(1, 2, 3, device="meta"), lambda L: L.nn.BatchNorm2d(2, device="meta"),
+    lambda L: L.nn.Embedding(5, 3, device="meta"), lambda L: L.nn.LSTM(3, 4, device="meta"),
+    lambda L: L.nn.MultiheadAttention(4, 2, device="meta"),
+    lambda L: L.nn.LayerNorm(3, device="meta"), lambda L: L.nn.Linear(2, 2).to("meta"),
+])
+def test_module_device_kwarg(torch, layer):
+    ours, theirs = _both(torch, layer)
+    for (name, a), (_, b) in zip(ours.state_dict(keep_vars=True).items(),
+                                 theirs.state_dict(keep_vars=True).items()):
+        _same_meta(a, b)
+
+
+def test_to_empty_then_reset_parameters_gives_seeded_values(torch):
+    def run(L):
+        L.manual_seed(0)
+        model = L.nn.Sequential(L.nn.Linear(4, 3), L.nn.ReLU(), L.nn.Linear(3, 2)).to("meta")
+        L.manual_seed(0)  # building on meta draws nothing: the seed's sequence is intact
+        on_meta = L.nn.Sequential(L.nn.Linear(4, 3, device="meta"), L.nn.ReLU(),
+                                  L.nn.Linear(3, 2, device="meta"))
+        on_meta.to_empty(device="cpu")
+        for module in on_meta.modules():
+            if hasattr(module, "reset_parameters"):
+                module.reset_parameters()
+        return on_meta(L.ones(1, 4)), model
+    (ours, _), (theirs, _) = _both(torch, run)
+    assert ours.tolist()[0] == pytest.approx(theirs.tolist()[0], abs=1e-6)
+
+
+def test_load_state_dict_onto_meta(torch):
+    def run(L, assign):
+        L.manual_seed(1)
+        state = L.nn.Linear(2, 2).state_dict()
+        model = L.nn.Linear(2, 2, device="meta")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            model.load_state_dict(state, assign=assign)
+        return model.weight, [str(w.message) for w in caught]
+    for assign in (False, True):
+        (ours, our_warnings), (theirs, their_warnings) = (run(ember, assign), run(torch, assign))
+        assert our_warnings == their_warnings
+        assert ours.is_meta == theirs.is_meta
+        if not assign:
+            _same_meta(ours, theirs)
+        else:
+            assert ours.tolist() == theirs.tolist()
+
+
+MIXED = [
+    lambda L, m, c: m + c, lambda L, m, c: c + m, lambda L, m, c: c * m,
+    lambda L, m, c: L.cat([m, c]), lambda L, m, c: L.cat([c, m]),
+    lambda L, m, c: L.nn.functional.mse_loss(c, m), lambda L, m, c: L.nn.functional.l1_loss(c, m),
+    lambda L, m, c: L.where(c > 0, m, c),
+    lambda L, m, c: L.nn.functional.linear(m, c, c[0]),
+    lambda L, m, c: L.nn.Linear(3, 3, device="meta")(c),
+    lambda L, m, c: L.nn.Linear(3, 3)(m),
+]
+
+
+@pytest.mark.parametrize("op", MIXED)
+def test_meta_meets_cpu_as_torch(torch, op):
+    assert_same_error(lambda L: op(L, L.ones(3, 3, device="meta"), L.ones(3, 3)))
+
+
+def test_meta_leaves_where_torch_gives_meta(torch):
+    """PyTorch's meta kernels take CPU operands after a meta input, and 0-dim CPU tensors."""
+    cases = [lambda L: L.ones(2, 3, device="meta") @ L.ones(3, 2),
+             lambda L: L.nn.functional.conv2d(L.ones(1, 1, 4, 4, device="meta"),
+                                              L.ones(1, 1, 2, 2)),
+             lambda L: L.nn.Embedding(5, 3, device="meta")(L.tensor([1, 2])),
+             lambda L: L.ones(3, device="meta") + L.tensor(2.0)]
+    for case in cases:
+        _same_meta(*_both(torch, case))
+
+
+def test_note_names_the_parameters_and_the_fix():
+    model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+    model[2].to("meta")
+    with pytest.raises(RuntimeError) as info:
+        model(ember.ones(3, 4))
+    assert str(info.value) == "Tensor on device meta is not on the expected device cpu!"
+    notes = "\n".join(info.value.__notes__)
+    assert "Raised in layer '2'" in notes
+    assert "2.weight on meta, 2.bias on meta" in notes and "input is on cpu" in notes
+    assert "model.to_empty(device='cpu')" in notes and "reset_parameters()" in notes
+    assert notes.count("Fix:") == 1
+    with pytest.raises(RuntimeError) as info:
+        nn.Linear(4, 2)(ember.ones(3, 4, device="meta"))
+    notes = "\n".join(info.value.__notes__)
+    assert "input is on meta" in notes and "weight on cpu" in notes
+
+
+def test_a_billion_element_meta_linear_takes_no_memory(torch):
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    layer = nn.Linear(100_000, 10_000, device="meta")     # 1e9 weights: 4 GB if real
+    x = ember.ones(8, 100_000, device="meta", requires_grad=True)
+    out = layer(x)
+    out.sum().backward()
+    assert layer.weight.grad.shape == (10_000, 100_000) and out.shape == (8, 10_000)
+    grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    assert grown_mb < 50
