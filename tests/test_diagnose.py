@@ -229,3 +229,19 @@ def test_aligned_picture():
         "  a: [8, 1, 5]\n  b: [   7, 3]\n            ^")
     assert _diagnose.aligned([("x", (10, 2)), ("yy", (3,))], marked=1) == (
         "   x: [10,  2]\n  yy: [     3]\n        ^")
+
+
+def test_meta_model_fed_a_cpu_tensor_as_documented():
+    """The example of docs/when_things_go_wrong.md, note for note."""
+    with ember.device("meta"):
+        model = ember.nn.Sequential(ember.nn.Linear(4, 8), ember.nn.ReLU(),
+                                    ember.nn.Linear(8, 2))
+    with pytest.raises(RuntimeError) as info:
+        model(ember.ones(3, 4))
+    assert str(info.value) == "Tensor on device meta is not on the expected device cpu!"
+    notes = info.value.__notes__
+    assert len(notes) == 2
+    assert "the first tensor is on cpu, the second tensor is on meta" in notes[0]
+    assert "model.to_empty(device='cpu')" in notes[0]
+    assert notes[1].startswith("Raised in layer '0' (Linear(in_features=4, out_features=8")
+    assert "The input is on cpu; 0.weight on meta, 0.bias on meta." in notes[1]
