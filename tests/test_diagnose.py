@@ -293,3 +293,18 @@ def test_transposed_conv_bias_of_another_dtype(torch, dims, bias_dtype):
     if grad is not None:
         assert grad.tolist() == grad_torch.float().tolist()
         assert str(grad.dtype)[6:] == str(grad_torch.dtype)[6:]
+
+
+def test_explain_recognises_a_detached_tensor_without_the_loss():
+    from ember.autograd.explain import explain  # noqa: PLC0415 - the learner's tool under test
+    w = ember.ones(3, requires_grad=True)
+    hidden = w * 2
+    text = explain(hidden.detach())
+    assert "made by .detach()" in text and "computed by MulBackward0" in text
+    assert "data_ptr()" in text and ".requires_grad_()" in text
+    assert "a leaf that requires grad" in explain(w.detach())
+    assert "a leaf that requires grad" in explain(w.data)
+    orphan = (w * 3).detach()  # the tensor it came from is gone: the text can only guess
+    assert "made by .detach()" not in explain(orphan)
+    assert "or it was made by .detach()" in explain(orphan)
+    assert "made by .detach()" not in explain(ember.ones(3))
