@@ -305,6 +305,6 @@ def test_explain_recognises_a_detached_tensor_without_the_loss():
     assert "a leaf that requires grad" in explain(w.detach())
     assert "a leaf that requires grad" in explain(w.data)
     orphan = (w * 3).detach()  # the tensor it came from is gone: the text can only guess
-    assert "made by .detach()" not in explain(orphan)
+    assert "It was made by .detach()" not in explain(orphan)
     assert "or it was made by .detach()" in explain(orphan)
-    assert "made by .detach()" not in explain(ember.ones(3))
+    assert "It was made by .detach()" not in explain(ember.ones(3))
