@@ -214,3 +214,145 @@ def test_a_billion_element_meta_linear_takes_no_memory(torch):
     assert layer.weight.grad.shape == (10_000, 100_000) and out.shape == (8, 10_000)
     grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
     assert grown_mb < 50
+
+
+# ---------------------------------------------------------------- sweeps
+# Data-dependent checks run on a meta array's zeros (linalg.inv's singularity, multinomial's
+# probabilities) and refuse where PyTorch's meta kernels skip them: not swept.
+SWEEP = {
+    'abs': lambda L,x: x.abs(),
+    'sigmoid': lambda L,x: x.sigmoid(),
+    'tanh': lambda L,x: L.tanh(x),
+    'relu': lambda L,x: L.nn.functional.relu(x),
+    'gelu': lambda L,x: L.nn.functional.gelu(x),
+    'log_softmax': lambda L,x: L.log_softmax(x,1),
+    'max_dim': lambda L,x: x.max(1)[0],
+    'max_dim_i': lambda L,x: x.max(1)[1],
+    'sort': lambda L,x: L.sort(x,1)[1],
+    'topk': lambda L,x: x.topk(2,1)[0],
+    'cumsum': lambda L,x: x.cumsum(0),
+    'var': lambda L,x: x.var(1),
+    'std': lambda L,x: x.std(),
+    'norm': lambda L,x: x.norm(),
+    'lnorm': lambda L,x: L.linalg.vector_norm(x, dim=1),
+    'layer_norm': lambda L,x: L.nn.functional.layer_norm(x,(4,)),
+    'dropout': lambda L,x: L.nn.functional.dropout(x, 0.5),
+    'pad': lambda L,x: L.nn.functional.pad(x,(1,1)),
+    'unsqueeze': lambda L,x: x.unsqueeze(0).expand(2,3,4),
+    'permute': lambda L,x: x.permute(1,0),
+    'flip': lambda L,x: x.flip(0),
+    'roll': lambda L,x: x.roll(1),
+    'repeat': lambda L,x: x.repeat(2,1),
+    'tril': lambda L,x: x.tril(),
+    'clamp': lambda L,x: x.clamp(0,1),
+    'pow': lambda L,x: x**2,
+    'masked_fill': lambda L,x: x.masked_fill(x>0, 0.),
+    'gather': lambda L,x: x.gather(1, L.zeros(3,2,dtype=L.long,device='meta')),
+    'scatter_add': lambda L,x: x.scatter_add(1, L.zeros(3,2,dtype=L.long,device='meta'), x[:, :2]),
+    'index_select': lambda L,x: x.index_select(0, L.tensor([0,2],device='meta')),
+    'bmm': lambda L,x: L.bmm(x.expand(2,3,4), x.T.expand(2,4,3)),
+    'outer': lambda L,x: L.outer(x[0], x[1]),
+    'chunk': lambda L,x: x.chunk(2,1)[1],
+    'split': lambda L,x: x.split(1)[2],
+    'reshape': lambda L,x: x.reshape(-1),
+    'sdpa': lambda L,x: L.nn.functional.scaled_dot_product_attention(x[None], x[None], x[None]),
+    'max_pool': lambda L,x: L.nn.functional.max_pool2d(x[None,None], 2),
+    'avg_pool': lambda L,x: L.nn.functional.avg_pool2d(x[None,None], 2),
+    'interp': lambda L,x: L.nn.functional.interpolate(x[None,None], scale_factor=2),
+    'one_hot_like': lambda L,x:
+        L.nn.functional.embedding(L.zeros(2,dtype=L.long,device='meta'), x),
+    'softmax_bwd': lambda L,x: L.autograd.grad(x.requires_grad_().softmax(1).sum(), x)[0],
+    'matmul_bwd': lambda L,x: L.autograd.grad((x.requires_grad_() @ x.T).sum(), x)[0],
+    'mse': lambda L,x: L.nn.functional.mse_loss(x, x),
+    'bce_logits': lambda L,x: L.nn.functional.binary_cross_entropy_with_logits(x, x),
+    'sum_dtype': lambda L,x: x.sum(dtype=L.float64),
+    'int_div': lambda L,x: x.long() // 2,
+    'bool_any': lambda L,x: (x>0).any(1),
+    'argsort': lambda L,x: x.argsort(),
+    'cross_entropy_probs': lambda L,x: L.nn.functional.cross_entropy(x, x.softmax(1)),
+    'einsum_bmm': lambda L,x: L.einsum('bij,bjk->bik', x[None], x.T[None]),
+    'linspace': lambda L,x: L.linspace(0,1,5,device='meta'),
+    'full_like': lambda L,x: L.full_like(x, 3),
+    'zeros_like': lambda L,x: L.zeros_like(x),
+    'rand_like': lambda L,x: L.rand_like(x),
+    'normal_': lambda L,x: x.clone().normal_(),
+    'uniform_': lambda L,x: x.clone().uniform_(),
+    'fill_': lambda L,x: x.clone().fill_(2),
+    'zero_': lambda L,x: x.clone().zero_(),
+    'mul_': lambda L,x: x.clone().mul_(2),
+    'setitem': lambda L,x: x.clone().__setitem__(0, 1),
+    'lstm_cell': lambda L,x: L.nn.LSTMCell(4,5,device='meta')(x)[0],
+    'gru': lambda L,x: L.nn.GRU(4,5,device='meta')(x)[0],
+    'conv1d': lambda L,x: L.nn.functional.conv1d(x[None], L.ones(2,3,2,device='meta')),
+    'bn_eval': lambda L,x: L.nn.BatchNorm1d(4,device='meta').eval()(x),
+    'svd': lambda L,x: L.linalg.svd(x)[1],
+    'det': lambda L,x: L.linalg.det(x[:, :3]),
+    'bernoulli': lambda L,x: L.bernoulli(x.sigmoid()),
+}
+
+
+def _summary(result):
+    return tuple(result.shape), str(result.dtype).split(".")[-1], result.device.type
+
+
+@pytest.mark.parametrize("name", sorted(SWEEP))
+def test_op_sweep_on_meta(torch, name):
+    def run(L):
+        try:
+            result = SWEEP[name](L, L.ones(3, 4, device="meta"))
+        except Exception as error:  # noqa: BLE001 - compared with the oracle's
+            return type(error).__name__, str(error)
+        return None if result is None else _summary(result)
+    assert run(ember) == run(torch)
+
+
+LAYERS = {
+    'Linear': (3,4),
+    'Bilinear': (2,3,4),
+    'LazyLinear': (4,),
+    'Conv1d': (2,3,2),
+    'Conv2d': (2,3,2),
+    'Conv3d': (2,3,2),
+    'ConvTranspose1d': (2,3,2),
+    'ConvTranspose2d': (2,3,2),
+    'ConvTranspose3d': (2,3,2),
+    'BatchNorm1d': (3,),
+    'BatchNorm2d': (3,),
+    'BatchNorm3d': (3,),
+    'InstanceNorm1d': (3,),
+    'InstanceNorm2d': (3,),
+    'LayerNorm': (3,),
+    'GroupNorm': (1,3),
+    'RMSNorm': (3,),
+    'Embedding': (5,3),
+    'EmbeddingBag': (5,3),
+    'RNN': (3,4),
+    'LSTM': (3,4),
+    'GRU': (3,4),
+    'RNNCell': (3,4),
+    'LSTMCell': (3,4),
+    'GRUCell': (3,4),
+    'MultiheadAttention': (4,2),
+    'Transformer': (),
+    'TransformerEncoderLayer': (4,2,8),
+    'TransformerDecoderLayer': (4,2,8),
+    'PReLU': (),
+    'AdaptiveLogSoftmaxWithLoss': (8,10,[4]),
+    'SyncBatchNorm': (3,),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LAYERS))
+def test_every_layer_takes_device_meta(torch, name):
+    def run(L):
+        kwargs = {"device": "meta"}
+        if name == "Transformer":
+            kwargs.update(d_model=4, nhead=2, num_encoder_layers=1, num_decoder_layers=1,
+                          dim_feedforward=8)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            layer = getattr(L.nn, name)(*LAYERS[name], **kwargs)
+        return sorted((key, *_summary(value)) for key, value in
+                      list(layer.named_parameters()) + list(layer.named_buffers())
+                      if not type(value).__name__.startswith("Uninit"))
+    assert run(ember) == run(torch)
