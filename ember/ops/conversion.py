@@ -121,7 +121,7 @@ def type(self, dtype=None, non_blocking=False, **kwargs):
     if dtype is None:
         dtype = kwargs.pop("dtype", None)
         if dtype is None:
-            prefix = "ember." if self._device.type == "cpu" else "ember.cuda."
+            prefix = "ember." if self._device.type == "cpu" else f"ember.{self._device.type}."
             return prefix + self.dtype.tensor_type
     dtype = getattr(dtype, "_type_name", dtype)   # a legacy type: ember.FloatTensor
     if isinstance(dtype, str):
