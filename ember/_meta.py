@@ -16,6 +16,13 @@ meta tensors, because NumPy hands the computation back to the array class:
 Functions whose result depends on the values (`nonzero`, `unique`) raise
 NotImplementedError, as PyTorch does. `xp` below is the array module the meta device
 hands to ops: NumPy, except that its factories make MetaArrays.
+
+Where ember differs from PyTorch's meta tensors: strides are reported dense for the
+shape (`Tensor.stride` cannot see a view's layout through zero strides, so `x.T` of a
+meta tensor says contiguous); a check that an op makes on values sees zeros (linalg.inv
+calls a meta matrix singular, multinomial finds no probability mass); and a CPU op
+handed a meta operand refuses with the device-check text where PyTorch's CPU kernel
+would read memory that was never allocated.
 """
 import numpy as _np
 
