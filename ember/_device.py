@@ -5,15 +5,16 @@ input's device for `xp` and never chooses the array module itself.
 """
 import re
 
-from . import _backend
+from . import _backend, _meta
 
 __all__ = ["device"]
 
 _KNOWN_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip",
                 "ve", "fpga", "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia",
                 "privateuseone")
-_SUPPORTED = ("cpu", "cuda")
+_SUPPORTED = ("cpu", "cuda", "meta")
 _cache = {}
+_ARRAY_MODULES = {"cpu": _backend.numpy, "meta": _meta.xp}  # cuda: CuPy, attached on use
 _MISSING = object()  # device() without arguments differs from device(None)
 
 
@@ -41,10 +42,20 @@ class device:
             canonical = object.__new__(cls)
             canonical.type = type_name
             canonical.index = idx
-            canonical.xp = _backend.numpy if type_name == "cpu" else None
+            canonical.xp = _ARRAY_MODULES.get(type_name)
             _cache[(type_name, idx, True)] = canonical
         _cache[key] = canonical
         return canonical
+
+    def __enter__(self):
+        """`with ember.device('meta'):` makes this the factories' default device."""
+        _default_stack.append(_defaults.device)
+        _defaults.device = resolve(self)
+        return self
+
+    def __exit__(self, *exc_info):
+        _defaults.device = _default_stack.pop()
+        return None
 
     def __repr__(self):
         if self.index is None:
@@ -109,12 +120,33 @@ def _parse(spec, index):
 
 
 CPU = device("cpu")
+META = device("meta")
+
+
+class _Defaults:
+    """The device factories use when given none (`set_default_device`, `with device`)."""
+
+    __slots__ = ("device",)
+
+
+_defaults = _Defaults()
+_defaults.device = CPU
+_default_stack = []
+
+
+def set_default(spec):
+    """Make `spec` (None: the CPU) the device of factories called without `device=`."""
+    _defaults.device = CPU if spec is None else resolve(spec)
+
+
+def get_default():
+    return _defaults.device
 
 
 def resolve(spec):
     """Turn a `device=` argument (None, str, int, device) into a device object."""
     if spec is None:
-        return CPU
+        return _defaults.device
     dev = spec if type(spec) is device else device(spec)
     if dev.type not in _SUPPORTED:
         raise RuntimeError(f"ember does not support the '{dev.type}' device")

@@ -213,11 +213,41 @@ def _device(first, second, names=None):
     text = (f"All tensors of one op must live on one device: {names[0]} is on {first}, "
             f"{names[1]} is on {second}.")
     if "meta" in (str(first), str(second)):
-        text += (" A 'meta' tensor has a shape and dtype but no data: it can only meet "
-                 "other meta tensors.")
+        return text + _META_EXPLAINED + _META_FIX
     return text + (f"\nFix: move one of them with .to({str(first)!r}) or "
                    f".to({str(second)!r}); for a model, model.to(device) moves every "
                    "parameter and buffer, and inputs must follow it.")
+
+
+_META_EXPLAINED = (" A meta tensor has a shape, a dtype and strides but no values, so it "
+                   "cannot meet a tensor that has them.")
+_META_FIX = ("\nFix: a model built on the meta device (device='meta', `with "
+             "torch.device('meta')`) gets memory with model.to_empty(device='cpu') and then its "
+             "values: reset_parameters() on each layer, or "
+             "model.load_state_dict(state, assign=True); a meta input has no values to move, so "
+             "create it where the model lives.")
+
+
+def _layer_devices(module, x, told=""):
+    """The layer's parameters and buffers that live apart from its input, each by its path
+    (`\x00` stands for the layer's path, filled in as the error leaves the model)."""
+    device = getattr(x, "device", None)
+    apart = [(name, tensor.device)
+             for name, tensor in list(module.named_parameters(recurse=False))
+             + list(module.named_buffers(recurse=False))
+             if tensor is not None and tensor.device != device]
+    if device is None or not apart:
+        return ""
+    listed = ", ".join(f"\x00{name} on {where}" for name, where in apart)
+    text = f"The input is on {device}; {listed}."
+    fix = "" if _META_FIX in told else _META_FIX
+    if "meta" in [str(where) for _, where in apart]:
+        return (text + " This layer was built on the meta device: its parameters have shapes "
+                "but no values." + fix)
+    if str(device) == "meta":
+        return text + " The input is a meta tensor: it has a shape but no values." + fix
+    return text + (f"\nFix: model.to({str(device)!r}) moves every parameter and buffer, or "
+                   f"move the input with x.to({str(apart[0][1])!r}).")
 
 
 def _integer_reduction(operation, dtype):
@@ -457,6 +487,7 @@ def _layer_note(state, root):
     inner, path, _, facts = state
     where = (f"in layer '{path}' ({_one_line(inner)}) of {type(root).__name__}" if path
              else f"in {_one_line(inner)}")
+    facts = facts.replace("\x00", path + "." if path else "")
     return f"Raised {where}." + ("\n" + facts if facts else "")
 
 
@@ -470,7 +501,7 @@ def _layer_facts(module, args, told):
     x = args[0] if args else None
     shape = getattr(x, "shape", None)
     weight = getattr(module, "weight", None)
-    lines = []
+    lines = [_layer_devices(module, x, told)] if hasattr(x, "device") else []
     takes_floats = not hasattr(module, "num_embeddings")
     if (takes_floats and shape is not None and weight is not None
             and getattr(x, "dtype", None) is not None):
@@ -478,9 +509,6 @@ def _layer_facts(module, args, told):
             fix = _dtype_fix(x.dtype, weight.dtype)
             lines.append(f"The input is {_name(x.dtype)}; the layer's weight is "
                          f"{_name(weight.dtype)}." + ("" if fix in told else fix))
-        if x.device != weight.device:
-            lines.append(_device(x.device, weight.device,
-                                 ("the input", "the layer's weight")))
     if shape is None:
         return "\n".join(lines)
     kind = type(module).__name__

@@ -115,6 +115,11 @@ def dim_out_of_range(dim, ndim):
 
 
 def device_mismatch(device_a, device_b):
+    """PyTorch's text when two tensors of one op live apart: `device_a` is the device the op
+    settled on (its first tensor's), `device_b` the other's. Against a meta tensor PyTorch's
+    CPU build words it from the check of each operand against the expected device."""
+    if device_a.type == "meta" or device_b.type == "meta":
+        return f"Tensor on device {device_b} is not on the expected device {device_a}!"
     return ("Expected all tensors to be on the same device, but found at least two devices, "
             f"{device_a} and {device_b}!")
 

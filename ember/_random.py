@@ -29,6 +29,7 @@ import os
 from . import _dtype
 from ._backend import numpy as np
 from ._device import device as _device_type
+from ._meta import MetaArray as _MetaArray
 from ._random_kernels import (_CHUNK, _THREADS, _avx2_rows, _count_below, _fisher_yates, _fma32,
                               _fma64, _inside_out_shuffle, _libm, _narrow, _normal_fill_avx2,
                               _normal_fill_double, _worker_pool)
@@ -367,6 +368,8 @@ def in_memory_order(array, draw, *operands):
     (arrays broadcast to array's shape) are permuted alike.
     """
     shape = array.shape
+    if array.__class__ is _MetaArray:
+        return array  # nothing to fill, and PyTorch's meta kernels leave the generator alone
     if array.flags.c_contiguous:
         return draw(shape, True, *(np.broadcast_to(x, shape) for x in operands))
     strides = array.strides

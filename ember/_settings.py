@@ -153,16 +153,17 @@ def get_float32_matmul_precision():
 
 
 def set_default_device(device):
-    """Record the device factories should default to (None resets to the CPU).
-
-    Not yet consulted by ember's factory functions (see ember/ops/creation.py);
-    'cuda' is accepted, and `get_default_device` then raises as PyTorch's CPU build does.
-    """
+    """Set the device factories default to (None resets to the CPU); 'cuda' is recorded,
+    and `get_default_device` then raises as PyTorch's CPU build does."""
     _state["default_device"] = None if device is None else _device.device(device)
+    if _state["default_device"] is None or _state["default_device"].type != "cuda":
+        _device.set_default(device)
 
 
 def get_default_device():
     device = _state["default_device"]
+    if _device.get_default() is not _device.CPU:
+        return _device.get_default()  # inside `with ember.device(...)`, or a set default
     if device is None:
         return _device.device("cpu")
     if device.type == "cuda":

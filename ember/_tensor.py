@@ -11,8 +11,9 @@ import weakref
 from types import FunctionType as _FunctionType
 
 from . import _backend, _diagnose, _dtype, _errors
-from ._device import CPU as _CPU
+from ._device import CPU as _CPU, META as _META
 from ._layout import strided as _strided
+from ._meta import MetaArray as _MetaArray
 from ._size import Size
 from .autograd import graph as _graph
 from .autograd.grad_mode import state as _grad_state
@@ -41,8 +42,11 @@ def make_tensor(data, device=_CPU):
     NumPy hands back scalars, not 0-dim arrays, from many reductions; a Tensor always
     holds an array, so one is made here (a class test on the success path).
     """
-    if data.__class__ is not _ndarray and isinstance(data, _generic):
-        data = _backend.numpy.asarray(data)
+    if data.__class__ is not _ndarray:
+        if isinstance(data, _generic):
+            data = _backend.numpy.asarray(data)
+        elif data.__class__ is _MetaArray and device is not _META:
+            raise _meta_leak(device)
     t = _new(Tensor)
     t._data = data
     t._device = device
@@ -55,6 +59,22 @@ def make_tensor(data, device=_CPU):
     t._grad_accumulator = None
     t._extras = _INFERENCE_EXTRAS() if _grad_state.inference else None
     return t
+
+
+def _meta_leak(device):
+    """An op on `device` tensors met a meta operand (its array computed as meta): PyTorch's
+    CPU kernels would read memory that was never allocated; ember refuses with the
+    device check's text."""
+    return _diagnose.noted(RuntimeError(_errors.device_mismatch(device, _META)), "device",
+                           first=device, second=_META)
+
+
+def _dense_strides(shape):
+    strides, step = [], 1
+    for size in reversed(shape):
+        strides.append(step)
+        step *= max(size, 1)
+    return tuple(reversed(strides))
 
 
 def _INFERENCE_EXTRAS():
@@ -138,13 +158,20 @@ class Tensor:
         return self._device.type == "cpu"
 
     @property
+    def is_meta(self):
+        return self._device is _META
+
+    @property
     def layout(self):
         return _strided
 
     def stride(self, dim=None):
         """Strides in elements, from the array's strides in bytes."""
         itemsize = self._data.itemsize
-        strides = tuple(s // itemsize for s in self._data.strides)
+        if self._device is _META:  # no memory behind a meta array: report a dense layout
+            strides = _dense_strides(self._data.shape)
+        else:
+            strides = tuple(s // itemsize for s in self._data.strides)
         if dim is None:
             return strides
         return strides[_canonical_dim(dim, self._data.ndim)]
@@ -157,7 +184,7 @@ class Tensor:
         return (_address(self._data) - _address(root)) // self._data.itemsize
 
     def data_ptr(self):
-        return _address(self._data)
+        return 0 if self._device is _META else _address(self._data)
 
     def is_contiguous(self, *, memory_format=None):
         """C-contiguity as PyTorch defines it (size-1 dimensions may have any stride)."""
@@ -198,7 +225,7 @@ class Tensor:
         return self._storage.version
 
     def get_device(self):
-        return -1 if self._device.type == "cpu" else self._device.index
+        return self._device.index if self._device.type == "cuda" else -1
 
     # ================================================================ autograd state
     @property
@@ -376,7 +403,7 @@ class Tensor:
 
     def __format__(self, format_spec):
         # As PyTorch: only a plain 0-dim Tensor formats as its number (Parameter does not).
-        if self._data.ndim == 0 and type(self) is Tensor:
+        if self._data.ndim == 0 and type(self) is Tensor and self._device is not _META:
             return self.detach().item().__format__(format_spec)
         return object.__format__(self, format_spec)
 
@@ -2231,8 +2258,8 @@ class Tensor:
         return False
 
     # ---------------------------------------------------------------- kinds ember never makes
-    # (sparse, quantized, nested, MKL-DNN, meta and other backends' tensors)
-    is_meta = is_sparse = is_sparse_csr = is_quantized = is_nested = is_mkldnn = False
+    # (sparse, quantized, nested, MKL-DNN and other backends' tensors)
+    is_sparse = is_sparse_csr = is_quantized = is_nested = is_mkldnn = False
     is_xpu = is_mps = is_xla = is_ipu = is_vulkan = is_maia = is_mtia = False
 
     def is_distributed(self):

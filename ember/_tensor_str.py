@@ -233,7 +233,12 @@ def tensor_repr(tensor, tensor_contents=None):
     dtype = tensor.dtype
     default_float = _dtype.get_default_dtype()
     shape = tensor._data.shape
-    if tensor._data.size == 0:
+    if device.type == "meta":  # no values to print: the shape stands in for them
+        suffixes.append(f"size={shape}")
+        if dtype is not default_float:
+            suffixes.append(f"dtype={dtype!r}")
+        body = "..."
+    elif tensor._data.size == 0:
         if len(shape) != 1:
             suffixes.append("size=" + str(shape))
         if dtype is not default_float:  # nothing to infer the kind from, so always shown

@@ -212,8 +212,10 @@ def test_device_note_names_both_devices():
                             names=("the input", "the layer's weight"))
     note = error.__notes__[0]
     assert "the input is on cpu" in note and "the layer's weight is on meta" in note
-    assert "'meta' tensor" in note and ".to('cpu')" in note and "model.to(device)" in note
+    assert "meta tensor has a shape" in note and "model.to_empty(device='cpu')" in note
     assert str(error) == "x"
+    other = _diagnose.noted(RuntimeError("y"), "device", first="cpu", second="cuda:0")
+    assert ".to('cpu')" in other.__notes__[0] and "model.to(device)" in other.__notes__[0]
 
 
 def test_a_note_that_cannot_be_built_is_left_out():
@@ -227,3 +229,82 @@ def test_aligned_picture():
         "  a: [8, 1, 5]\n  b: [   7, 3]\n            ^")
     assert _diagnose.aligned([("x", (10, 2)), ("yy", (3,))], marked=1) == (
         "   x: [10,  2]\n  yy: [     3]\n        ^")
+
+
+def test_meta_model_fed_a_cpu_tensor_as_documented():
+    """The example of docs/when_things_go_wrong.md, note for note."""
+    with ember.device("meta"):
+        model = ember.nn.Sequential(ember.nn.Linear(4, 8), ember.nn.ReLU(),
+                                    ember.nn.Linear(8, 2))
+    with pytest.raises(RuntimeError) as info:
+        model(ember.ones(3, 4))
+    assert str(info.value) == "Tensor on device meta is not on the expected device cpu!"
+    notes = info.value.__notes__
+    assert len(notes) == 2
+    assert "the first tensor is on cpu, the second tensor is on meta" in notes[0]
+    assert "model.to_empty(device='cpu')" in notes[0]
+    assert notes[1].startswith("Raised in layer '0' (Linear(in_features=4, out_features=8")
+    assert "The input is on cpu; 0.weight on meta, 0.bias on meta." in notes[1]
+
+
+_CONV_DTYPES = ("float32", "float64", "int64", "float16", "bfloat16")
+
+
+@pytest.mark.parametrize("layer", ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d",
+                                   "ConvTranspose2d", "ConvTranspose3d"])
+def test_conv_input_and_weight_dtypes_as_torch(torch, layer):
+    """Every pairing of input and layer dtype: PyTorch's message (oneDNN's, the slow
+    kernels', the transposed ones') or its result dtype."""
+    dims = int(layer[-2])
+    for bias in (False, True):
+        for weight_dtype in _CONV_DTYPES[:2] + _CONV_DTYPES[3:]:
+            for input_dtype in _CONV_DTYPES:
+                def run(lib):
+                    model = getattr(lib.nn, layer)(2, 3, 3, bias=bias)
+                    model = model.to(getattr(lib, weight_dtype))
+                    return model(lib.ones((1, 2) + (5,) * dims, dtype=getattr(lib, input_dtype)))
+                try:
+                    expected = run(torch)
+                except Exception:  # noqa: BLE001 - the oracle's refusal is the expectation
+                    assert_same_error(run)
+                else:
+                    assert str(run(ember).dtype) == str(expected.dtype).replace("torch", "ember")
+
+
+@pytest.mark.parametrize("dims", [1, 2, 3])
+@pytest.mark.parametrize("bias_dtype", ["float64", "float16", "bfloat16", "int64"])
+def test_transposed_conv_bias_of_another_dtype(torch, dims, bias_dtype):
+    """The 1-d and 2-d transposed kernels add any bias cast to the output's dtype (its
+    gradient in the bias's own); the 3-d one refuses it."""
+    def run(lib):
+        x = lib.ones((1, 2) + (3,) * dims, requires_grad=True)
+        w = lib.ones((2, 1) + (2,) * dims)
+        b = lib.full((1,), 0.5, dtype=getattr(lib, bias_dtype),
+                     requires_grad=bias_dtype != "int64")
+        y = getattr(lib.nn.functional, f"conv_transpose{dims}d")(x, w, b)
+        y.sum().backward()
+        return y, b.grad
+    if dims == 3:
+        assert_same_error(run)
+        return
+    (y, grad), (y_torch, grad_torch) = run(ember), run(torch)
+    assert y.tolist() == y_torch.tolist() and str(y.dtype)[6:] == str(y_torch.dtype)[6:]
+    assert (grad is None) == (grad_torch is None)
+    if grad is not None:
+        assert grad.tolist() == grad_torch.float().tolist()
+        assert str(grad.dtype)[6:] == str(grad_torch.dtype)[6:]
+
+
+def test_explain_recognises_a_detached_tensor_without_the_loss():
+    from ember.autograd.explain import explain  # noqa: PLC0415 - the learner's tool under test
+    w = ember.ones(3, requires_grad=True)
+    hidden = w * 2
+    text = explain(hidden.detach())
+    assert "made by .detach()" in text and "computed by MulBackward0" in text
+    assert "data_ptr()" in text and ".requires_grad_()" in text
+    assert "a leaf that requires grad" in explain(w.detach())
+    assert "a leaf that requires grad" in explain(w.data)
+    orphan = (w * 3).detach()  # the tensor it came from is gone: the text can only guess
+    assert "It was made by .detach()" not in explain(orphan)
+    assert "or it was made by .detach()" in explain(orphan)
+    assert "It was made by .detach()" not in explain(ember.ones(3))

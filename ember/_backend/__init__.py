@@ -10,6 +10,8 @@ import mmap as _mmap
 
 import numpy
 
+from .._meta import MetaArray as _MetaArray, meta_array as _meta_array
+
 __all__ = ["numpy", "ndarray", "generic", "cupy_module", "cupy_available", "is_cupy_array",
            "as_strided", "address", "allocate", "allocating", "allocation_refusal",
            "storage_nbytes", "allocation_error", "one_blas_thread"]
@@ -63,6 +65,8 @@ def as_strided(array, shape, strides, writeable=None):
     NumPy carries a writeable flag (kept from `array` unless given); CuPy has none.
     """
     if isinstance(array, ndarray):
+        if array.__class__ is _MetaArray:  # no memory behind the strides: stay zero-stride
+            return _meta_array(shape, array.dtype)
         if writeable is None:
             writeable = array.flags.writeable
         return numpy.lib.stride_tricks.as_strided(array, shape, strides, writeable=writeable)

@@ -12,7 +12,8 @@ from pickle import UnpicklingError
 
 from .. import cuda
 from .._backend import numpy as np
-from .._device import CPU, device, resolve as _resolve_device
+from .._meta import meta_array as _meta_array
+from .._device import CPU, META, device, resolve as _resolve_device
 from .._tensor import Tensor, make_tensor
 from . import names
 from .unpickler import WeightsUnpickler, decode_tag, full_unpickler
@@ -48,6 +49,13 @@ def restorer(map_location):
         target = _text_tag(map_location)
         return lambda raw, dtype, tag: _restore(raw, dtype, target)
     return lambda raw, dtype, tag: _restore_with(map_location, raw, dtype, tag)
+
+
+def _is_meta(map_location):
+    """Whether map_location is the meta device itself (then no storage bytes are read)."""
+    if isinstance(map_location, str):
+        return map_location == "meta"
+    return isinstance(map_location, device) and map_location.type == "meta"
 
 
 def _mapped_tag(map_location, tag):
@@ -92,6 +100,8 @@ def _restore_with(map_location, raw, dtype, tag):
 def _target_device(tag):
     if tag == "cpu":
         return CPU
+    if tag == "meta":
+        return META
     try:
         target = device(tag)
     except (RuntimeError, TypeError):
@@ -164,11 +174,16 @@ def load_zip(archive, map_location, weights_only, pickle_module, load_args):
     """The object in a zip checkpoint."""
     swap = _byteorder(archive) != sys.byteorder
     restore = restorer(map_location)
+    meta_target = _is_meta(map_location)
     loaded = {}
 
     def persistent_load(saved_id):
         dtype, key, location, numel = _storage_id(saved_id, 5)
         storage = loaded.get(key)
+        if storage is None and (location == "meta" or meta_target):
+            # a meta storage has no record to read, and a meta target reads none
+            storage = loaded[key] = names.LoadedStorage(_meta_array((numel,), dtype.np_dtype),
+                                                        META)
         if storage is None:
             nbytes = numel * dtype.itemsize
             raw = archive.read_storage(f"data/{key}", nbytes)

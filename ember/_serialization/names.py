@@ -9,7 +9,8 @@ import warnings
 from collections import Counter, OrderedDict
 
 from .. import _dtype
-from .._device import device
+from .._device import META, device
+from .._meta import meta_array as _meta_array
 from .._size import Size
 from .._tensor import Tensor, _Storage, make_tensor
 from ..nn.parameter import Parameter
@@ -35,6 +36,7 @@ class TorchGlobal:
 
 REBUILD_TENSOR_V2 = TorchGlobal("torch._utils", "_rebuild_tensor_v2")
 REBUILD_PARAMETER = TorchGlobal("torch._utils", "_rebuild_parameter")
+REBUILD_META = TorchGlobal("torch._utils", "_rebuild_meta_tensor_no_storage")
 REBUILD_PARAMETER_WITH_STATE = TorchGlobal("torch._utils", "_rebuild_parameter_with_state")
 REBUILD_FROM_TYPE_V2 = TorchGlobal("torch._tensor", "_rebuild_from_type_v2")
 TORCH_DEVICE = TorchGlobal("torch", "device")
@@ -181,6 +183,18 @@ def _rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, bac
                               requires_grad, backward_hooks)
 
 
+def _rebuild_meta_tensor_no_storage(dtype, size, stride, requires_grad):
+    """torch._utils._rebuild_meta_tensor_no_storage: a meta tensor has no bytes to read."""
+    if not isinstance(dtype, _dtype.dtype):
+        raise RuntimeError(f"invalid dtype in checkpoint: {dtype!r}")
+    size = _int_tuple(size, "size")
+    _int_tuple(stride, "stride")
+    out = make_tensor(_meta_array(size, dtype.np_dtype), META)
+    if _check_flag(requires_grad, "requires_grad"):
+        out.requires_grad_(True)
+    return out
+
+
 def _rebuild_parameter(data, requires_grad, backward_hooks):
     """torch._utils._rebuild_parameter."""
     if not isinstance(data, Tensor):
@@ -220,7 +234,7 @@ def _rebuild_device_tensor_from_cpu_tensor(data, dtype, device, requires_grad):
 
 
 _TENSOR_REBUILDS = (_rebuild_tensor, _rebuild_tensor_v2, _rebuild_tensor_v3, _rebuild_parameter,
-                    _rebuild_parameter_with_state)
+                    _rebuild_parameter_with_state, _rebuild_meta_tensor_no_storage)
 _TENSOR_SLOTS = frozenset(Tensor.__slots__)
 
 
@@ -254,6 +268,7 @@ TORCH_GLOBALS = {
     "torch._utils._rebuild_tensor_v2": _rebuild_tensor_v2,
     "torch._utils._rebuild_tensor_v3": _rebuild_tensor_v3,
     "torch._utils._rebuild_parameter": _rebuild_parameter,
+    "torch._utils._rebuild_meta_tensor_no_storage": _rebuild_meta_tensor_no_storage,
     "torch._utils._rebuild_parameter_with_state": _rebuild_parameter_with_state,
     "torch._utils._rebuild_device_tensor_from_cpu_tensor":
         _rebuild_device_tensor_from_cpu_tensor,

@@ -157,6 +157,9 @@ class TorchPickler(pickle._Pickler):
                 return (names.REBUILD_PARAMETER_WITH_STATE,
                         (tensor.data, tensor.requires_grad, OrderedDict(), dict(state)))
             return (names.REBUILD_PARAMETER, (tensor.data, tensor.requires_grad, OrderedDict()))
+        if tensor._device.type == "meta":  # as PyTorch: no storage, only the geometry
+            return (names.REBUILD_META, (tensor.dtype, tuple(tensor._data.shape),
+                                         tensor.stride(), tensor.requires_grad))
         ref, offset, stride = self.storages.locate(tensor)
         args = (ref, offset, tuple(tensor._data.shape), stride, tensor.requires_grad,
                 OrderedDict())

@@ -9,8 +9,12 @@ the graph as they stand: nothing is recorded on the hot path except the count of
 `.detach()`ed tensor is recognised, given the loss, by sharing memory with a tensor of the
 loss's graph; what `no_grad()` made cannot be told from a tensor created without
 `requires_grad` (a flag on every such result would cost every evaluation step), so the
-text names both.
+text names both. Without the loss, a `.detach()`ed tensor is still recognised while the
+tensor it came from is alive: the garbage collector finds the tensors that share its
+storage, and one that requires grad gives the detach away.
 """
+import gc
+
 from .grad_mode import state as _grad_state
 from .graph import AccumulateGrad, _FREED
 from . import graph_draw, retention
@@ -86,6 +90,16 @@ def _not_tracked(tensor, loss):
     if base is not None and base._requires_grad:
         return ["- It is a view of a tensor that requires grad, taken under no_grad(): views "
                 "made with grad mode off carry no history. Take the view outside no_grad()."]
+    origin = _tracked_alias(tensor)
+    if origin is not None:
+        made = ("computed by " + origin.grad_fn.name().rpartition("::")[2]
+                if origin.grad_fn is not None else "a leaf that requires grad")
+        return [f"- It was made by .detach() (or .data): it shares its memory with a tensor of "
+                f"shape {graph_draw._shape(origin)} that is in a graph ({made}), but it is cut "
+                "from that graph, so no gradient reaches it. How to tell: requires_grad is "
+                "False and grad_fn is None, yet t.data_ptr() equals the original's (and "
+                "t._version moves with it). Use the original tensor where the gradient should "
+                "flow, or call .requires_grad_() to make this one a leaf of its own."]
     if not tensor.is_floating_point():
         return [f"- requires_grad is False, and it must stay so: only floating point tensors "
                 f"can require gradients ({tensor.dtype} cannot)."]
@@ -99,6 +113,20 @@ def _not_tracked(tensor, loss):
         lines.append("- Grad mode is off right now: you are inside no_grad() or "
                      "set_grad_enabled(False).")
     return lines
+
+
+def _tracked_alias(tensor):
+    """A live tensor that requires grad and shares `tensor`'s storage, or None.
+
+    Asked of the garbage collector (the objects that refer to the storage), so that
+    `.detach()` records nothing: a scan of the heap is fine for a call made by hand.
+    """
+    storage = tensor._storage
+    for other in gc.get_referrers(storage):
+        if (other is not tensor and getattr(other, "_storage", None) is storage
+                and hasattr(other, "grad_fn") and other._requires_grad):
+            return other
+    return None
 
 
 def _shares_memory_with_graph(tensor, loss):

@@ -11,6 +11,7 @@ from weakref import ref as _weak_ref
 from .._dtype import is_floating as _is_floating
 from .. import _diagnose, _dtype, _errors
 from .._backend import generic as _np_generic, ndarray as _np_ndarray, numpy as _numpy
+from .._meta import MetaArray as _MetaArray
 from .._tensor import Tensor, make_tensor, make_view, _address, _canonical_dim
 from ..autograd.grad_mode import state as grad_state
 from ..autograd.graph import grad_accumulator, record_forward_trace
@@ -556,6 +557,8 @@ def _dense(array):
 def check_no_overlap(data):
     """PyTorch's refusal to write into a tensor whose elements share memory (an expand)."""
     if 0 in data.strides and data.size:
+        if data.__class__ is _MetaArray:
+            return  # zero strides are how a meta array holds no data, not an expand
         for size, stride in zip(data.shape, data.strides):
             if stride == 0 and size > 1:
                 raise RuntimeError(_errors.INTERNAL_OVERLAP)

@@ -147,7 +147,10 @@ def _check_dtypes(input, weight, bias, transposed, n, groups):
                        f"{_errors.scalar_type_name(w_dtype)}")
         raise _diagnose.noted(RuntimeError(message), "dtype", input_dtype=x_dtype,
                               parameter_dtype=w_dtype, operation="convolution")
-    _check_bias_dtype(input, bias)
+    if transposed and n == 3 and bias is not None and bias.dtype is not x_dtype:
+        # the 1-d and 2-d transposed kernels add a bias of any dtype, cast to the output's
+        raise RuntimeError(f"expected scalar type {_errors.scalar_type_name(x_dtype)} but "
+                           f"found {_errors.scalar_type_name(bias.dtype)}")
 
 
 def _takes_onednn(input, weight, groups):
@@ -204,7 +207,8 @@ def _convolution(input, weight, bias, params, transposed, out_spatial):
         y = _im2col.conv_forward(input._data, weight._data, stride, padding, dilation, groups,
                                  xp)
     if bias is not None:
-        y += bias._data.reshape((-1,) + (1,) * (y.ndim - 2))
+        b = bias._data
+        y += (b if b.dtype == y.dtype else b.astype(y.dtype)).reshape((-1,) + (1,) * (y.ndim - 2))
     out = wrap(y, input._device)
     if grad_state.enabled and (input._requires_grad or weight._requires_grad
                                or bias is not None and bias._requires_grad):

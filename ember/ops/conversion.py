@@ -8,6 +8,7 @@ import copy as _copy
 
 from .. import _dtype, _errors
 from .._backend import address as _address, numpy as _np
+from .._meta import NO_DATA as _META_NO_DATA, to_meta as _to_meta
 from .._device import CPU as _CPU, device as _device_type, resolve as _resolve_device
 from ..autograd.graph import Node
 from ._cast import cast as _cast, steps_before as _steps_before
@@ -93,7 +94,12 @@ def to(self, *args, **kwargs):
 
 
 def _move(data, source, target):
-    """Copy an array between devices (NumPy <-> CuPy, or between GPUs)."""
+    """Copy an array between devices (NumPy <-> CuPy, or between GPUs; to the meta device
+    only the shape and dtype go, and nothing comes back from it)."""
+    if target.type == "meta":
+        return _to_meta(data)
+    if source.type == "meta":
+        raise NotImplementedError(_META_NO_DATA)
     if target.type == "cpu":
         return data.get()
     with target.xp.cuda.Device(target.index or 0):
@@ -115,7 +121,7 @@ def type(self, dtype=None, non_blocking=False, **kwargs):
     if dtype is None:
         dtype = kwargs.pop("dtype", None)
         if dtype is None:
-            prefix = "ember." if self._device.type == "cpu" else "ember.cuda."
+            prefix = "ember." if self._device.type == "cpu" else f"ember.{self._device.type}."
             return prefix + self.dtype.tensor_type
     dtype = getattr(dtype, "_type_name", dtype)   # a legacy type: ember.FloatTensor
     if isinstance(dtype, str):

@@ -67,10 +67,11 @@ def size_arg(args, name, size=None):
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new tensor holding a copy of `data` (lists, scalars, arrays, tensors)."""
     dtype = _as_dtype(dtype)
-    dev = _resolve_device(device)
     if isinstance(data, Tensor):
         warnings.warn(_COPY_WARNING.format("ember.tensor"), UserWarning, stacklevel=2)
+        dev = data._device if device is None else _resolve_device(device)
         return _copy_tensor(data, dtype, dev, requires_grad)
+    dev = _resolve_device(device)
     return finish(to_device(_infer_array(data, dtype), dev), dev, requires_grad,
                   keep_strides=isinstance(data, _np_ndarray))
 
@@ -78,7 +79,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
 def _copy_tensor(data, dtype, dev, requires_grad):
     array = data._data
     if data._device is not _CPU:
-        array = array.get()
+        array = array.get()  # a meta array stays one, and raises if it must become data
     array = array.astype(array.dtype if dtype is None else dtype.np_dtype, copy=True)
     return finish(to_device(array, dev), dev, requires_grad)
 

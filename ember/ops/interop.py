@@ -104,7 +104,7 @@ def _host(data, device):
 def to_python_scalar(self):
     """The single value as a Python bool, int or float."""
     data = self._data if self._device is _CPU else self._data.get()
-    value = data.item()
+    value = data.item()  # a meta array raises PyTorch's error here
     # NumPy gives Python numbers, except for bfloat16 (an ml_dtypes scalar).
     return value if value.__class__ in _PYTHON_NUMBERS else float(value)
 

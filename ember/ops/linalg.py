@@ -43,7 +43,8 @@ def _arrays(fn, input, other, other_name):
     if not isinstance(other, Tensor):
         raise TypeError(f"{fn}(): argument '{other_name}' (position 2) must be Tensor, not "
                         f"{type(other).__name__}")
-    if input._device is not other._device and input._device != other._device:
+    # a meta `input` takes any other operand, as PyTorch's meta kernels do (shapes only)
+    if input._device is not other._device and input._device.type != "meta":
         raise _diagnose.noted(RuntimeError(_errors.device_mismatch(input._device, other._device)),
                               "device", first=input._device, second=other._device)
     return input._data, other._data

@@ -10,7 +10,8 @@ import math
 
 from .. import _dtype, _errors, _random
 from .._backend import allocate, numpy as _np
-from .._device import resolve as _resolve_device
+from .._device import META as _META, resolve as _resolve_device
+from .._meta import meta_array as _meta_array
 from .._random import (Generator, default_generator, get_rng_state, in_memory_order,
                        initial_seed, manual_seed, seed, set_rng_state)
 from ..autograd.graph import Node
@@ -74,7 +75,7 @@ def rand(*args, size=None, generator=None, out=None, dtype=None, layout=None,
     dtype = _float_dtype(dtype)
     _require_floating(dtype, "check_uniform_bounds")
     dev = _resolve_device(device)
-    values = allocate(_resolve_generator(generator)._draw_uniform, shape, dtype.np_dtype)
+    values = _drawn(dev, _resolve_generator(generator)._draw_uniform, shape, dtype.np_dtype)
     return finish(to_device(values, dev), dev, requires_grad)
 
 
@@ -86,8 +87,16 @@ def randn(*args, size=None, generator=None, out=None, dtype=None, layout=None,
     dtype = _float_dtype(dtype)
     _require_floating(dtype, "normal_kernel_cpu")
     dev = _resolve_device(device)
-    values = allocate(_resolve_generator(generator)._draw_normal, shape, dtype.np_dtype)
+    values = _drawn(dev, _resolve_generator(generator)._draw_normal, shape, dtype.np_dtype)
     return finish(to_device(values, dev), dev, requires_grad)
+
+
+def _drawn(device, draw, shape, np_dtype):
+    """`draw`'s samples, or for the meta device none: no memory, and the generator does
+    not advance (as in PyTorch, a model built on meta leaves the seed's sequence intact)."""
+    if device is _META:
+        return _meta_array(shape, np_dtype)
+    return allocate(draw, shape, np_dtype)
 
 
 def _check_int_bounds(low, high, dtype):
@@ -144,7 +153,9 @@ def randint(*args, size=None, low=None, high=None, generator=None, out=None, dty
     dtype = dtype or _dtype.int64
     _check_int_bounds(low, high, dtype)
     dev = _resolve_device(device)
-    values = _resolve_generator(generator)._draw_integers(low, high, shape)
+    gen = _resolve_generator(generator)
+    values = _drawn(dev, lambda size, np_dtype: gen._draw_integers(low, high, size), shape,
+                    dtype.np_dtype)
     return finish(to_device(values.astype(dtype.np_dtype), dev), dev, requires_grad)
 
 
@@ -161,7 +172,8 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
         raise RuntimeError(f"value cannot be converted to type {_C_TYPE_NAMES[dtype.name]} "
                            "without overflow")
     dev = _resolve_device(device)
-    values = _resolve_generator(generator)._draw_permutation(n)
+    gen = _resolve_generator(generator)
+    values = _drawn(dev, lambda size, np_dtype: gen._draw_permutation(n), (n,), dtype.np_dtype)
     return finish(to_device(values.astype(dtype.np_dtype), dev), dev, requires_grad)
 
 

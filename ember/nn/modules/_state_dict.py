@@ -205,6 +205,13 @@ def _load_one(module, name, key, param, input_param, assign, error_msgs):
                         input_param.requires_grad_(param.requires_grad)
                 setattr(module, name, input_param)
             else:
+                if param.is_meta and not input_param.is_meta:
+                    warnings.warn(f"for {key}: copying from a non-meta parameter in the "
+                                  "checkpoint to a meta parameter in the current model, which "
+                                  "is a no-op. (Did you mean to pass `assign=True` to assign "
+                                  "items in the state dictionary to their corresponding key in "
+                                  "the module instead of copying them in place?)", UserWarning,
+                                  stacklevel=2)
                 param.copy_(input_param)
     except Exception as ex:  # noqa: BLE001 - reported with the other errors, as PyTorch
         error_msgs.append(f'While copying the parameter named "{key}", whose dimensions in the '

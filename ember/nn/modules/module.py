@@ -13,6 +13,7 @@ from collections import OrderedDict
 
 from ... import _diagnose
 from ..._tensor import Tensor
+from ..._meta import NO_DATA as _META_NO_DATA
 from ..._typename import typename
 from ...autograd.grad_mode import no_grad
 from ...ops.conversion import _parse_to
@@ -497,7 +498,15 @@ class Module:
                             f"got desired dtype={dtype}")
 
         def convert(t):
-            return t.to(device=device, dtype=dtype if t.is_floating_point() else None)
+            try:
+                return t.to(device=device, dtype=dtype if t.is_floating_point() else None)
+            except NotImplementedError as error:
+                if str(error) == _META_NO_DATA:  # PyTorch's Module.to says what to use instead
+                    raise NotImplementedError(
+                        f"{error} Please use ember.nn.Module.to_empty() instead of "
+                        "ember.nn.Module.to() when moving module from meta to a different "
+                        "device.") from None
+                raise
         return self._apply(convert)
 
     def cpu(self):
