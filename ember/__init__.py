@@ -134,6 +134,9 @@ from .ops.cpu_missing_kernels import *  # noqa: F401,F403,E402
 from ._mapped_file import from_file  # noqa: E402,F401
 from ._dlpack import to_dlpack  # noqa: E402,F401
 from .utils import dlpack as _utils_dlpack  # noqa: E402,F401  (ember.utils.dlpack)
+from . import quasirandom  # noqa: E402,F401
+from .ops.sobol import (_sobol_engine_draw, _sobol_engine_ff_,  # noqa: E402,F401
+                        _sobol_engine_initialize_state_, _sobol_engine_scramble_)
 
 # doors: every ember.* function PyTorch's argument parser checks raises its TypeErrors
 # (one wrapper per function, applied here, where the names are exported)

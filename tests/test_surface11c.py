@@ -278,3 +278,58 @@ def test_to_dlpack_round_trips(torch):
             lib.to_dlpack(3)
         assert str(err.value) == "_to_dlpack(): argument 'data' (position 1) must be Tensor, " \
             "not int"
+
+
+# ---------------------------------------------------------------- SobolEngine
+@pytest.mark.parametrize("args", [(5,), (3, True, 7), (40, True, 123), (1, False, 3)])
+def test_sobol_engine_sequence(torch, args):
+    """Draws, fast-forwards, resets and dtypes give PyTorch's numbers exactly (the
+    scrambled engines draw their matrices from a generator seeded with `seed`)."""
+    t, e = torch.quasirandom.SobolEngine(*args), ember.quasirandom.SobolEngine(*args)
+    assert repr(e) == repr(t)
+    assert_same(e.draw(3, dtype=ember.float64), t.draw(3, dtype=torch.float64), atol=0, rtol=0)
+    for step, n in [("draw", 1), ("draw", 5), ("ff", 3), ("draw", 4), ("reset", 0),
+                    ("base2", 2), ("base2", 2), ("draw", 7), ("ff", 0), ("draw", 0)]:
+        if step == "draw":
+            assert_same(e.draw(n), t.draw(n), atol=0, rtol=0)
+        elif step == "base2":
+            assert_same(e.draw_base2(n), t.draw_base2(n), atol=0, rtol=0)
+        elif step == "ff":
+            assert e.fast_forward(n) is e
+            t.fast_forward(n)
+        else:
+            assert e.reset() is e
+            t.reset()
+        assert e.num_generated == t.num_generated
+        assert_same(e.quasi, t.quasi)
+    assert_same(e.sobolstate, t.sobolstate)
+    assert_same(e.shift, t.shift)
+
+
+def test_sobol_engine_global_generator_out_and_errors(torch):
+    ember.manual_seed(4)
+    torch.manual_seed(4)
+    e, t = ember.quasirandom.SobolEngine(3, True), torch.quasirandom.SobolEngine(3, True)
+    assert_same(e.draw(4), t.draw(4), atol=0, rtol=0)
+    assert_same(ember.rand(2), torch.rand(2))  # the global stream advanced alike
+    e, t = ember.quasirandom.SobolEngine(2), torch.quasirandom.SobolEngine(2)
+    eo, to = ember.empty(0), torch.empty(0)
+    assert e.draw(3, out=eo) is eo
+    t.draw(3, out=to)
+    assert_same(eo, to)
+    assert_same(ember.quasirandom.SobolEngine(21201).draw(2)[:, -5:],
+                torch.quasirandom.SobolEngine(21201).draw(2)[:, -5:])
+    cases = [lambda lib: lib.quasirandom.SobolEngine(0),
+             lambda lib: lib.quasirandom.SobolEngine(21202),
+             lambda lib: lib.quasirandom.SobolEngine(2).draw(2, dtype=lib.float16),
+             lambda lib: lib.quasirandom.SobolEngine(2).draw(2, dtype=lib.int64),
+             lambda lib: lib.quasirandom.SobolEngine(2).draw(0),
+             lambda lib: lib.quasirandom.SobolEngine(2).draw_base2(2).__class__
+             and None or lib.quasirandom.SobolEngine(2).fast_forward(4).draw_base2(1)]
+    for case in cases:
+        outcomes = []
+        for lib in (ember, torch):
+            with pytest.raises(Exception) as err:
+                case(lib)
+            outcomes.append((type(err.value).__name__, str(err.value)))
+        assert outcomes[0] == outcomes[1]
