@@ -333,3 +333,128 @@ def test_sobol_engine_global_generator_out_and_errors(torch):
                 case(lib)
             outcomes.append((type(err.value).__name__, str(err.value)))
         assert outcomes[0] == outcomes[1]
+
+
+# ---------------------------------------------------------------- svd_lowrank / pca_lowrank
+def _lowrank_pair(torch, function, a, seed=3, **kwargs):
+    ea, ta = _both(torch, a, requires_grad=True)
+    ember.manual_seed(seed)
+    torch.manual_seed(seed)
+    ek = {k: ember.tensor(v) if isinstance(v, np.ndarray) else v for k, v in kwargs.items()}
+    tk = {k: torch.tensor(v) if isinstance(v, np.ndarray) else v for k, v in kwargs.items()}
+    return (ea, getattr(ember, function)(ea, **ek)), (ta, getattr(torch, function)(ta, **tk))
+
+
+@pytest.mark.parametrize("shape,kwargs", [((8, 5), {}), ((9, 7), dict(q=3, niter=0)),
+                                          ((6, 6), dict(M="row")), ((5, 8), dict(q=3)),
+                                          ((3, 9, 7), dict(q=4))])
+def test_svd_lowrank(torch, shape, kwargs):
+    """The Gaussian sketch comes from randn on the global stream, as PyTorch's, so where
+    the small SVD is of a tall or square matrix the factors are PyTorch's; where it is
+    wide, ember's linalg.svd may pick other signs for its vectors than PyTorch's, so the comparison there is the
+    sign-free one: singular values, the rank-q reconstruction and its gradient."""
+    rng = np.random.default_rng(sum(shape))
+    a = rng.standard_normal(shape)
+    if kwargs.get("M") == "row":
+        kwargs = dict(M=rng.standard_normal(shape[-1:]))
+    (ea, (eu, es, ev)), (ta, (tu, ts, tv)) = _lowrank_pair(torch, "svd_lowrank", a, **kwargs)
+    assert_same(es, ts, atol=1e-12)
+    erec, trec = (eu * es.unsqueeze(-2)) @ ev.mT, (tu * ts.unsqueeze(-2)) @ tv.mT
+    assert_same(erec, trec, atol=1e-12)
+    if len(shape) == 2 and shape[0] >= shape[1] and kwargs.get("q", 6) >= shape[1]:
+        assert_same(eu, tu, atol=1e-12)
+        assert_same(ev, tv, atol=1e-12)
+    assert es.grad_fn.name() == ts.grad_fn.name() == "LinalgSvdBackward0"
+    weight = rng.standard_normal(tuple(trec.shape))
+    (erec * ember.tensor(weight)).sum().backward()
+    (trec * torch.tensor(weight)).sum().backward()
+    assert_same(ea.grad, ta.grad, atol=1e-10)
+    assert_same(ember.rand(2), torch.rand(2))  # the sketch used the same draws
+
+
+def test_pca_lowrank(torch):
+    a = np.random.default_rng(7).standard_normal((10, 6)) + np.arange(6.0)
+    for kwargs in ({}, dict(q=3), dict(center=False, q=2), dict(niter=0, q=6)):
+        (_, (eu, es, ev)), (_, (tu, ts, tv)) = _lowrank_pair(torch, "pca_lowrank", a, **kwargs)
+        assert_same(es, ts, atol=1e-12)
+        assert_same((eu * es) @ ev.mT, (tu * ts) @ tv.mT, atol=1e-12)
+    for kwargs in (dict(q=7), dict(q=-1), dict(niter=-1)):
+        messages = []
+        for lib in (ember, torch):
+            with pytest.raises(ValueError) as err:
+                lib.pca_lowrank(lib.tensor(a), **kwargs)
+            messages.append(str(err.value))
+        assert messages[0] == messages[1]
+
+
+def test_lowrank_gradcheck():
+    a = ember.tensor(np.random.default_rng(2).standard_normal((6, 4)), requires_grad=True)
+
+    def singular_values(x):
+        ember.manual_seed(0)
+        return ember.svd_lowrank(x, q=2)[1]
+    assert ember.autograd.gradcheck(singular_values, (a,), atol=1e-6)
+
+
+# ---------------------------------------------------------------- lobpcg
+def _spd(seed, shape):
+    a = np.random.default_rng(seed).standard_normal(shape)
+    return a @ a.swapaxes(-1, -2) + np.eye(shape[-1])
+
+
+@pytest.mark.parametrize("kwargs", [dict(k=2), dict(k=2, largest=False), dict(k=3),
+                                    dict(k=2, method="basic"), dict(k=1, n=3),
+                                    dict(k=2, B="diag"), dict(X="start"),
+                                    dict(k=2, iK="jacobi", largest=False)])
+def test_lobpcg_against_torch_and_eigh(torch, kwargs):
+    """Eigenvalues agree with torch's and with linalg.eigh to the solver's tolerance,
+    eigenvectors up to sign; the start block is drawn from the global stream alike."""
+    a = _spd(len(kwargs) + 3, (14, 14))
+    rng = np.random.default_rng(1)
+    kwargs = dict(kwargs)
+    if kwargs.get("B") == "diag":
+        kwargs["B"] = np.diag(rng.uniform(1, 2, 14))
+    if kwargs.get("X") == "start":
+        kwargs["X"] = rng.standard_normal((14, 3))
+    if kwargs.get("iK") == "jacobi":
+        kwargs["iK"] = np.diag(1 / np.diag(a))
+    ek = {k: ember.tensor(v) if isinstance(v, np.ndarray) else v for k, v in kwargs.items()}
+    tk = {k: torch.tensor(v) if isinstance(v, np.ndarray) else v for k, v in kwargs.items()}
+    ember.manual_seed(5)
+    torch.manual_seed(5)
+    ee, ex = ember.lobpcg(ember.tensor(a), **ek)
+    te, tx = torch.lobpcg(torch.tensor(a), **tk)
+    assert_same(ee, te, atol=1e-9, rtol=1e-10)
+    np.testing.assert_allclose(np.abs(ex.numpy()), np.abs(tx.numpy()), atol=1e-6)
+    assert_same(ember.rand(2), torch.rand(2))
+    if "B" not in kwargs:
+        exact = np.linalg.eigvalsh(a)
+        k = ee.shape[0]
+        wanted = exact[:k] if kwargs.get("largest") is False else exact[::-1][:k]
+        np.testing.assert_allclose(ee.numpy(), wanted, rtol=1e-10)
+
+
+def test_lobpcg_batch_gradient_and_errors(torch):
+    ab = _spd(0, (2, 12, 12))
+    ember.manual_seed(0)
+    torch.manual_seed(0)
+    assert_same(ember.lobpcg(ember.tensor(ab), k=2)[0], torch.lobpcg(torch.tensor(ab), k=2)[0],
+                atol=1e-9)
+    a = _spd(1, (12, 12))
+    ea, ta = _both(torch, a, requires_grad=True)
+    ee, ex = ember.lobpcg(ea, k=2)
+    te, tx = torch.lobpcg(ta, k=2)
+    assert ee.grad_fn.name() == te.grad_fn.name() == "LOBPCGAutogradFunctionBackward"
+    assert ex.grad_fn is ee.grad_fn
+    weight = np.random.default_rng(2).standard_normal((12, 2))
+    (ee.sum() + (ex ** 2 * ember.tensor(weight)).sum()).backward()
+    (te.sum() + (tx ** 2 * torch.tensor(weight)).sum()).backward()
+    assert_same(ea.grad, ta.grad, atol=1e-7)  # eigenvectors converge to about 1e-8
+    for case in (lambda lib: lib.lobpcg(lib.ones(12, 5), k=1),
+                 lambda lib: lib.lobpcg(lib.eye(12), k=5)):
+        outcomes = []
+        for lib in (ember, torch):
+            with pytest.raises((AssertionError, ValueError)) as err:
+                case(lib)
+            outcomes.append((type(err.value).__name__, str(err.value).replace("torch", "ember")))
+        assert outcomes[0] == outcomes[1]
