@@ -137,6 +137,7 @@ from .utils import dlpack as _utils_dlpack  # noqa: E402,F401  (ember.utils.dlpa
 from . import quasirandom  # noqa: E402,F401
 from .ops.lowrank import pca_lowrank, svd_lowrank  # noqa: E402,F401
 from .ops.lobpcg import lobpcg  # noqa: E402,F401
+from . import masked  # noqa: E402,F401
 from .ops.sobol import (_sobol_engine_draw, _sobol_engine_ff_,  # noqa: E402,F401
                         _sobol_engine_initialize_state_, _sobol_engine_scramble_)
 

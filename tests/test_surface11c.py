@@ -458,3 +458,167 @@ def test_lobpcg_batch_gradient_and_errors(torch):
                 case(lib)
             outcomes.append((type(err.value).__name__, str(err.value).replace("torch", "ember")))
         assert outcomes[0] == outcomes[1]
+
+
+# ---------------------------------------------------------------- ember.masked functions
+_MASKED_CASES = [
+    ("sum", (), {}), ("sum", (1,), {}), ("sum", ((0, 1),), dict(keepdim=True)),
+    ("prod", (1,), {}), ("prod", (None,), {}), ("cumsum", (1,), {}), ("cumprod", (0,), {}),
+    ("amax", (1,), {}), ("amin", (0,), {}), ("argmax", (1,), {}), ("argmin", (0,), {}),
+    ("mean", (1,), {}), ("mean", (), {}), ("median", (1,), {}), ("norm", (2.0, 1), {}),
+    ("norm", (float("inf"), 1), {}), ("norm", (float("-inf"), 1), {}), ("norm", (1.0,), {}),
+    ("var", (1,), {}), ("std", (0,), dict(unbiased=False)),
+    ("var", (1,), dict(correction=2, keepdim=True)), ("logsumexp", (1,), {}),
+    ("softmax", (1,), {}), ("log_softmax", (0,), {}), ("softmin", (1,), {}),
+    ("normalize", (2.0, 1), {}),
+]
+
+
+@pytest.mark.parametrize("name,args,kwargs", _MASKED_CASES)
+@pytest.mark.parametrize("mask_kind", ["full", "row", "none"])
+def test_masked_functions(torch, name, args, kwargs, mask_kind):
+    """Values (a fully masked-out row included), dtypes, grad_fn names and gradients."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((3, 4))
+    mask = rng.random((3, 4)) > 0.4
+    mask[1] = False
+    mask = {"full": mask, "row": mask[0], "none": None}[mask_kind]
+    ex, tx = _both(torch, x, requires_grad=True)
+    em = None if mask is None else ember.tensor(mask)
+    tm = None if mask is None else torch.tensor(mask)
+    eo = getattr(ember.masked, name)(ex, *args, mask=em, **kwargs)
+    to = getattr(torch.masked, name)(tx, *args, mask=tm, **kwargs)
+    assert_same(eo, to)
+    if to.requires_grad:
+        assert eo.grad_fn.name() == to.grad_fn.name()
+        weight = torch.where(torch.isfinite(to), torch.tensor(rng.standard_normal(to.shape)), 0.0)
+        to.backward(weight)
+        eo.backward(ember.tensor(weight.numpy()))
+        assert_same(ex.grad, tx.grad)
+
+
+@pytest.mark.parametrize("name,args", [("sum", (1,)), ("prod", (1,)), ("amax", (1,)),
+                                       ("amin", (0,)), ("argmax", (1,)), ("median", (1,)),
+                                       ("var", (1,)), ("cumsum", (1,)), ("mean", (1,)),
+                                       ("norm", (2.0, 1))])
+def test_masked_functions_integer_input(torch, name, args):
+    x = np.random.default_rng(1).integers(0, 5, (3, 4))
+    mask = np.array([True, False, True, True])
+    outcomes = []
+    for lib in (ember, torch):
+        try:
+            outcomes.append(getattr(lib.masked, name)(lib.tensor(x), *args,
+                                                      mask=lib.tensor(mask)))
+        except (RuntimeError, ValueError) as err:
+            outcomes.append((type(err).__name__, str(err).replace("torch.", "ember.")))
+    if isinstance(outcomes[1], tuple):
+        assert outcomes[0] == outcomes[1]
+    else:
+        assert_same(*outcomes)
+
+
+def test_masked_gradcheck_and_errors(torch):
+    x = ember.tensor(np.random.default_rng(3).standard_normal((3, 4)), requires_grad=True)
+    mask = ember.tensor([True, False, True, True])
+    for name in ("sum", "mean", "var", "logsumexp", "softmax", "norm"):
+        function = getattr(ember.masked, name)
+        args = (2.0, 1) if name == "norm" else (1,)
+        assert ember.autograd.gradcheck(lambda t: function(t, *args, mask=mask), (x,))
+    for case in (lambda lib: lib.masked.sum(lib.ones(3, 4), 2, mask=lib.ones(3, 4).bool()),
+                 lambda lib: lib.masked.sum(lib.ones(3, 4), (1, 1), mask=lib.ones(4).bool()),
+                 lambda lib: lib.masked.sum(lib.ones(4), 0, mask=lib.ones(3, 4).bool()),
+                 lambda lib: lib.masked.mean(lib.ones(4, dtype=lib.long), 0,
+                                             mask=lib.ones(4).bool()),
+                 lambda lib: lib.masked.median(lib.ones(2, 4, dtype=lib.long), 1,
+                                               mask=lib.tensor([[True] * 4, [False] * 4])),
+                 lambda lib: lib.masked.var(lib.ones(4), 0, True, correction=1)):
+        outcomes = []
+        for lib in (ember, torch):
+            with pytest.raises(Exception) as err:
+                case(lib)
+            outcomes.append((type(err.value).__name__, str(err.value).replace("torch.", "ember.")))
+        assert outcomes[0] == outcomes[1]
+
+
+# ---------------------------------------------------------------- MaskedTensor
+def _quiet(function, *args):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return function(*args)
+
+
+_DATA = [[1.0, 2, 3], [4, 5, 6]]
+_MASK = [[True, False, True], [False, False, True]]
+_MT_CASES = {
+    "repr": lambda lib, mt: mt,
+    "add_scalar": lambda lib, mt: mt + 1,
+    "radd": lambda lib, mt: 2 + mt,
+    "rsub": lambda lib, mt: 1 - mt,
+    "mul_self": lambda lib, mt: mt * mt,
+    "div_tensor": lambda lib, mt: mt / lib.full((2, 3), 2.0),
+    "pow": lambda lib, mt: mt ** 2,
+    "neg": lambda lib, mt: -mt,
+    "compare": lambda lib, mt: mt > 2,
+    "mismatched": lambda lib, mt: mt + lib.masked.masked_tensor(mt.get_data(), ~mt.get_mask()),
+    "exp": lambda lib, mt: mt.exp(),
+    "clamp": lambda lib, mt: mt.clamp(2.0, 5.0),
+    "sum_all": lambda lib, mt: mt.sum(),
+    "sum_rows": lambda lib, mt: mt.sum(1),
+    "sum_cols": lambda lib, mt: mt.sum(0),
+    "mean": lambda lib, mt: mt.mean(),
+    "amax": lambda lib, mt: mt.amax(1),
+    "argmax": lambda lib, mt: mt.argmax(1),
+    "prod": lambda lib, mt: mt.prod(0),
+    "index": lambda lib, mt: mt[0],
+    "scalar": lambda lib, mt: mt[0, 2],
+    "get_data": lambda lib, mt: mt.get_data(),
+    "get_mask": lambda lib, mt: mt.get_mask(),
+    "to_tensor": lambda lib, mt: mt.to_tensor(0),
+    "masked_sum": lambda lib, mt: lib.masked.sum(mt, 1),
+    "masked_softmax": lambda lib, mt: lib.masked.softmax(mt, 1),
+    "facts": lambda lib, mt: (tuple(mt.shape), str(mt.dtype)[6:], isinstance(mt, lib.Tensor),
+                              lib.masked.is_masked_tensor(mt), mt.is_sparse),
+    "int_data": lambda lib, mt: lib.masked.masked_tensor(
+        lib.tensor([[1, 2], [3, 4]]), lib.tensor([[True, False], [True, True]])),
+    "zero_dim": lambda lib, mt: lib.masked.masked_tensor(lib.tensor(2.5), lib.tensor(False)),
+    "bad_mask_dtype": lambda lib, mt: lib.masked.masked_tensor(mt.get_data(),
+                                                               mt.get_mask().int()),
+    "bad_mask_dim": lambda lib, mt: lib.masked.masked_tensor(mt.get_data(), mt.get_mask()[0]),
+    "bad_data": lambda lib, mt: lib.masked.masked_tensor([1.0], mt.get_mask()),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_MT_CASES))
+def test_masked_tensor_behaves_as_torch(torch, case):
+    """The printed form is the comparison: PyTorch's MaskedTensor repr shows values and
+    '--' for unspecified elements, so equal reprs mean equal data where specified and
+    equal masks."""
+    outcomes = []
+    for lib in (ember, torch):
+        mt = _quiet(lib.masked.masked_tensor, lib.tensor(_DATA), lib.tensor(_MASK))
+        try:
+            outcomes.append(repr(_quiet(_MT_CASES[case], lib, mt)).replace("torch.", "ember."))
+        except (TypeError, ValueError) as err:
+            outcomes.append(f"{type(err).__name__}: {err}")
+    assert outcomes[0] == outcomes[1]
+
+
+def test_masked_tensor_warnings_and_gradients(torch):
+    for lib in (ember, torch):
+        with pytest.warns(UserWarning, match="The PyTorch API of MaskedTensors is in prototype "
+                          "stage and will change in the near future"):
+            lib.masked.masked_tensor(lib.tensor(_DATA), lib.tensor(_MASK))
+        with pytest.warns(UserWarning, match="It is not recommended to create a MaskedTensor "
+                          "with a tensor that requires_grad"):
+            lib.masked.masked_tensor(lib.tensor(_DATA, requires_grad=True), lib.tensor(_MASK))
+    reprs = []
+    for lib in (ember, torch):
+        mt = _quiet(lib.masked.masked_tensor, lib.tensor(_DATA), lib.tensor(_MASK), True)
+        assert mt.requires_grad
+        total = _quiet(lambda: (mt * mt).sum())
+        total.backward()
+        reprs.append((repr(total), repr(mt.grad)))
+    assert reprs[0] == reprs[1]
+    e = _quiet(ember.masked.as_masked_tensor, ember.tensor(_DATA), ember.tensor(_MASK))
+    t = _quiet(torch.masked.as_masked_tensor, torch.tensor(_DATA), torch.tensor(_MASK))
+    assert repr(e) == repr(t)
