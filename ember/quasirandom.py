@@ -7,9 +7,13 @@ A scrambled engine draws its shift and matrices with `randint` from a generator 
 with `seed` (the global generator when `seed` is None), in PyTorch's order, so that
 seeded scrambles match PyTorch's too.
 """
-import ember
-
+from ._dtype import get_default_dtype, long
+from ._random import Generator
 from .ops import sobol as _kernels
+from .ops.creation import zeros
+from .ops.joining import cat
+from .ops.random import randint
+from .ops.ranges import arange
 
 __all__ = ["SobolEngine"]
 
@@ -25,9 +29,9 @@ class SobolEngine:
             raise ValueError(f"Supported range of dimensionality for SobolEngine is "
                              f"[1, {self.MAXDIM}]")
         self.dimension, self.scramble, self.seed = dimension, scramble, seed
-        state = ember.zeros(dimension, self.MAXBIT, dtype=ember.long)
+        state = zeros(dimension, self.MAXBIT, dtype=long)
         self.sobolstate = _kernels._sobol_engine_initialize_state_(state, dimension)
-        self.shift = self._scrambled() if scramble else ember.zeros(dimension, dtype=ember.long)
+        self.shift = self._scrambled() if scramble else zeros(dimension, dtype=long)
         self.quasi = self.shift.clone()
         # true division gives the construction-time default dtype: PyTorch keeps the first
         # point in it, and later draws of another dtype convert it from there
@@ -36,7 +40,7 @@ class SobolEngine:
 
     def draw(self, n=1, out=None, dtype=None):
         """The next `n` points, shape (n, dimension)."""
-        dtype = dtype or ember.get_default_dtype()
+        dtype = dtype or get_default_dtype()
         fresh = self.num_generated == 0
         if fresh and n == 1:
             points = self._first_point.to(dtype)
@@ -48,7 +52,7 @@ class SobolEngine:
                 self.quasi, count, self.sobolstate, self.dimension,
                 max(self.num_generated - 1, 0), dtype=dtype)
             if fresh:
-                points = ember.cat((self._first_point.to(dtype), points), dim=-2)
+                points = cat((self._first_point.to(dtype), points), dim=-2)
         self.num_generated += n
         if out is None:
             return points
@@ -83,12 +87,12 @@ class SobolEngine:
     def _scrambled(self):
         """The random digital shift, after scrambling the direction numbers in place: both
         drawn with randint in PyTorch's order (shift bits, then the matrices)."""
-        generator = None if self.seed is None else ember.Generator().manual_seed(self.seed)
+        generator = None if self.seed is None else Generator().manual_seed(self.seed)
         size, bits = self.dimension, self.MAXBIT
-        shift_bits = ember.randint(2, (size, bits), generator=generator)
-        matrices = ember.randint(2, (size, bits, bits), generator=generator).tril()
+        shift_bits = randint(2, (size, bits), generator=generator)
+        matrices = randint(2, (size, bits, bits), generator=generator).tril()
         _kernels._sobol_engine_scramble_(self.sobolstate, matrices, size)
-        return shift_bits @ (1 << ember.arange(bits))
+        return shift_bits @ (1 << arange(bits))
 
     def __repr__(self):
         fields = [f"dimension={self.dimension}"]

@@ -10,13 +10,25 @@ grad_fn names come out as PyTorch's.
 """
 import math
 
-import ember
+from .. import _dtype
+from ..ops.creation import ones, tensor
+from ..ops.cumulative import cumsum as _cumsum, cumprod as _cumprod
+from ..ops.nn_activation import log_softmax as _log_softmax, softmax as _softmax, \
+    softmin as _softmin
+from ..ops.norms import vector_norm
+from ..ops.pointwise import divide, subtract
+from ..ops.pointwise_binary import logaddexp as _logaddexp
+from ..ops.pointwise_math import sqrt
+from ..ops.pointwise_select import maximum, where
+from ..ops.reduction import logsumexp as _logsumexp, sum as _sum
+from ..ops.sorting import amax as _amax, amin as _amin, argmax as _argmax, argmin as _argmin
+from ..ops.sorting_more import nanmedian
+from ..ops.views import broadcast_to
 
 __all__ = ["sum", "prod", "cumsum", "cumprod", "amax", "amin", "argmax", "argmin", "mean",
            "median", "norm", "var", "std", "logsumexp", "logaddexp", "softmax", "log_softmax",
            "softmin", "normalize"]
 
-_builtin_sum = sum
 _WIDENED = ("uint8", "bool", "int8", "int16", "int32")
 
 
@@ -42,8 +54,8 @@ def _input_mask(input, mask):
         if mask.dim() > input.dim():
             raise IndexError("_input_mask expected broadcastable mask (got mask dimensionality "
                              "higher than of the input)")
-        mask = ember.broadcast_to(mask.clone(), input.shape)
-    return mask.to(dtype=ember.bool)
+        mask = broadcast_to(mask.clone(), input.shape)
+    return mask.to(dtype=_dtype.bool)
 
 
 def _identity(kind, input, ord=2):
@@ -58,11 +70,11 @@ def _identity(kind, input, ord=2):
         if dtype.is_floating_point:
             value = math.inf if high else -math.inf
         else:
-            info = ember.iinfo(dtype)
+            info = _dtype.iinfo(dtype)
             value = info.max if high else info.min
     else:  # median: nan, which nanmedian skips
-        return ember.tensor(math.nan, dtype=dtype if dtype.is_floating_point else ember.float)
-    return ember.tensor(value, dtype=dtype, device=input.device)
+        return tensor(math.nan, dtype=dtype if dtype.is_floating_point else _dtype.float32)
+    return tensor(value, dtype=dtype, device=input.device)
 
 
 def _filled(kind, input, mask, ord=2):
@@ -70,7 +82,7 @@ def _filled(kind, input, mask, ord=2):
     data, given = _unwrap(input, mask)
     if given is None:
         return data
-    return ember.where(_input_mask(data, given), data, _identity(kind, data, ord))
+    return where(_input_mask(data, given), data, _identity(kind, data, ord))
 
 
 def _unwrap(input, mask):
@@ -82,7 +94,7 @@ def _unwrap(input, mask):
 
 def _integer_wide(input, dtype):
     if dtype is None:
-        return ember.int64 if input.dtype.name in _WIDENED else input.dtype
+        return _dtype.int64 if input.dtype.name in _WIDENED else input.dtype
     return dtype
 
 
@@ -91,7 +103,7 @@ def sum(input, dim=None, *, keepdim=False, dtype=None, mask=None):
     """Sum of the masked-in elements (0 where none)."""
     dtype = _integer_wide(input, dtype)
     dims = _canonical_dims(dim, input.dim())
-    return ember.sum(_filled("sum", input, mask), dims, bool(keepdim), dtype=dtype)
+    return _sum(_filled("sum", input, mask), dims, bool(keepdim), dtype=dtype)
 
 
 def prod(input, dim=None, *, keepdim=False, dtype=None, mask=None):
@@ -106,41 +118,41 @@ def prod(input, dim=None, *, keepdim=False, dtype=None, mask=None):
 def cumsum(input, dim, *, dtype=None, mask=None):
     dtype = input.dtype if dtype is None else dtype
     d = _canonical_dims(dim, input.dim())[0]
-    return ember.cumsum(_filled("sum", input, mask), d, dtype=dtype).to(dtype=dtype)
+    return _cumsum(_filled("sum", input, mask), d, dtype=dtype).to(dtype=dtype)
 
 
 def cumprod(input, dim, *, dtype=None, mask=None):
     dtype = input.dtype if dtype is None else dtype
     d = _canonical_dims(dim, input.dim())[0]
-    return ember.cumprod(_filled("prod", input, mask), d, dtype=dtype).to(dtype=dtype)
+    return _cumprod(_filled("prod", input, mask), d, dtype=dtype).to(dtype=dtype)
 
 
 def amax(input, dim=None, *, keepdim=False, dtype=None, mask=None):
     dtype = input.dtype if dtype is None else dtype
     filled = _filled("max", input, mask)
-    return ember.amax(filled, _canonical_dims(dim, filled.dim()), bool(keepdim)).to(dtype=dtype)
+    return _amax(filled, _canonical_dims(dim, filled.dim()), bool(keepdim)).to(dtype=dtype)
 
 
 def amin(input, dim=None, *, keepdim=False, dtype=None, mask=None):
     dtype = input.dtype if dtype is None else dtype
     filled = _filled("min", input, mask)
-    return ember.amin(filled, _canonical_dims(dim, filled.dim()), bool(keepdim)).to(dtype=dtype)
+    return _amin(filled, _canonical_dims(dim, filled.dim()), bool(keepdim)).to(dtype=dtype)
 
 
 def argmax(input, dim=None, *, keepdim=False, dtype=None, mask=None):
     dtype = input.dtype if dtype is None else dtype
-    return ember.argmax(_filled("max", input, mask), dim, bool(keepdim)).to(dtype=dtype)
+    return _argmax(_filled("max", input, mask), dim, bool(keepdim)).to(dtype=dtype)
 
 
 def argmin(input, dim=None, *, keepdim=False, dtype=None, mask=None):
     dtype = input.dtype if dtype is None else dtype
-    return ember.argmin(_filled("min", input, mask), dim, bool(keepdim)).to(dtype=dtype)
+    return _argmin(_filled("min", input, mask), dim, bool(keepdim)).to(dtype=dtype)
 
 
 def _count_and_total(input, dim, keepdim, dtype, mask):
     """(number of masked-in elements, their sum) over dim."""
     if mask is None:
-        count = sum(ember.ones(input.shape, dtype=ember.int64, device=input.device), dim,
+        count = sum(ones(input.shape, dtype=_dtype.int64, device=input.device), dim,
                     keepdim=keepdim)
         return count, sum(input, dim, keepdim=keepdim, dtype=dtype), None
     inmask = _input_mask(input, mask)
@@ -168,11 +180,11 @@ def median(input, dim=-1, *, keepdim=False, dtype=None, mask=None):
     d = _canonical_dims(dim, input.dim())[0]
     floating = input.dtype.is_floating_point
     if not floating:
-        input = input.to(dtype=ember.float)
-    result = ember.nanmedian(_filled("median", input, mask), d, keepdim).values
+        input = input.to(dtype=_dtype.float32)
+    result = nanmedian(_filled("median", input, mask), d, keepdim).values
     if floating:
         return result
-    if ember.isnan(result).any():
+    if result.isnan().any():
         raise ValueError("masked median expects no fully masked out rows if dtype is not "
                          "floating point")
     return result.to(dtype=dtype)
@@ -182,7 +194,7 @@ def norm(input, ord=2.0, dim=None, *, keepdim=False, dtype=None, mask=None):
     """vector_norm of the masked-in elements (masked-out ones count as 0; +inf for -inf)."""
     dtype = input.dtype if dtype is None else dtype
     filled = _filled("norm", input, mask, ord)
-    return ember.linalg.vector_norm(filled, ord, _canonical_dims(dim, input.dim()),
+    return vector_norm(filled, ord, _canonical_dims(dim, input.dim()),
                                     bool(keepdim), dtype=dtype)
 
 
@@ -194,18 +206,18 @@ def _std_var(input, dim, unbiased, correction, keepdim, dtype, mask, root):
     if correction is not None:
         offset = float(correction)
     if dtype is None:
-        dtype = input.dtype if input.dtype.is_floating_point else ember.float32
-    compute = dtype if dtype.is_floating_point else ember.float32
+        dtype = input.dtype if input.dtype.is_floating_point else _dtype.float32
+    compute = dtype if dtype.is_floating_point else _dtype.float32
     count, total, inmask = _count_and_total(input, dim, True, dtype, mask)
-    centered = ember.subtract(input, ember.divide(total, count))
+    centered = subtract(input, divide(total, count))
     squares = sum(centered * centered.conj(), dim, keepdim=keepdim, dtype=compute, mask=inmask)
     if not keepdim:
         count = count.reshape(squares.shape)
     if offset != 0:
-        count = ember.subtract(count.to(compute), offset)
-        count = ember.maximum(count, count.new_zeros([]))
-    result = ember.divide(squares, count).to(dtype=dtype)
-    return ember.sqrt(result) if root else result
+        count = subtract(count.to(compute), offset)
+        count = maximum(count, count.new_zeros([]))
+    result = divide(squares, count).to(dtype=dtype)
+    return sqrt(result) if root else result
 
 
 def var(input, dim=None, unbiased=None, *, correction=None, keepdim=False, dtype=None,
@@ -222,12 +234,12 @@ def std(input, dim=None, unbiased=None, *, correction=None, keepdim=False, dtype
 def logsumexp(input, dim=None, *, keepdim=False, dtype=None, mask=None):
     dtype = input.dtype if dtype is None else dtype
     dims = _canonical_dims(dim, input.dim())
-    return ember.logsumexp(_filled("max", input, mask), dims, keepdim=keepdim).to(dtype=dtype)
+    return _logsumexp(_filled("max", input, mask), dims, keepdim=keepdim).to(dtype=dtype)
 
 
 def logaddexp(input, other, *, dtype=None, input_mask=None, other_mask=None):
     dtype = input.dtype if dtype is None else dtype
-    return ember.logaddexp(_filled("max", input, input_mask),
+    return _logaddexp(_filled("max", input, input_mask),
                            _filled("max", other, other_mask)).to(dtype=dtype)
 
 
@@ -236,19 +248,19 @@ def softmax(input, dim, *, dtype=None, mask=None):
     """softmax over the masked-in elements (masked-out ones get 0)."""
     dtype = input.dtype if dtype is None else dtype
     d = _canonical_dims(dim, input.dim())[0]
-    return ember.nn.functional.softmax(_filled("max", input, mask), d, dtype=dtype)
+    return _softmax(_filled("max", input, mask), d, dtype=dtype)
 
 
 def log_softmax(input, dim, *, dtype=None, mask=None):
     dtype = input.dtype if dtype is None else dtype
     d = _canonical_dims(dim, input.dim())[0]
-    return ember.nn.functional.log_softmax(_filled("max", input, mask), d, dtype=dtype)
+    return _log_softmax(_filled("max", input, mask), d, dtype=dtype)
 
 
 def softmin(input, dim, *, dtype=None, mask=None):
     dtype = input.dtype if dtype is None else dtype
     d = _canonical_dims(dim, input.dim())[0]
-    return ember.nn.functional.softmin(_filled("min", input, mask), d, dtype=dtype)
+    return _softmin(_filled("min", input, mask), d, dtype=dtype)
 
 
 def normalize(input, ord, dim, *, eps=1e-12, dtype=None, mask=None):
@@ -256,4 +268,4 @@ def normalize(input, ord, dim, *, eps=1e-12, dtype=None, mask=None):
     dtype = input.dtype if dtype is None else dtype
     filled = _filled("sum", input, mask)
     size = norm(input, ord, dim, keepdim=True, dtype=dtype, mask=mask)
-    return ember.divide(filled, ember.maximum(size, size.new_full([], eps)))
+    return divide(filled, maximum(size, size.new_full([], eps)))

@@ -13,8 +13,8 @@ the raw data, so use the methods or ember.masked.*.
 """
 import warnings
 
-import ember
-from ember import Tensor
+from .._dtype import bool as _bool
+from .._tensor import Tensor
 
 from . import _ops
 
@@ -57,7 +57,7 @@ class MaskedTensor(Tensor):
             warnings.warn("It is not recommended to create a MaskedTensor with a tensor that "
                           "requires_grad. To avoid this, you can use data.detach().clone()",
                           UserWarning, stacklevel=2)
-        if mask.dtype is not ember.bool:
+        if mask.dtype is not _bool:
             raise TypeError("mask must have dtype bool.")
         if data.dtype.name not in _SUPPORTED:
             raise TypeError(f"{data.dtype} is not supported in MaskedTensor.")
@@ -174,19 +174,18 @@ class MaskedTensor(Tensor):
     def _unary(self, name, *args):
         if any(isinstance(a, Tensor) for a in args):
             raise TypeError("MaskedTensor unary ops do not support additional Tensor arguments")
-        return MaskedTensor._from(getattr(ember, name)(self._masked_data, *args),
-                                  self._masked_mask)
+        return MaskedTensor._from(getattr(self._masked_data, name)(*args), self._masked_mask)
 
     def _binary(self, name, other, reflected=False):
         if is_masked_tensor(other):
-            if not bool(ember.equal(self._masked_mask, other._masked_mask)):
+            if not self._masked_mask.equal(other._masked_mask):
                 raise ValueError("Input masks must match. If you need support for this, please "
                                  "open an issue on Github.")
             other = other._masked_data
         if reflected:  # the data tensor's own reflected operator (2 - t, 1 / t)
             values = getattr(self._masked_data, reflected)(other)
         else:
-            values = getattr(ember, name)(self._masked_data, other)
+            values = getattr(self._masked_data, name)(other)
         return MaskedTensor._from(values, self._masked_mask.expand_as(values))
 
 
