@@ -212,7 +212,7 @@ def test_from_file_private_and_shared(torch, tmp_path):
     path = tmp_path / "values.bin"
     np.arange(10, dtype=np.float32).tofile(path)
     assert_same(ember.from_file(str(path), size=10), torch.from_file(str(path), size=10))
-    assert_same(ember.from_file(path, size=3, dtype=ember.float64),
+    assert_same(ember.from_file(str(path), size=3, dtype=ember.float64),
                 torch.from_file(str(path), size=3, dtype=torch.float64))
     assert_same(ember.from_file(str(path)), torch.from_file(str(path)))
     private = ember.from_file(str(path), False, 10)

@@ -8,6 +8,7 @@ them the same way, with the dispatcher's text up to its list of registered backe
 (the per-backend registration lines after it name PyTorch's build paths). The one kernel
 of the family that has a CPU implementation, batch_norm_update_stats, is computed.
 """
+from .. import _errors
 from ._common import attach, grad_state, make_tensor
 from ._elementwise import NotImplementedBackward
 from .normalization import _compute_array, _statistics
@@ -78,6 +79,13 @@ def batch_norm_update_stats(input, running_mean, running_var, momentum):
     """(batch mean, biased batch variance) per channel, and the running statistics moved
     toward them in place (the running variance takes the unbiased estimate)."""
     x = _compute_array(input, "batch_norm_update_stats_cpu")
+    if input.dim() < 2:  # the kernel reads input.size(1), the channels
+        raise IndexError("Dimension specified as 1 but tensor has no dimensions" if input.dim() == 0
+                         else "Dimension out of range (expected to be in range of [-1, 0], but "
+                         "got 1)")
+    if input.numel() == 0:
+        raise RuntimeError("input tensor must have at least one element, but got input_sizes = "
+                           f"{_errors.shape_list(input.shape)}")
     axes = (0,) + tuple(range(2, x.ndim))
     _, mean, var = _statistics(x, axes)
     mean, var = mean.reshape(-1), var.reshape(-1)

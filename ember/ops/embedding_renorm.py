@@ -17,15 +17,15 @@ _INDEX_TYPES = ("int32", "int64")
 def embedding_renorm_(input, indices, max_norm, norm_type):
     """Scale, in place, each row of `input` named in `indices` whose `norm_type`-norm
     exceeds `max_norm` down to `max_norm` (rows not named are left alone)."""
+    if input.dim() != 2:
+        raise RuntimeError(f"Expected 2-dimensional tensor, but got {input.dim()}-dimensional "
+                           "tensor for argument #1 'self' (while checking arguments for "
+                           "embedding_renorm_)")
     if indices._data.dtype.name not in _INDEX_TYPES:
         raise RuntimeError("Expected tensor for argument #2 'indices' to have one of the "
                            "following scalar types: Long, Int; but got "
                            f"{_errors.legacy_type_name(indices.dtype)} instead (while checking "
                            "arguments for embedding_renorm_)")
-    if input.dim() != 2:
-        raise RuntimeError(f"Expected 2-dimensional tensor, but got {input.dim()}-dimensional "
-                           "tensor for argument #1 'self' (while checking arguments for "
-                           "embedding_renorm_)")
     rows = input.shape[0]
     flat = indices._data.reshape(-1)
     bad = flat[(flat < -rows) | (flat >= rows)] if flat.size else flat

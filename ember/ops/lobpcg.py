@@ -32,9 +32,14 @@ def lobpcg(A, k=None, B=None, X=None, n=None, iK=None, niter=None, tol=None, lar
            ortho_bparams=None):
     """(eigenvalues (..., k), eigenvectors (..., rows, k)): the k largest (or smallest)
     of A x = e B x, for symmetric A and positive definite B."""
+    # PyTorch symmetrises before its autograd Function sees anything, and only then checks
+    recording = grad_state.enabled and (A.requires_grad or (B is not None and B.requires_grad))
+    if recording:
+        A = (A + A.mT) / 2
+        B = None if B is None else (B + B.mT) / 2
     if A.shape[-2] != A.shape[-1]:
         raise AssertionError(f"A must be square, got shape {_size_text(A.shape)}")
-    if B is not None and tuple(A.shape) != tuple(B.shape):
+    if B is not None and A.shape != B.shape:
         raise AssertionError(f"A and B must have same shape, got {_size_text(A.shape)} vs "
                              f"{_size_text(B.shape)}")
     dtype = A.dtype if A.dtype.is_floating_point else _dtype.float32
@@ -50,10 +55,6 @@ def lobpcg(A, k=None, B=None, X=None, n=None, iK=None, niter=None, tol=None, lar
     largest = True if largest is None else largest
     if ortho_fparams and "tol" in ortho_fparams and method in (None, "ortho"):
         tol = ortho_fparams["tol"]
-    recording = grad_state.enabled and (A._requires_grad or
-                                        (B is not None and B._requires_grad))
-    if recording:
-        A = (A + A.mT) / 2  # PyTorch symmetrises before its autograd Function
     batch = tuple(A.shape[:-2])
     xp = A._device.xp
     count = int(_np.prod(batch)) if batch else 1

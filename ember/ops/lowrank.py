@@ -8,7 +8,7 @@ SVD of the small projection then gives the leading factors. Everything is ember 
 (matmul, linalg.qr, linalg.svd), so gradients flow through the usual nodes. `M`, when
 given, is subtracted implicitly: (A - M) is never formed, only its products.
 """
-from .. import _dtype
+from .. import _arguments, _dtype, _signatures
 from .linalg_decomp import qr as linalg_qr
 from .linalg_spectral import svd as linalg_svd
 from .random import randn
@@ -44,7 +44,12 @@ def _orthonormal(x):
 
 def _range_basis(op, columns, q, niter, dtype, device):
     """An orthonormal basis (rows x q) approximating the range of `op`."""
-    sketch = randn(columns, q, dtype=dtype, device=device)
+    try:
+        sketch = randn(columns, q, dtype=dtype, device=device)
+    except Exception as error:  # a q that is no size: randn's parser words it
+        refusal = _arguments.explain_with("randn", _signatures.FUNCTIONS["randn"],
+                                          (columns, q), {"dtype": dtype, "device": device})
+        raise (refusal or error) from None
     basis = _orthonormal(op.times(sketch))
     for _ in range(niter):
         basis = _orthonormal(op.adjoint_times(basis))
@@ -79,7 +84,7 @@ def pca_lowrank(A, q=None, center=True, niter=2):
     smallest = min(rows, columns)
     if q is None:
         q = min(6, smallest)
-    elif not 0 <= q <= smallest:
+    elif not (q >= 0 and q <= smallest):  # in this order: a str q fails on '>='
         raise ValueError(f"q(={q}) must be non-negative integer and not greater than "
                          f"min(m, n)={smallest}")
     if not niter >= 0:
