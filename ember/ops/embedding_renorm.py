@@ -17,6 +17,11 @@ _INDEX_TYPES = ("int32", "int64")
 def embedding_renorm_(input, indices, max_norm, norm_type):
     """Scale, in place, each row of `input` named in `indices` whose `norm_type`-norm
     exceeds `max_norm` down to `max_norm` (rows not named are left alone)."""
+    # the checks run inside the in-place door, after its leaf check, as PyTorch's do
+    return inplace(input, _renormed, indices, max_norm, norm_type)
+
+
+def _renormed(input, indices, max_norm, norm_type):
     if input.dim() != 2:
         raise RuntimeError(f"Expected 2-dimensional tensor, but got {input.dim()}-dimensional "
                            "tensor for argument #1 'self' (while checking arguments for "
@@ -32,15 +37,12 @@ def embedding_renorm_(input, indices, max_norm, norm_type):
     if bad.size:
         raise IndexError(f"select(): index {int(bad[0])} out of range for tensor of size "
                          f"{_errors.shape_list(input.shape)} at dimension 0")
-    if not input.dtype.is_floating_point:
+    if flat.size and not input.dtype.is_floating_point:  # a norm is taken per named row
         raise RuntimeError("norm(): input dtype should be either floating point or complex. "
                            f"Got {_errors.scalar_type_name(input.dtype)} instead.")
-    return inplace(input, _renormed, flat % rows if rows else flat, max_norm, norm_type)
-
-
-def _renormed(input, rows, max_norm, norm_type):
     out = make_tensor(input._data.copy(), input._device)
-    _embedding_renorm_(out, rows, max_norm, norm_type)
+    if flat.size:
+        _embedding_renorm_(out, flat % rows, max_norm, norm_type)
     if grad_state.enabled and isinstance(input, Tensor) and input._requires_grad:
         attach(out, EmbeddingRenormBackward0(), input)
     return out

@@ -77,14 +77,14 @@ def segment_reduce(data, reduce, *, lengths=None, indices=None, offsets=None, ax
                    unsafe=False, initial=None):
     """data reduced ("sum", "mean", "prod", "max"/"amax", "min"/"amin") over runs along
     `axis`; a run's result starts from `initial` when given."""
-    if reduce not in _UFUNCS:
-        raise RuntimeError("reduce argument must be either sum, prod, mean, amax or amin, got "
-                           f"{reduce}")
     axis = wrap_dim(axis, data.dim())
     if indices is not None and lengths is None and offsets is None:
         raise RuntimeError("segment_reduce(): indices based reduction is not supported yet.")
     if lengths is None and offsets is None:
         raise RuntimeError("segment_reduce(): Either lengths or offsets must be defined.")
+    if reduce not in _UFUNCS:
+        raise RuntimeError("reduce argument must be either sum, prod, mean, amax or amin, got "
+                           f"{reduce}")
     if not data.dtype.is_floating_point:
         raise NotImplementedError('"_segment_reduce_cpu" not implemented for '
                                   f"'{_errors.scalar_type_name(data.dtype)}'")
