@@ -6,7 +6,8 @@ and, for a weight with history, the node PyTorch records but cannot differentiat
 """
 from .. import _errors
 from ..autograd.graph import Node
-from ._common import Tensor, attach, grad_state, inplace, make_tensor
+from ._common import (Tensor, attach, check_no_overlap, grad_state, inplace_overlapping,
+                      make_tensor)
 from .nn_linear import _embedding_renorm_
 
 __all__ = ["embedding_renorm_"]
@@ -17,11 +18,12 @@ _INDEX_TYPES = ("int32", "int64")
 def embedding_renorm_(input, indices, max_norm, norm_type):
     """Scale, in place, each row of `input` named in `indices` whose `norm_type`-norm
     exceeds `max_norm` down to `max_norm` (rows not named are left alone)."""
-    # the checks run inside the in-place door, after its leaf check, as PyTorch's do
-    return inplace(input, _renormed, indices, max_norm, norm_type)
+    # the checks run inside the in-place door, after its leaf check and before the
+    # overlap check, as PyTorch's do
+    return inplace_overlapping(input, _renormed, indices, max_norm, norm_type, input._data)
 
 
-def _renormed(input, indices, max_norm, norm_type):
+def _renormed(input, indices, max_norm, norm_type, target):
     if input.dim() != 2:
         raise RuntimeError(f"Expected 2-dimensional tensor, but got {input.dim()}-dimensional "
                            "tensor for argument #1 'self' (while checking arguments for "
@@ -40,6 +42,7 @@ def _renormed(input, indices, max_norm, norm_type):
     if flat.size and not input.dtype.is_floating_point:  # a norm is taken per named row
         raise RuntimeError("norm(): input dtype should be either floating point or complex. "
                            f"Got {_errors.scalar_type_name(input.dtype)} instead.")
+    check_no_overlap(target)
     out = make_tensor(input._data.copy(), input._device)
     if flat.size:
         _embedding_renorm_(out, flat % rows, max_norm, norm_type)
