@@ -127,6 +127,20 @@ from .ops.conv_tbc import conv_tbc  # noqa: E402,F401
 from .ops.recurrent import gru, lstm, rnn_relu, rnn_tanh  # noqa: E402,F401  (rnn)
 from .ops.recurrent_cells import gru_cell, lstm_cell, rnn_relu_cell, rnn_tanh_cell  # noqa: E402,F401
 
+# surf11c
+from .ops.segment_reduce import segment_reduce  # noqa: E402,F401
+from .ops.embedding_renorm import embedding_renorm_  # noqa: E402,F401
+from .ops.cpu_missing_kernels import *  # noqa: F401,F403,E402
+from ._mapped_file import from_file  # noqa: E402,F401
+from ._dlpack import to_dlpack  # noqa: E402,F401
+from .utils import dlpack as _utils_dlpack  # noqa: E402,F401  (ember.utils.dlpack)
+from . import quasirandom  # noqa: E402,F401
+from .ops.lowrank import pca_lowrank, svd_lowrank  # noqa: E402,F401
+from .ops.lobpcg import lobpcg  # noqa: E402,F401
+from . import masked  # noqa: E402,F401
+from .ops.sobol import (_sobol_engine_draw, _sobol_engine_ff_,  # noqa: E402,F401
+                        _sobol_engine_initialize_state_, _sobol_engine_scramble_)
+
 # doors: every ember.* function PyTorch's argument parser checks raises its TypeErrors
 # (one wrapper per function, applied here, where the names are exported)
 # (out= goes through ops/_out.call, except where the op writes its own out)

@@ -13,9 +13,9 @@ import ctypes
 from . import _dtype
 from ._backend import numpy as np
 from ._device import CPU, resolve as _resolve_device
-from ._tensor import make_tensor
+from ._tensor import Tensor, make_tensor
 
-__all__ = ["from_dlpack"]
+__all__ = ["from_dlpack", "to_dlpack"]
 
 _KDL_CPU, _KDL_CUDA, _KDL_CUDA_MANAGED = 1, 2, 13
 _KDL_UINT, _KDL_BFLOAT = 1, 4
@@ -88,10 +88,22 @@ def dlpack(tensor, stream=None, max_version=None, dl_device=None, copy=None):
     """Tensor.__dlpack__: the array's own export; bfloat16 relabelled from uint16."""
     if tensor._requires_grad:
         raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
-    data = tensor._data
     kwargs = {key: value for key, value in (("stream", stream), ("max_version", max_version),
                                             ("dl_device", dl_device), ("copy", copy))
               if value is not None}
+    return _export(tensor._data, kwargs)
+
+
+def to_dlpack(tensor):
+    """The legacy export: an unversioned "dltensor" capsule for any tensor (PyTorch's
+    `to_dlpack` does not refuse one that requires grad, unlike `__dlpack__`)."""
+    if not isinstance(tensor, Tensor):
+        raise TypeError("_to_dlpack(): argument 'data' (position 1) must be Tensor, not "
+                        f"{type(tensor).__name__}")
+    return _export(tensor._data, {})
+
+
+def _export(data, kwargs):
     if not _dtype.is_bfloat16(data.dtype):
         return data.__dlpack__(**kwargs)
     capsule = data.view(np.uint16).__dlpack__(**kwargs)

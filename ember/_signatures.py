@@ -599,6 +599,12 @@ FUNCTIONS = {'_dirichlet_grad': ('(Tensor x, Tensor alpha, Tensor total)',),
  '_pad_packed_sequence': ('(Tensor data, Tensor batch_sizes, bool batch_first, Number '
                           'padding_value, int total_length)',),
  '_sample_dirichlet': ('(Tensor input, ember.Generator generator = None)',),
+ '_sobol_engine_draw': ('(Tensor quasi, int n, Tensor sobolstate, int dimension, int '
+                        'num_generated, ember.dtype? dtype)',),
+ '_sobol_engine_ff_': ('(Tensor input, int n, Tensor sobolstate, int dimension, int '
+                       'num_generated)',),
+ '_sobol_engine_initialize_state_': ('(Tensor input, int dimension)',),
+ '_sobol_engine_scramble_': ('(Tensor input, Tensor ltm, int dimension)',),
  '_standard_gamma': ('(Tensor input, ember.Generator generator = None)',),
  '_standard_gamma_grad': ('(Tensor input, Tensor output)',),
  '_weight_norm': ('(Tensor v, Tensor g, int dim = 0)',),
@@ -745,6 +751,20 @@ FUNCTIONS = {'_dirichlet_grad': ('(Tensor x, Tensor alpha, Tensor total)',),
                      'requires_grad = False)'),
  'batch_norm': ('(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? '
                 'running_var, bool training, float momentum, float eps, bool cudnn_enabled)',),
+ 'batch_norm_backward_elemt': ('(Tensor grad_out, Tensor input, Tensor mean, Tensor invstd, '
+                               'Tensor? weight, Tensor sum_dy, Tensor sum_dy_xmu, Tensor count)',),
+ 'batch_norm_backward_reduce': ('(Tensor grad_out, Tensor input, Tensor mean, Tensor invstd, '
+                                'Tensor? weight, bool input_g, bool weight_g, bool bias_g)',),
+ 'batch_norm_elemt': ('(Tensor input, Tensor? weight, Tensor? bias, Tensor mean, Tensor invstd, '
+                      'float eps, *, Tensor out = None)',),
+ 'batch_norm_gather_stats': ('(Tensor input, Tensor mean, Tensor invstd, Tensor? running_mean, '
+                             'Tensor? running_var, float momentum, float eps, int count)',),
+ 'batch_norm_gather_stats_with_counts': ('(Tensor input, Tensor mean, Tensor invstd, Tensor? '
+                                         'running_mean, Tensor? running_var, float momentum, float '
+                                         'eps, Tensor counts)',),
+ 'batch_norm_stats': ('(Tensor input, float eps)',),
+ 'batch_norm_update_stats': ('(Tensor input, Tensor? running_mean, Tensor? running_var, float '
+                             'momentum)',),
  'bernoulli': ('(Tensor input, *, ember.Generator generator = None, Tensor out = None)',
                '(Tensor input, float p, *, ember.Generator generator = None)'),
  'bilinear': ('(Tensor input1, Tensor input2, Tensor weight, Tensor bias = None)',),
@@ -901,6 +921,7 @@ FUNCTIONS = {'_dirichlet_grad': ('(Tensor x, Tensor alpha, Tensor total)',),
                    '(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq = '
                    'False, int mode = 0, bool sparse = False, Tensor per_sample_weights = None, '
                    'bool include_last_offset = False)'),
+ 'embedding_renorm_': ('(Tensor input, Tensor indices, float max_norm, float norm_type)',),
  'empty': ('(tuple of ints size, *, ember.memory_format memory_format = None, Tensor out = None, '
            'ember.dtype dtype = None, ember.layout layout = None, ember.device device = None, '
            'bool? pin_memory = False, bool? requires_grad = False)',),
@@ -967,6 +988,9 @@ FUNCTIONS = {'_dirichlet_grad': ('(Tensor x, Tensor alpha, Tensor total)',),
  'frexp': ('(Tensor input, *, tuple of Tensors out = None)',),
  'frobenius_norm': ('(Tensor input, tuple of ints[1] dim, bool keepdim = False, *, Tensor out = '
                     'None)',),
+ 'from_file': ('(str filename, bool shared = None, int? size = 0, *, ember.dtype dtype = None, '
+               'ember.layout layout = None, ember.device device = None, bool? pin_memory = False, '
+               'bool? requires_grad = False)',),
  'frombuffer': ('(object buffer, *, ember.dtype dtype, int count = -1, int offset = 0, bool '
                 'requires_grad = False)',),
  'full': ('(tuple of ints size, Number fill_value, *, Tensor out = None, ember.dtype dtype = None, '
@@ -1278,6 +1302,9 @@ FUNCTIONS = {'_dirichlet_grad': ('(Tensor x, Tensor alpha, Tensor total)',),
                        'group, float eps)',),
  'native_layer_norm': ('(Tensor input, tuple of ints normalized_shape, Tensor? weight, Tensor? '
                        'bias, float eps)',),
+ 'native_norm': ('(Tensor input, Number p = 2)',
+                 '(Tensor input, Number? p, tuple of ints[1] dim, bool keepdim, ember.dtype? '
+                 'dtype)'),
  'ne': ('(Tensor input, Tensor other, *, Tensor out = None)',
         '(Tensor input, Number other, *, Tensor out = None)'),
  'neg': ('(Tensor input, *, Tensor out = None)',),
@@ -1474,6 +1501,9 @@ FUNCTIONS = {'_dirichlet_grad': ('(Tensor x, Tensor alpha, Tensor total)',),
                   'False, str side = None, Tensor sorter = None, Tensor out = None)',
                   '(Tensor sorted_sequence, Number self, *, bool out_int32 = False, bool right = '
                   'False, str side = None, Tensor sorter = None, Tensor out = None)'),
+ 'segment_reduce': ('(Tensor data, str reduce, *, Tensor lengths = None, Tensor indices = None, '
+                    'Tensor offsets = None, int axis = 0, bool unsafe = False, Number initial = '
+                    'None)',),
  'select': ('(Tensor input, int dim, int index)',),
  'select_copy': ('(Tensor input, int dim, int index, *, Tensor out = None)',),
  'select_scatter': ('(Tensor input, Tensor src, int dim, int index)',),

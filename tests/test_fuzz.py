@@ -131,6 +131,13 @@ KNOWN = [
     ("*svd", "value", "singular vectors have a sign freedom (LAPACK paths differ), and inputs "
      "with inf/nan give different garbage; tests/test_linalg_decomp.py compares invariants"),
     ("result_type", "result", "NumPy scalars promote as Python numbers"),
+    ("lobpcg", "*", "a Python-level function in PyTorch: odd arguments fail inside its "
+     "helpers with Python's own errors; an iterative solver, its eigenpairs are compared to "
+     "tolerance and up to sign in tests/test_surface11c.py"),
+    ("*_lowrank", "*", "Python-level in PyTorch (odd M, q, bool or non-finite inputs fail in "
+     "its helpers' words); the small SVD's vectors have a sign freedom as *svd's"),
+    ("to_dlpack", "result", "a DLPack capsule compares by identity; the round trip through "
+     "torch and NumPy is compared in tests/test_surface11c.py"),
     ("F.instance_norm", "accepts what torch refuses", "empty batch is not refused"),
 ]
 
