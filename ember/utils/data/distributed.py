@@ -22,6 +22,13 @@ def _group_value(getter):
     return getattr(_distributed, getter)()
 
 
+def _share(size, replicas, drop_last):
+    """Indices per rank: rounded up (padding), or down when the ragged tail is dropped."""
+    if drop_last:
+        return size // replicas
+    return -(-size // replicas)
+
+
 class DistributedSampler(Sampler):
     """Restricts loading to this rank's share of `dataset` (see the module docstring)."""
 
@@ -34,20 +41,11 @@ class DistributedSampler(Sampler):
         if rank >= num_replicas or rank < 0:
             raise ValueError(f"Invalid rank {rank}, rank should be in the interval "
                              f"[0, {num_replicas - 1}]")
-        self.dataset = dataset
-        self.num_replicas = num_replicas
-        self.rank = rank
+        self.dataset, self.seed, self.shuffle = dataset, seed, shuffle
+        self.num_replicas, self.rank, self.drop_last = num_replicas, rank, drop_last
         self.epoch = 0
-        self.drop_last = drop_last
-        size = len(dataset)
-        if drop_last and size % num_replicas != 0:
-            # Drop the ragged tail so every rank gets the same count.
-            self.num_samples = math.ceil((size - num_replicas) / num_replicas)
-        else:
-            self.num_samples = math.ceil(size / num_replicas)
-        self.total_size = self.num_samples * num_replicas
-        self.shuffle = shuffle
-        self.seed = seed
+        self.num_samples = _share(len(dataset), num_replicas, drop_last)
+        self.total_size = num_replicas * self.num_samples
 
     def __iter__(self):
         size = len(self.dataset)
