@@ -34,7 +34,10 @@ __all__ = ["Backend", "GroupMember", "ProcessGroup", "ReduceOp", "Work", "all_ga
 
 def is_available():
     """Whether ember.distributed can run: mpi4py is installed (MPI is not started here)."""
-    return importlib.util.find_spec("mpi4py") is not None
+    try:
+        return importlib.util.find_spec("mpi4py") is not None
+    except (ImportError, ValueError):    # a blocked or half-installed mpi4py
+        return False
 
 
 def is_mpi_available():
