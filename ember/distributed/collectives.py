@@ -57,11 +57,21 @@ class _Buffer:
             _np.copyto(self.target, self.array)
 
 
-def _finish(requests, finish, async_op):
-    work = c10d.Work(requests, finish)
+def _finish(requests, finish, async_op, nbytes=0):
+    work = c10d.Work(requests, finish, nbytes=nbytes)
     if async_op:
         return work
     work.wait()
+    return None
+
+
+def _start(pg, start, finish, async_op, nbytes):
+    """Run `start()` (which issues the nonblocking MPI call) as a Work or to completion."""
+    if async_op:
+        return c10d.Work(start(), finish, nbytes=nbytes)
+    c10d._engine().run_blocking(pg._comm, start, nbytes)
+    if finish is not None:
+        finish()
     return None
 
 
@@ -95,8 +105,9 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
             _np.divide(data, size, out=data)
         buffer.write_back()
 
-    request = pg._comm.Iallreduce(c10d._engine().MPI.IN_PLACE, data, mpi_op)
-    return _finish([request], finish, async_op)
+    in_place = c10d._engine().MPI.IN_PLACE
+    return _start(pg, lambda: [pg._comm.Iallreduce(in_place, data, mpi_op)], finish, async_op,
+                  data.nbytes)
 
 
 def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_dst=None):
@@ -144,8 +155,9 @@ def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
         return None
     root = _root(pg, src, group_src, "src")
     buffer = _Buffer(tensor)
-    request = pg._comm.Ibcast(buffer.raw(), root=root)
-    return _finish([request], buffer.write_back, async_op)
+    data = buffer.raw()
+    return _start(pg, lambda: [pg._comm.Ibcast(data, root=root)], buffer.write_back, async_op,
+                  data.nbytes)
 
 
 def _check_list(tensors, tensor, size, what):

@@ -98,8 +98,9 @@ class ProcessGroup:
 class Work:
     """A started collective: `wait()` finishes it (and writes its results), as torch's Work."""
 
-    def __init__(self, requests, finish=None, source=None):
+    def __init__(self, requests, finish=None, source=None, nbytes=0):
         self._requests = requests
+        self._nbytes = nbytes
         self._finish = finish
         self._done = False
         self._source = source
@@ -111,7 +112,7 @@ class Work:
                 self._finish()
 
     def wait(self, timeout=None):
-        _engine().wait_all(self._requests)
+        _engine().wait_all(self._requests, self._nbytes)
         self._complete()
         return True
 
