@@ -12,7 +12,7 @@ SIGINT and SIGTERM are passed on to mpiexec, which ends every rank.
 
 Several machines: MPI starts every rank from one command. Run the launcher once, with
 `--nnodes M --hostfile hosts` (one host name per line, node 0 first); node r's ranks
-are placed on the file's r-th host. `--node-rank` is accepted for torchrun's command
+are placed on the file's r-th host (Hydra's `-hosts h0:N,h1:N,...`). `--node-rank` is accepted for torchrun's command
 lines but has nothing to select (all nodes are started from here).
 """
 import argparse
@@ -108,6 +108,10 @@ def build_command(args, mpiexec=None):
     master_addr = hosts[0] if hosts and args.master_addr == "127.0.0.1" else args.master_addr
     world = nproc * nnodes
     command = [mpiexec or find_mpiexec()]
+    if hosts:
+        # Hydra's host list is global: it fills each host's slots in rank order, so node
+        # r's ranks land on the r-th host.
+        command += ["-hosts", ",".join(f"{host}:{nproc}" for host in hosts)]
     program = _program(args)
     for node in range(nnodes):
         for local in range(nproc):
@@ -120,8 +124,6 @@ def build_command(args, mpiexec=None):
                       "MASTER_ADDR": master_addr, "MASTER_PORT": args.master_port}
             for name, value in values.items():
                 command += ["-env", name, str(value)]
-            if hosts:
-                command += ["-host", hosts[node]]
             command += ["-n", "1"] + program
     return command
 
