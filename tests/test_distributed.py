@@ -206,3 +206,20 @@ def test_launcher_command_line_sets_torchruns_variables_per_rank(tmp_path):
     assert last[-5:] == ["-m", "mpi4py", "train.py", "--lr", "1"]
     with pytest.raises(ValueError, match="--hostfile"):
         launcher.build_command(launcher.parse_args(["--nnodes", "2", "x.py"]), "mpiexec")
+
+
+def test_sigterm_to_the_launcher_ends_every_rank(tmp_path):
+    import signal
+    process = subprocess.Popen([sys.executable, "-m", "ember.distributed.run", "--nproc-per-node",
+                                "2", str(SCRIPTS / "sleeper.py"), str(tmp_path)], env=_env(),
+                               cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    pids = [tmp_path / f"pid{r}" for r in range(2)]
+    deadline = time.monotonic() + 60
+    while not all(p.exists() and p.read_text() for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=30) != 0
+    time.sleep(0.5)
+    for p in pids:
+        with pytest.raises(ProcessLookupError):
+            os.kill(int(p.read_text()), 0)

@@ -33,7 +33,11 @@ _PRIOR_ITERATION = (
     "If you already have done the above, then the distributed data parallel module wasn't "
     "able to locate the output tensors in the return value of your module's `forward` "
     "function. Please include the loss function and the structure of the return value of "
-    "`forward` of your module when reporting this issue (e.g. list, dict, iterable).")
+    "`forward` of your module when reporting this issue (e.g. list, dict, iterable).\n"
+    "Parameter indices which did not receive grad for rank {rank}: {indices}\n In addition, "
+    "you can set the environment variable TORCH_DISTRIBUTED_DEBUG to either INFO or DETAIL to "
+    "print out information about which particular parameters did not receive gradient on "
+    "this rank as part of this error")
 
 
 class _Bucket:
@@ -86,15 +90,20 @@ class _Reducer:
             for i, p in enumerate(bucket.params):
                 self.where[id(p)] = (b, i)
         self.armed = False
+        self.hooked = False
         self.used = None
         for p in params:
             p.register_post_accumulate_grad_hook(self._grad_ready)
 
     def prepare(self, outputs):
         """Called after each synchronised forward: expect one gradient per parameter."""
-        if self.armed:
-            raise RuntimeError(_PRIOR_ITERATION)
+        if self.armed and self.hooked:
+            # Some gradients arrived but not all: torch refuses to start a new iteration.
+            missing = [i for i, p in enumerate(self.params) if id(p) not in self.ready]
+            raise RuntimeError(_PRIOR_ITERATION.format(
+                rank=_dist.get_rank(self.group), indices=" ".join(map(str, missing))))
         self.armed = True
+        self.hooked = False
         self.next_bucket = 0
         self.ready = set()
         for bucket in self.buckets:
@@ -109,6 +118,7 @@ class _Reducer:
 
     def _grad_ready(self, param):
         if self.armed and id(param) not in self.ready:
+            self.hooked = True
             self._mark(param)
 
     def _mark(self, param):
