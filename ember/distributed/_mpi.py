@@ -35,8 +35,13 @@ def world():
     return MPI.COMM_WORLD
 
 
-def op_for(name):
-    return _OPS[name]
+# Bool tensors reduce logically: MPI defines only the logical ops on its bool type.
+_BOOL_OPS = {"sum": MPI.LOR, "max": MPI.LOR, "bor": MPI.LOR, "product": MPI.LAND,
+             "min": MPI.LAND, "band": MPI.LAND, "bxor": MPI.LXOR}
+
+
+def op_for(name, is_bool=False):
+    return _BOOL_OPS[name] if is_bool else _OPS[name]
 
 
 def wait(request, nbytes=0):

@@ -23,12 +23,21 @@ _OP_NAMES = {ReduceOp.SUM: "sum", ReduceOp.AVG: "avg", ReduceOp.PRODUCT: "produc
 _MPI_REDUCIBLE = set("bBhHiIlLqQfdgFD?")
 
 
+def array_of(tensor):
+    """The array behind a CPU tensor, shared, whatever its dtype.
+
+    Tensor.numpy() refuses bfloat16 (as torch's does); the engine needs the memory itself,
+    so it reads the tensor's array directly, the one place outside the Tensor that does.
+    """
+    return tensor._data
+
+
 class _Buffer:
     """The contiguous array MPI reads and writes for one tensor, and how to write it back."""
 
     def __init__(self, tensor, copy_in=True):
         self.tensor = tensor
-        self.target = tensor.detach().numpy()
+        self.target = array_of(tensor)
         array = self.target
         self.copied = not array.flags.c_contiguous
         if self.copied:
@@ -47,7 +56,7 @@ class _Buffer:
         """The array as MPI can move it byte for byte, whatever its dtype."""
         if self.array.dtype.char in _MPI_REDUCIBLE:
             return self.array
-        return self.array.view(_np.uint8)
+        return self.array.reshape(-1).view(_np.uint8)
 
     def write_back(self):
         upcast = getattr(self, "upcast", None)
@@ -79,10 +88,11 @@ def _mpi_op(op, tensor):
     name = _OP_NAMES.get(op.op if isinstance(op, ReduceOp) else op)
     if name is None:
         raise ValueError(f"Cannot use ReduceOp.{getattr(op, 'name', op)} with MPI")
-    if name == "avg" and not is_floating(tensor.detach().numpy().dtype):
+    dtype = array_of(tensor).dtype
+    if name == "avg" and not is_floating(dtype):
         raise RuntimeError(f"result type Float can't be cast to the desired output type "
                            f"{_errors._scalar_type_name(tensor.dtype)}")
-    return name, c10d._engine().op_for(name)
+    return name, c10d._engine().op_for(name, dtype.char == "?")
 
 
 def _member(group, name):
@@ -177,7 +187,7 @@ def _check_list(tensors, tensor, size, what):
 
 def _write_rows(stacked, tensors):
     for row, t in zip(stacked, tensors):
-        _np.copyto(t.detach().numpy(), row)
+        _np.copyto(array_of(t), row)
 
 
 def all_gather(tensor_list, tensor, group=None, async_op=False):
@@ -189,7 +199,7 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
     send = _Buffer(tensor).raw()
     stacked = _np.empty((pg.size(),) + send.shape, send.dtype)
     request = pg._comm.Iallgather(send, stacked)
-    return _finish([request], lambda: _write_rows(stacked.view(tensor.detach().numpy().dtype)
+    return _finish([request], lambda: _write_rows(stacked.view(array_of(tensor).dtype)
                                                   .reshape((pg.size(),) + tuple(tensor.shape)),
                                                   tensor_list), async_op)
 
@@ -274,7 +284,7 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
     def finish():
         if mine:
             shape = (pg.size(),) + tuple(tensor.shape)
-            _write_rows(stacked.view(tensor.detach().numpy().dtype).reshape(shape), gather_list)
+            _write_rows(stacked.view(array_of(tensor).dtype).reshape(shape), gather_list)
 
     return _finish([request], finish, async_op)
 

@@ -55,11 +55,15 @@ def main():
         t = data(rank)
         assert dist.all_reduce(t, op=op) is None
         check_close(f"all_reduce {op}", t, want)
-    for dtype in (torch.int64, torch.float64, torch.float16, torch.int32):
+    for dtype in (torch.int64, torch.float64, torch.float16, torch.bfloat16, torch.int32):
         t = data(rank, dtype)
         dist.all_reduce(t)
         want = torch.stack([data(r, dtype) for r in range(size)]).sum(0).to(dtype)
         check(f"all_reduce {dtype}", t, want)
+    if torch.__name__ == "ember":   # torch's gloo fails on bool; MPI reduces it logically
+        t = torch.tensor([rank == 0, False, True])
+        dist.all_reduce(t)
+        check("all_reduce bool", t, torch.tensor([True, False, True]))
     strided = data(rank, n=12).view(3, 4).t()
     dist.all_reduce(strided)
     check("all_reduce strided", strided,

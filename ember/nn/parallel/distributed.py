@@ -17,6 +17,7 @@ not reach are ready at once (contributing zeros), and a parameter no rank used k
 from contextlib import contextmanager
 
 from ... import distributed as _dist
+from ...distributed.collectives import array_of
 from ...autograd.grad_mode import is_grad_enabled, no_grad
 from ...ops import creation
 from ..modules.module import Module
@@ -56,7 +57,7 @@ class _Bucket:
         # fraction of a Tensor copy_ call on this per-parameter, per-step path.
         self.slots = [self.flat[o:o + p.numel()].view(p.shape)
                       for o, p in zip(self.offsets, params)]
-        self.arrays = [slot.numpy() for slot in self.slots]
+        self.arrays = [array_of(slot) for slot in self.slots]
         self.pending = len(params)
         self.work = None
 
@@ -129,7 +130,7 @@ class _Reducer:
         if grad is None:
             bucket.arrays[i][...] = 0
         else:
-            bucket.arrays[i][...] = grad.detach().numpy()
+            bucket.arrays[i][...] = array_of(grad)
         bucket.pending -= 1
         # Start buckets strictly in order so every rank issues the same collectives.
         while self.next_bucket < len(self.buckets) and \
@@ -160,7 +161,7 @@ class _Reducer:
                     elif p.grad.requires_grad or not p.grad.is_contiguous():
                         p.grad.copy_(bucket.slots[i])
                     else:
-                        p.grad.numpy()[...] = bucket.arrays[i]
+                        array_of(p.grad)[...] = bucket.arrays[i]
 
 
 def _reached_parameters(outputs):
