@@ -7,6 +7,7 @@ timing is the median over repeats after one warm-up call, and the result is one
 row of a markdown table: workload | ember | torch | ember/torch. The machine's
 settings come first (CPU, cores, threads, BLAS, versions); both libraries run at
 their default thread settings. The full run takes about a minute on 2 cores (--quick: about 30 s).
+bench/bench_distributed.py (ember.distributed on 2 ranks) needs mpiexec and runs on its own.
 """
 import argparse
 import os

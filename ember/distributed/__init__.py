@@ -1,41 +1,55 @@
-"""ember.distributed: the import surface of torch.distributed, without an engine yet.
+"""ember.distributed: torch.distributed's process groups and collectives, over MPI.
 
-`is_available()` is True only where mpi4py imports (ember's process groups will
-run over MPI); no process group can be made yet, so `is_initialized()` is False
-and every call that needs the default group raises PyTorch's ValueError.
+`import ember` never starts MPI: mpi4py is imported (and MPI initialised) by
+`init_process_group`, so `is_available()` only asks whether mpi4py is installed
+(`pip install 'ember-tensor[distributed]'` brings it and the mpich runtime). Every
+backend name ("mpi", "gloo", "nccl") runs on the same MPI engine for CPU tensors.
+Start the ranks with `python -m ember.distributed.run --nproc-per-node N script.py`
+(torchrun's flags) or `mpiexec -n N python script.py`.
 """
 import importlib.util
 import os
 
-__all__ = ["is_available", "is_initialized", "is_mpi_available", "is_nccl_available",
-           "is_gloo_available", "is_ucc_available", "is_xccl_available", "is_torchelastic_launched",
-           "get_rank", "get_world_size", "get_backend", "init_process_group",
-           "destroy_process_group", "barrier", "all_reduce", "broadcast", "all_gather",
-           "reduce", "gather", "scatter", "new_group", "ReduceOp", "Backend", "group",
-           "GroupMember"]
+from .collectives import (all_gather, all_gather_into_tensor, all_reduce, all_to_all,
+                          all_to_all_single, barrier, broadcast, gather, reduce, reduce_scatter,
+                          reduce_scatter_tensor, scatter)
+from .distributed_c10d import (Backend, GroupMember, ProcessGroup, ReduceOp, Work,
+                               destroy_process_group, get_backend, get_global_rank,
+                               get_group_rank, get_process_group_ranks, get_rank, get_world_size,
+                               group, init_process_group, is_initialized, new_group)
+from .p2p import (all_gather_object, broadcast_object_list, gather_object, irecv, isend, recv,
+                  scatter_object_list, send)
 
-_NO_DEFAULT_GROUP = ("Default process group has not been initialized, please make sure to call "
-                     "init_process_group.")
+__all__ = ["Backend", "GroupMember", "ProcessGroup", "ReduceOp", "Work", "all_gather",
+           "all_gather_into_tensor", "all_gather_object", "all_reduce", "all_to_all",
+           "all_to_all_single", "barrier", "broadcast", "broadcast_object_list",
+           "destroy_process_group", "gather", "gather_object", "get_backend", "get_global_rank",
+           "get_group_rank", "get_process_group_ranks", "get_rank", "get_world_size", "group",
+           "init_process_group", "irecv", "is_available", "is_gloo_available",
+           "is_initialized", "is_mpi_available", "is_nccl_available",
+           "is_torchelastic_launched", "is_ucc_available", "is_xccl_available", "isend",
+           "new_group", "recv", "reduce", "reduce_scatter", "reduce_scatter_tensor", "scatter",
+           "scatter_object_list", "send"]
 
 
 def is_available():
-    """Whether the MPI engine could run (mpi4py installed)."""
-    return importlib.util.find_spec("mpi4py") is not None
-
-
-def is_initialized():
-    return False
+    """Whether ember.distributed can run: mpi4py is installed (MPI is not started here)."""
+    try:
+        return importlib.util.find_spec("mpi4py") is not None
+    except (ImportError, ValueError):    # a blocked or half-installed mpi4py
+        return False
 
 
 def is_mpi_available():
     return is_available()
 
 
-def is_nccl_available():
-    return False
-
-
 def is_gloo_available():
+    """torch's CPU backend; here "gloo" is a name for the MPI engine, so: when MPI is."""
+    return is_available()
+
+
+def is_nccl_available():
     return False
 
 
@@ -48,56 +62,5 @@ def is_xccl_available():
 
 
 def is_torchelastic_launched():
+    """True under a launcher that sets TORCHELASTIC_RUN_ID (torchrun, ember's launcher)."""
     return os.getenv("TORCHELASTIC_RUN_ID") is not None
-
-
-def _default_group():
-    raise ValueError(_NO_DEFAULT_GROUP)
-
-
-def get_rank(group=None):
-    _default_group()
-
-
-def get_world_size(group=None):
-    _default_group()
-
-
-def get_backend(group=None):
-    _default_group()
-
-
-def _needs_group(*args, **kwargs):
-    _default_group()
-
-
-barrier = all_reduce = broadcast = all_gather = reduce = gather = scatter = new_group = \
-    destroy_process_group = _needs_group
-
-
-def init_process_group(backend=None, init_method=None, timeout=None, world_size=-1, rank=-1,
-                       store=None, group_name="", pg_options=None, device_id=None):
-    """Not yet: ember's MPI engine is a later step."""
-    raise RuntimeError("ember.distributed cannot create process groups yet (the mpi4py engine "
-                       "is not written); run the script in a single process")
-
-
-class ReduceOp:
-    SUM, AVG, PRODUCT, MIN, MAX, BAND, BOR, BXOR, PREMUL_SUM = (
-        "sum", "avg", "product", "min", "max", "band", "bor", "bxor", "premul_sum")
-
-
-class Backend(str):
-    UNDEFINED, GLOO, NCCL, UCC, MPI = "undefined", "gloo", "nccl", "ucc", "mpi"
-
-    def __new__(cls, name):
-        return super().__new__(cls, name.lower())
-
-
-class group:
-    WORLD = None
-
-
-class GroupMember:
-    WORLD = None
-    NON_GROUP_MEMBER = -100

@@ -1,4 +1,4 @@
-"""ember.nn.parallel: DataParallel (one CPU replica) and the DistributedDataParallel name."""
+"""ember.nn.parallel: DataParallel (one CPU replica) and DistributedDataParallel (over MPI)."""
 from .data_parallel import DataParallel, data_parallel
 from .distributed import DistributedDataParallel
 

@@ -1,0 +1,140 @@
+"""ember.distributed on 2 ranks: all_reduce bandwidth and DDP scaling on the benchmark MLP.
+
+    python bench/bench_distributed.py [--repeats 15] [--steps 30]
+
+1. all_reduce of 25 MB of float32 between 2 ranks, against mpi4py's own blocking
+   `Allreduce` on the same buffer (interleaved, median of repeats): ember's nonblocking
+   call with its polite wait should reach at least 90% of MPI's bandwidth.
+2. The MLP 784-256-256-10 training step of bench_nn.py (SGD, batch 256 per process):
+   DDP on 2 ranks with one BLAS thread each against one process with one thread.
+   Per-sample speed-up = 2 x single-step time / DDP-step time (target at least 1.6x).
+
+Needs mpiexec (pip's mpich): not part of bench/run.py's default list. The driver starts
+`mpiexec -n 2` for the ranks and a separate one-thread process for the baseline, and
+prints the machine's load average next to the numbers (the machine may be shared).
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+FLOATS = 25_000_000 // 4
+ONE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+
+def _mlp_step_times(ember, model, batch, steps):
+    """Median seconds of one training step (zero_grad, forward, loss, backward, SGD)."""
+    sys.path.insert(0, HERE)
+    from bench_nn import training_step
+    gen = ember.Generator().manual_seed(0)
+    x = ember.randn(batch, 1, 28, 28, generator=gen)
+    y = ember.randint(0, 10, (batch,), generator=gen)
+    opt = ember.optim.SGD(model.parameters(), lr=0.01)
+    times = []
+    for step in range(steps + 3):
+        start = time.perf_counter()
+        training_step(ember, model, opt, x, y)
+        if step >= 3:                       # warm-up steps are not timed
+            times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def rank_part(args):
+    import numpy as np
+    from mpi4py import MPI
+
+    import ember
+    import ember.distributed as dist
+    from ember.nn.parallel import DistributedDataParallel
+    sys.path.insert(0, HERE)
+    from bench_nn import mlp
+
+    dist.init_process_group("mpi")
+    comm = MPI.COMM_WORLD
+    raw = np.ones(FLOATS, np.float32)
+    tensor = ember.ones(FLOATS)
+    raw_times, ember_times = [], []
+    for _ in range(args.repeats + 1):
+        comm.Barrier()
+        start = time.perf_counter()
+        comm.Allreduce(MPI.IN_PLACE, raw, MPI.SUM)
+        raw_times.append(time.perf_counter() - start)
+        comm.Barrier()
+        start = time.perf_counter()
+        dist.all_reduce(tensor)
+        ember_times.append(time.perf_counter() - start)
+    raw_t, ember_t = statistics.median(raw_times[1:]), statistics.median(ember_times[1:])
+
+    ember.manual_seed(0)
+    model = DistributedDataParallel(mlp(ember))
+    ddp_t = _mlp_step_times(ember, model, args.batch, args.steps)
+    ddp_all = comm.gather(ddp_t, root=0)
+    if dist.get_rank() == 0:
+        print(json.dumps({"raw": raw_t, "ember": ember_t, "ddp": max(ddp_all)}))
+    dist.destroy_process_group()
+
+
+def single_part(args):
+    import ember
+    sys.path.insert(0, HERE)
+    from bench_nn import mlp
+    ember.manual_seed(0)
+    print(json.dumps({"single": _mlp_step_times(ember, mlp(ember), args.batch, args.steps)}))
+
+
+def _run(command):
+    env = dict(os.environ, **ONE_THREAD)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [ROOT, env.get("PYTHONPATH")]))
+    out = subprocess.run(command, env=env, capture_output=True, text=True, check=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeats", type=int, default=15)
+    parser.add_argument("--steps", type=int, default=30)
+    parser.add_argument("--batch", type=int, default=256)
+    parser.add_argument("--runs", type=int, default=3, help="whole measurements, medians taken")
+    parser.add_argument("--part", choices=["ranks", "single"], default=None)
+    args = parser.parse_args()
+    if args.part == "ranks":
+        return rank_part(args)
+    if args.part == "single":
+        return single_part(args)
+    sys.path.insert(0, ROOT)
+    from ember.distributed.run import find_mpiexec
+    common = ["--repeats", str(args.repeats), "--steps", str(args.steps), "--batch",
+              str(args.batch)]
+    me = [sys.executable, os.path.abspath(__file__)]
+    rows = []
+    for _ in range(args.runs):
+        load = os.getloadavg()[0]
+        ranks = _run([find_mpiexec(), "-n", "2"] + me + common + ["--part", "ranks"])
+        single = _run(me + common + ["--part", "single"])
+        rows.append(dict(ranks, **single, load=load))
+        r = rows[-1]
+        print(f"run: all_reduce 25 MB ember {r['ember'] * 1e3:.2f} ms, mpi4py "
+              f"{r['raw'] * 1e3:.2f} ms; MLP step DDP x2 {r['ddp'] * 1e3:.2f} ms, one "
+              f"process {r['single'] * 1e3:.2f} ms; load {load:.1f}", flush=True)
+
+    def med(key):
+        return statistics.median(r[key] for r in rows)
+    bandwidth = med("raw") / med("ember")
+    speedup = 2 * med("single") / med("ddp")
+    print(f"\nmedians of {args.runs} runs (load average {min(r['load'] for r in rows):.1f}"
+          f"-{max(r['load'] for r in rows):.1f} on {os.cpu_count()} cores):")
+    print(f"| all_reduce 25 MB float32, 2 ranks | ember {med('ember') * 1e3:.2f} ms "
+          f"({25 / med('ember') / 1e3:.2f} GB/s) | mpi4py Allreduce {med('raw') * 1e3:.2f} ms "
+          f"| {bandwidth:.0%} of MPI's bandwidth (target >= 90%) |")
+    print(f"| MLP 784-256-256-10 step, batch {args.batch}/rank | DDP 2 ranks x 1 thread "
+          f"{med('ddp') * 1e3:.2f} ms | 1 process x 1 thread {med('single') * 1e3:.2f} ms | "
+          f"{speedup:.2f}x per sample (target >= 1.6x) |")
+
+
+if __name__ == "__main__":
+    main()
