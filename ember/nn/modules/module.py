@@ -496,7 +496,13 @@ class Module:
             raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but "
                             f"got desired dtype={dtype}")
 
+        memory_format = kwargs.get("memory_format")
+
         def convert(t):
+            # a memory format applies to the 4-d and 5-d tensors only, as in PyTorch
+            if memory_format is not None and t.dim() in (4, 5):
+                return t.to(device=device, dtype=dtype if t.is_floating_point() else None,
+                            memory_format=memory_format)
             return t.to(device=device, dtype=dtype if t.is_floating_point() else None)
         return self._apply(convert)
 

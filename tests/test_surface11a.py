@@ -1,0 +1,301 @@
+"""Issue 11's module-and-constant surface against torch: memory formats, ember.random,
+ember.cpu / accelerator / get_device_module, Stream/Event, testing, compiler, version,
+hub, multiprocessing and the small top-level names scripts stop on."""
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+
+import ember
+import oracle
+from oracle import assert_same, assert_same_error
+
+
+def _both(torch):
+    return (torch, ember)
+
+
+# ================================================================ memory formats
+_FORMATS = ("contiguous_format", "channels_last", "channels_last_3d", "preserve_format",
+            "legacy_contiguous_format")
+
+
+def test_memory_format_objects(torch):
+    for name in _FORMATS:
+        value = getattr(ember, name)
+        assert repr(value) == oracle.ember_names(repr(getattr(torch, name)))
+        assert str(value) == oracle.ember_names(str(getattr(torch, name)))
+        assert isinstance(value, ember.memory_format)
+        assert pickle.loads(pickle.dumps(value)) is value
+    assert ember.legacy_contiguous_format is ember.contiguous_format
+    assert (torch.legacy_contiguous_format is torch.contiguous_format)
+    assert ember.memory_format.__name__ == torch.memory_format.__name__
+    assert_same_error(lambda L: L.memory_format())
+
+
+_SHAPES_4D = [(2, 3, 4, 5), (0, 3, 4, 5), (2, 0, 4, 5), (2, 3, 0, 5), (1, 1, 1, 1),
+              (2, 3, 1, 5), (2, 1, 4, 5), (2, 3, 1, 1)]
+
+
+@pytest.mark.parametrize("shape", _SHAPES_4D)
+def test_channels_last_strides_and_questions(torch, shape):
+    got = {}
+    for L in _both(torch):
+        x = L.arange(float(np.prod(shape))).reshape(shape)
+        y = x.contiguous(memory_format=L.channels_last)
+        e = L.empty(shape, memory_format=L.channels_last)
+        got[L.__name__] = (y.stride(), y.is_contiguous(),
+                           y.is_contiguous(memory_format=L.channels_last),
+                           x.is_contiguous(memory_format=L.channels_last),
+                           x.is_contiguous(memory_format=L.preserve_format),
+                           y.contiguous(memory_format=L.channels_last) is y,
+                           e.stride(), L.zeros_like(x, memory_format=L.channels_last).stride(),
+                           x.clone(memory_format=L.channels_last).stride(),
+                           y.clone().stride(), L.empty_like(y).stride(),
+                           y.to(memory_format=L.contiguous_format).stride(),
+                           y.to(memory_format=L.channels_last) is y,
+                           x.to(memory_format=L.contiguous_format) is x,
+                           x.float(memory_format=L.channels_last).stride(),
+                           x.double(memory_format=L.channels_last).stride(),
+                           x.to(L.float64, memory_format=L.channels_last).stride(),
+                           L.randn_like(x, memory_format=L.channels_last).stride(),
+                           L.ones_like(x, memory_format=L.channels_last).stride(),
+                           L.full_like(x, 2.0, memory_format=L.channels_last).stride())
+        assert_same(y, torch.arange(float(np.prod(shape))).reshape(shape)) if L is ember \
+            else None
+    assert got["ember"] == got["torch"]
+
+
+def test_channels_last_views_and_3d(torch):
+    got = {}
+    for L in _both(torch):
+        x = L.arange(120.).reshape(2, 3, 4, 5)
+        y = x.contiguous(memory_format=L.channels_last)
+        a = y[:, :, ::2]
+        t = x.transpose(0, 1)
+        z = L.arange(720.).reshape(2, 3, 4, 5, 6)
+        z3 = z.contiguous(memory_format=L.channels_last_3d)
+        got[L.__name__] = (a.stride(), a.clone().stride(), L.empty_like(a).stride(),
+                           a.contiguous().stride(), t.to(L.float64).stride(),
+                           t.to(L.float64, memory_format=L.contiguous_format).stride(),
+                           t.float(memory_format=L.contiguous_format) is t,
+                           L.empty_like(t, memory_format=L.contiguous_format).stride(),
+                           x.contiguous(memory_format=L.preserve_format) is x,
+                           z3.stride(), z3.is_contiguous(memory_format=L.channels_last_3d),
+                           z.is_contiguous(memory_format=L.channels_last_3d),
+                           z3.clone().stride(), x.cpu(memory_format=L.channels_last).stride(),
+                           L.clone(x, memory_format=L.channels_last).stride(),
+                           L.randn(2, 3).is_contiguous(memory_format=L.channels_last),
+                           L.randn(3).to(memory_format=L.contiguous_format).shape)
+        assert (z3 == z).all() and (a == x[:, :, ::2]).all()
+    assert got["ember"] == got["torch"]
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.ones(2, 3, 4, 5).contiguous(memory_format=1),
+    lambda L: L.ones(2, 3, 4, 5).is_contiguous(memory_format="a"),
+    lambda L: L.ones(2, 3, 4, 5).clone(memory_format=2),
+    lambda L: L.clone(L.ones(2, 3, 4, 5), memory_format=2),
+    lambda L: L.empty_like(L.ones(2, 3, 4, 5), memory_format=2),
+    lambda L: L.zeros_like(L.ones(2, 3, 4, 5), memory_format=3),
+    lambda L: L.empty(2, 3, memory_format=1),
+    lambda L: L.empty(2, 3, memory_format=L.preserve_format),
+    lambda L: L.empty(2, 3, memory_format=L.channels_last),
+    lambda L: L.randn(2, 3).contiguous(memory_format=L.channels_last),
+    lambda L: L.ones(2, 3, 4, 5).contiguous(memory_format=L.channels_last_3d),
+    lambda L: L.ones(2, 3, 4, 5).clone(memory_format=L.channels_last_3d),
+    lambda L: L.zeros_like(L.ones(3), memory_format=L.channels_last),
+    lambda L: L.ones(2, 3, 4, 5).transpose(0, 1).contiguous(memory_format=L.preserve_format),
+    lambda L: L.ones(2, 3, 4, 5).to(memory_format=1),
+    lambda L: L.ones(2, 3, 4, 5).float(memory_format=1),
+    lambda L: L.randn(2, 3).to(memory_format=L.channels_last),
+    lambda L: L.nn.Conv2d(3, 4, 3).to(memory_format=1),
+])
+def test_memory_format_errors(torch, call):
+    assert_same_error(call)
+
+
+def test_memory_format_grad_fns_and_module_to(torch):
+    names = {}
+    for L in _both(torch):
+        x = L.arange(120.).reshape(2, 3, 4, 5).requires_grad_()
+        outs = (x.contiguous(memory_format=L.channels_last),
+                x.clone(memory_format=L.channels_last), x.to(memory_format=L.channels_last))
+        m = L.nn.Conv2d(3, 4, 3).to(memory_format=L.channels_last)
+        names[L.__name__] = ([o.grad_fn.name() for o in outs], m.weight.stride(),
+                             m.bias.stride(), m.weight.is_leaf)
+    assert names["ember"] == names["torch"]
+
+
+def _cnn(L, seed_weights):
+    net = L.nn.Sequential(L.nn.Conv2d(3, 4, 3, padding=1), L.nn.BatchNorm2d(4), L.nn.ReLU(),
+                          L.nn.MaxPool2d(2), L.nn.Conv2d(4, 2, 3), L.nn.AvgPool2d(2),
+                          L.nn.Flatten(), L.nn.Linear(2, 3))
+    with L.no_grad():
+        for p, w in zip(net.parameters(), seed_weights):
+            p.copy_(L.tensor(w))
+    return net
+
+
+def test_small_cnn_on_channels_last_input(torch):
+    """Values and gradients stay right when the input (and the model) are channels-last."""
+    rng = np.random.default_rng(5)
+    shapes = [p.shape for p in _cnn(torch, []).parameters()]
+    weights = [rng.standard_normal(s).astype(np.float32) * 0.5 for s in shapes]
+    data = rng.standard_normal((2, 3, 8, 8)).astype(np.float32)
+    results = {}
+    for L in _both(torch):
+        net = _cnn(L, weights).to(memory_format=L.channels_last)
+        x = L.tensor(data).contiguous(memory_format=L.channels_last).requires_grad_()
+        out = net(x * 2 + 1)
+        out.square().sum().backward()
+        results[L.__name__] = (out, x.grad, [p.grad for p in net.parameters()])
+    e, t = results["ember"], results["torch"]
+    assert_same(e[0], t[0], atol=1e-5, rtol=1e-5)
+    assert_same(e[1], t[1], atol=1e-5, rtol=1e-5)
+    for pe, pt in zip(e[2], t[2]):
+        assert_same(pe, pt, atol=1e-4, rtol=1e-5)
+
+
+# ================================================================ ember.random
+def test_random_module(torch):
+    for L in _both(torch):
+        L.random.manual_seed(7)
+        assert L.random.initial_seed() == 7
+        state = L.random.get_rng_state()
+        first = L.rand(3)
+        L.random.set_rng_state(state)
+        assert (L.rand(3) == first).all()
+        with L.random.fork_rng():
+            L.rand(5)
+        after = L.rand(2)
+        L.random.set_rng_state(state)
+        L.rand(3)
+        assert (L.rand(2) == after).all()
+        with L.random.fork_rng(enabled=False):
+            pass
+        with L.random.fork_rng(device_type="meta"):
+            pass
+        assert L.random.default_generator is L.default_generator
+        assert isinstance(L.random.seed(), int)
+        assert L.random.thread_safe_generator() is None
+    torch.random.manual_seed(3)
+    ember.random.manual_seed(3)
+    assert_same(ember.rand(4), torch.rand(4))
+    assert_same(ember.random.get_rng_state(), torch.random.get_rng_state())
+    assert_same_error(lambda L: L.random.fork_rng(devices=[0]).__enter__())
+    assert_same_error(lambda L: L.random.fork_rng(device_type="cpu").__enter__())
+    assert_same_error(lambda L: L.random.fork_rng(device_type="foo").__enter__())
+    assert sorted(ember.random.__all__) == sorted(torch.random.__all__)
+
+
+# ================================================================ devices
+def test_cpu_module(torch):
+    for L in _both(torch):
+        c = L.cpu
+        assert (c.is_available(), c.is_initialized(), c.device_count(), c.current_device()) \
+            == (True, True, 1, "cpu")
+        assert c.synchronize() is None and c.synchronize("cpu") is None
+        assert c.set_device("cpu") is None and c.set_device(0) is None
+        s = c.Stream()
+        c.Stream(priority=1)
+        assert s.wait_stream(s) is None and s.record_event() is None
+        assert s.wait_event(None) is None
+        default = c.current_stream()
+        with c.stream(s) as entered:
+            assert entered is None and c.current_stream() is s
+        assert c.current_stream() is default and c.current_stream(0) is default
+        with c.StreamContext(None):
+            assert c.current_stream() is default
+        e = c.Event()
+        assert (e.query(), e.record(), e.wait(), e.synchronize()) == (True, None, None, None)
+    assert sorted(set(torch.cpu.__all__) - {"get_capabilities"}) == sorted(ember.cpu.__all__)
+
+
+def test_cpu_amp_deprecated_spellings(torch):
+    texts = {}
+    for L in _both(torch):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            scaler = L.cpu.amp.GradScaler()
+            with L.cpu.amp.autocast():
+                y = L.mm(L.ones(2, 2), L.ones(2, 2))
+        texts[L.__name__] = ([oracle.ember_names(str(w.message)) for w in caught],
+                             [w.category for w in caught], oracle.ember_names(str(y.dtype)),
+                             scaler.is_enabled(),
+                             scaler.get_scale())
+    assert texts["ember"][0] == texts["torch"][0]
+    assert texts["ember"][2:] == texts["torch"][2:]
+    assert texts["ember"][2] == "ember.bfloat16"
+
+
+@pytest.mark.parametrize("name", ["current_device_index", "synchronize", "current_stream",
+                                  "memory_stats", "empty_cache", "get_memory_info",
+                                  "memory_allocated", "max_memory_allocated",
+                                  "memory_reserved", "max_memory_reserved",
+                                  "reset_peak_memory_stats", "reset_accumulated_memory_stats",
+                                  "get_device_capability", "empty_host_cache", "Graph"])
+def test_accelerator_without_one(torch, name):
+    assert_same_error(lambda L: getattr(L.accelerator, name)())
+
+
+def test_accelerator_answers(torch):
+    for L in _both(torch):
+        a = L.accelerator
+        assert (a.is_available(), a.current_accelerator(), a.current_accelerator(True),
+                a.device_count()) == (False, None, None, 0)
+        with a.device_index(None):
+            pass
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with pytest.raises(RuntimeError):
+                a.current_device_idx()
+    assert_same_error(lambda L: L.accelerator.device_index(0).__enter__())
+    assert_same_error(lambda L: L.accelerator.set_device_index(0))
+    assert_same_error(lambda L: L.accelerator.set_stream(L.Stream()))
+    assert sorted(ember.accelerator.__all__) == sorted(torch.accelerator.__all__)
+
+
+@pytest.mark.parametrize("device", [None, "cpu", "cuda", "cuda:0", "foo", 3, "meta", "CPU",
+                                    "cuda:x", "xla"])
+def test_get_device_module(torch, device):
+    if device in (None, "cpu", "cuda", "cuda:0"):
+        got = ember.get_device_module(device if device is None or isinstance(device, str)
+                                      else ember.device(device))
+        assert got.__name__ == torch.get_device_module(device).__name__.replace("torch",
+                                                                                "ember")
+        assert ember.get_device_module(ember.device("cpu")) is ember.cpu
+    else:
+        assert_same_error(lambda L: L.get_device_module(device))
+
+
+def test_stream_and_event(torch):
+    seen = {}
+    for L in _both(torch):
+        s, e, t = L.Stream(), L.Event(), L.Event(enable_timing=True)
+        seen[L.__name__] = (oracle.ember_names(repr(s)), oracle.ember_names(repr(e)),
+                            repr(L.Stream("meta")), s.query(), s.synchronize(),
+                            s.device, s.device_index, s.stream_id, s.is_capturing(),
+                            s == L.Stream(), hash(s) == hash(L.Stream()), e.query(),
+                            e.synchronize(), e.wait(s), s.wait_event(e), e.device, e.event_id)
+        with s:
+            pass
+    assert str(seen["ember"]) == oracle.ember_names(str(seen["torch"]))
+    for call in (lambda L: L.Stream("cuda"), lambda L: L.Event("cuda"),
+                 lambda L: L.Stream(3), lambda L: L.Stream().record_event(),
+                 lambda L: L.Stream().wait_stream(L.Stream()), lambda L: L.Event().record(),
+                 lambda L: L.Stream().native_handle,
+                 lambda L: L.Event().elapsed_time(L.Event()),
+                 lambda L: L.Event(enable_timing=True).elapsed_time(
+                     L.Event(enable_timing=True))):
+        assert_same_error(call)
+
+
+def test_exception_classes(torch):
+    for name in ("OutOfMemoryError", "AcceleratorError"):
+        mine, theirs = getattr(ember, name), getattr(torch, name)
+        assert mine.__name__ == theirs.__name__
+        assert issubclass(mine, RuntimeError) and issubclass(theirs, RuntimeError)
+        assert mine is getattr(ember.cuda, name)
+        assert theirs is getattr(torch.cuda, name)
