@@ -129,7 +129,7 @@ from .ops.recurrent import gru, lstm, rnn_relu, rnn_tanh  # noqa: E402,F401  (rn
 from .ops.recurrent_cells import gru_cell, lstm_cell, rnn_relu_cell, rnn_tanh_cell  # noqa: E402,F401
 
 # surf11a: the modules and constants scripts touch on a CPU machine
-from . import random, cpu, accelerator  # noqa: E402,F401
+from . import random, cpu, accelerator, testing  # noqa: E402,F401
 from ._device_module import get_device_module  # noqa: E402,F401
 from ._stream import Event, Stream  # noqa: E402,F401
 from .cuda import AcceleratorError, OutOfMemoryError  # noqa: E402,F401

@@ -299,3 +299,130 @@ def test_exception_classes(torch):
         assert issubclass(mine, RuntimeError) and issubclass(theirs, RuntimeError)
         assert mine is getattr(ember.cuda, name)
         assert theirs is getattr(torch.cuda, name)
+
+
+# ================================================================ ember.testing
+def _close_cases(L):
+    t = L.tensor
+    return [
+        lambda ac: ac(t([1., 2., 3., 4.]), t([1., 2.5, 3., 5.])),
+        lambda ac: ac(t([1, 2, 3, 4]), t([1, 3, 3, 5])),
+        lambda ac: ac(t([[1., 2.], [3., 4.]]), t([[1., 2.5], [3., 4.]])),
+        lambda ac: ac(t(1.), t(2.)),
+        lambda ac: ac(1.0, 2.0), lambda ac: ac(1, 2), lambda ac: ac(1, 1.0),
+        lambda ac: ac(1, 1.0, check_dtype=False), lambda ac: ac(0, 1),
+        lambda ac: ac(t([1.]), t([1.], dtype=L.float64)),
+        lambda ac: ac(t([1.]), t([1., 2.])), lambda ac: ac(t([1.]), 1.0),
+        lambda ac: ac([t([1.]), t([2.])], [t([1.]), t([3.])]),
+        lambda ac: ac({"a": t([1.])}, {"a": t([3.])}),
+        lambda ac: ac({"a": [1, {"b": t([1.])}]}, {"a": [1, {"b": t([3.])}]},
+                      msg=lambda m: "<" + m + ">"),
+        lambda ac: ac([1, 2], [1, 2, 3]), lambda ac: ac({"a": 1}, {"b": 1}),
+        lambda ac: ac(np.array([1., 2.]), np.array([1., 3.])),
+        lambda ac: ac(np.float32(1.0), np.float32(1.5)),
+        lambda ac: ac(t([float("nan")]), t([float("nan")])),
+        lambda ac: ac(t([float("nan")]), t([float("nan")]), equal_nan=True),
+        lambda ac: ac(t([1.]), t([1.1]), msg="custom"),
+        lambda ac: ac(t([1.]), t([1.1]), msg=lambda m: "X" + m),
+        lambda ac: ac(t([1.]), t([1.1]), rtol=1e-3), lambda ac: ac(t([1.]), t([1.1]), atol=1e-3),
+        lambda ac: ac(t([1.]), t([1.1]), rtol=0.2, atol=0),
+        lambda ac: ac(L.ones(2, 2), L.ones(2, 2).t(), check_stride=True),
+        lambda ac: ac(L.ones(2, 2), L.ones(2, 2).t()),
+        lambda ac: ac(t([1.]), t([1.5], dtype=L.float64), check_dtype=False),
+        lambda ac: ac(t([True, False]), t([True, True])), lambda ac: ac(True, False),
+        lambda ac: ac(None, 1), lambda ac: ac(None, None), lambda ac: ac("a", "b"),
+        lambda ac: ac(t([1.]), np.array([1.])),
+        lambda ac: ac(t([1.]).requires_grad_(), t([1.])),
+        lambda ac: ac(t([1., 2., 0.]), t([1., 2., 0.5])),
+        lambda ac: ac(t([0, 5], dtype=L.uint8), t([3, 0], dtype=L.uint8)),
+        lambda ac: ac(t([1., 2.], dtype=L.float16), t([1.001, 2.1], dtype=L.float16)),
+        lambda ac: ac(t([1., 2.], dtype=L.bfloat16), t([1.01, 2.1], dtype=L.bfloat16)),
+        lambda ac: ac(t([1., float("inf")]), t([1., 2.])),
+        lambda ac: ac(t([1, 2]), t([1., 2.5]), check_dtype=False),
+        lambda ac: ac((1, 2.0), [1, 2.5]), lambda ac: ac(L.ones(2, 3, 4), L.zeros(2, 3, 4)),
+        lambda ac: ac(L.ones(2, 3), L.ones(2, 3), allow_subclasses=False),
+    ]
+
+
+def _outcome(call):
+    try:
+        call()
+    except Exception as error:  # noqa: BLE001 - the outcome is what is compared
+        return type(error), oracle.ember_names(str(error))
+    return None
+
+
+def test_assert_close_texts(torch):
+    mine = [_outcome(lambda: c(ember.testing.assert_close)) for c in _close_cases(ember)]
+    theirs = [_outcome(lambda: c(torch.testing.assert_close)) for c in _close_cases(torch)]
+    for i, (m, t) in enumerate(zip(mine, theirs)):
+        assert m == t, i
+    assert "Mismatched elements: 2 / 4 (50.0%)" in theirs[0][1]
+
+
+def test_assert_allclose_is_deprecated(torch):
+    seen = {}
+    for L in _both(torch):
+        calls = (lambda: L.testing.assert_allclose(L.tensor([1., 2.]), [1., 2.00001]),
+                 lambda: L.testing.assert_allclose(L.tensor([1., 2.]), [1., 2.1]),
+                 lambda: L.testing.assert_allclose(L.tensor([1., float("nan")]),
+                                                   [1., float("nan")]),
+                 lambda: L.testing.assert_allclose([1, 2], [1, 3], msg="m"))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            outcomes = [_outcome(c) for c in calls]
+        seen[L.__name__] = (outcomes, [(w.category, oracle.ember_names(str(w.message)))
+                                       for w in caught])
+    assert seen["ember"] == seen["torch"]
+
+
+def _make_cases(L):
+    mk = L.testing.make_tensor
+    cases = [lambda dt=dt: mk(3, 4, dtype=dt, device="cpu")
+             for dt in (L.float32, L.float64, L.int64, L.int32, L.uint8, L.int8, L.bool,
+                        L.float16, L.bfloat16, L.int16)]
+    return cases + [
+        lambda: mk((2, 3), dtype=L.float32, device="cpu", low=-1, high=1, requires_grad=True),
+        lambda: mk([2, 3], dtype=L.float32, device="cpu", noncontiguous=True),
+        lambda: mk(2, 3, 4, 5, dtype=L.float32, device="cpu", memory_format=L.channels_last),
+        lambda: mk(20, dtype=L.int64, device="cpu", low=0, high=3, exclude_zero=True),
+        lambda: mk(20, dtype=L.float32, device="cpu", low=0, high=1e-40, exclude_zero=True),
+        lambda: mk(3, dtype=L.float32, device="cpu", low=-1e39, high=1e39),
+        lambda: mk(3, dtype=L.float32, device="cpu", low=-3.4e38, high=3.4e38),
+        lambda: mk(3, dtype=L.int8, device="cpu", low=-1000, high=1000),
+        lambda: mk(3, dtype=L.int64, device="cpu", low=1.5, high=4.2),
+        lambda: mk(3, dtype=L.int64, device="cpu", requires_grad=True),
+        lambda: mk(3, dtype=L.float32, device="cpu", low=2, high=1),
+        lambda: mk(3, dtype=L.float32, device="cpu", low=float("nan")),
+        lambda: mk(3, dtype=L.uint8, device="cpu", low=300, high=400),
+        lambda: mk(3, dtype=L.float32, device="cpu", noncontiguous=True,
+                   memory_format=L.channels_last),
+        lambda: mk(1, dtype=L.float32, device="cpu", noncontiguous=True),
+        lambda: mk((), dtype=L.float32, device="cpu"),
+        lambda: mk(3, dtype=L.int64, device="cpu", low=1, high=1),
+        lambda: mk(3, dtype=L.bool, device="cpu", exclude_zero=True),
+    ]
+
+
+def test_make_tensor_draws_as_torch(torch):
+    results = {}
+    for L in _both(torch):
+        L.manual_seed(0)
+        out = []
+        for case in _make_cases(L):
+            try:
+                r = case()
+                out.append((r, r.stride(), r.requires_grad))
+            except Exception as error:  # noqa: BLE001
+                out.append((type(error), oracle.ember_names(str(error))))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            full = L.testing.make_tensor(3, dtype=L.float32, device="cpu", low=1, high=1)
+        out.append((full, [oracle.ember_names(str(w.message)) for w in caught]))
+        results[L.__name__] = out
+    for mine, theirs in zip(results["ember"], results["torch"]):
+        if isinstance(theirs[0], torch.Tensor):
+            assert_same(mine[0], theirs[0])
+            assert mine[1:] == theirs[1:]
+        else:
+            assert mine == theirs
