@@ -57,16 +57,16 @@ def make_tensor(*shape, dtype, device, low=None, high=None, requires_grad=False,
     noncontiguous = noncontiguous and math.prod(shape) > 1
     if noncontiguous:
         shape = (*shape[:-1], 2 * shape[-1])
-    result = _draw(shape, dtype, device, low, high)
+    made = _draw(shape, dtype, device, low, high)
     if noncontiguous:
-        result = result[..., 1::2]
-    elif memory_format is not None:
-        result = result.clone(memory_format=memory_format)
+        made = made[..., 1::2]   # the odd columns of the doubled last dim
+    if memory_format is not None:
+        made = made.clone(memory_format=memory_format)
     if exclude_zero:
-        result[result == 0] = finfo(dtype).tiny if floating else 1
+        made[made == 0] = finfo(dtype).tiny if floating else 1
     if floating:
-        result.requires_grad = requires_grad
-    return result
+        made.requires_grad = requires_grad
+    return made
 
 
 def _draw(shape, dtype, device, low, high):
