@@ -21,18 +21,27 @@ def _tensor_leaves(value):
 
 
 def cond(pred, true_fn, false_fn, operands=()):
-    """`true_fn(*operands)` if `pred` else `false_fn(*operands)`."""
-    if isinstance(pred, Tensor):
-        if pred.numel() != 1:
-            raise RuntimeError("Expected pred to be bool or single-element tensor, but got "
-                               f"{pred}.")
-    elif not isinstance(pred, (bool, int, float)):
+    """`true_fn(*operands)` if `pred` else `false_fn(*operands)`.
+
+    A Python constant picks its branch with no checks at all; a tensor predicate gets
+    PyTorch's checks first (one element, callable branches, tensor-only operands).
+    """
+    if not isinstance(pred, (bool, int, float)):
+        _check_cond(pred, true_fn, false_fn, operands)
+    branch = true_fn if bool(pred) else false_fn
+    return branch(*operands)
+
+
+def _check_cond(pred, true_fn, false_fn, operands):
+    if not isinstance(pred, Tensor):
+        raise RuntimeError(f"Expected pred to be bool or tensor, but got {pred}.")
+    if pred.numel() != 1:
         raise RuntimeError(f"Expected pred to be bool or single-element tensor, but got {pred}.")
+    if not callable(true_fn) or not callable(false_fn):
+        raise RuntimeError("Expect both branches to be callable.")
     if not isinstance(operands, (tuple, list)) or not _tensor_leaves(operands):
         raise RuntimeError("Expect operands to be a tuple of possibly nested dict/list/tuple "
                            f"that only consists of tensor leaves, but got {operands}.")
-    branch = true_fn if bool(pred) else false_fn
-    return branch(*operands)
 
 
 def while_loop(cond_fn, body_fn, carried_inputs):

@@ -11,7 +11,7 @@ __all__ = ["Future", "fork", "wait"]
 class Future:
     """A value that is (here: already) available; `then` chains a callback."""
 
-    def __init__(self, *, devices=None):
+    def __init__(self, devices=None):
         self._value, self._done, self._callbacks = None, False, []
 
     def done(self):

@@ -426,3 +426,177 @@ def test_make_tensor_draws_as_torch(torch):
             assert mine[1:] == theirs[1:]
         else:
             assert mine == theirs
+
+
+# ================================================================ version and build flags
+_VERSIONS = ["2.13.0+cpu", "1.10.0a0", "1.10.0", "2.0.0rc1", "2.0.0.dev20230101",
+             "2.0.0.post1", "2.13", "2", "1!1.0", "2.13.0+cu121", "2.0.0a1.dev1"]
+_OTHERS = _VERSIONS + ["abc", (2, 13), (2, 13, 0), [1, 10], (1,), "2.0.0-1", "2.0.0b2", 2, 2.5]
+
+
+def test_torch_version_comparisons(torch):
+    def outcomes(L):
+        made = []
+        for a in _VERSIONS:
+            v = L.torch_version.TorchVersion(a)
+            for b in _OTHERS:
+                for method in ("__gt__", "__lt__", "__eq__", "__ge__", "__le__", "__ne__"):
+                    made.append(_outcome(lambda: getattr(v, method)(b)) or
+                                getattr(v, method)(b))
+            for b in (2, 2.5):
+                made.append(_outcome(lambda: v > b))
+        return made
+    assert outcomes(ember) == outcomes(torch)
+    assert ember.__version__ == torch.__version__ and ember.__version__ >= "2.0"
+    assert isinstance(ember.__version__, str) and ember.version.__version__ is ember.__version__
+    for name in ("cuda", "debug", "hip", "rocm", "xpu"):
+        assert getattr(ember.version, name) == getattr(torch.version, name)
+    assert isinstance(ember.version.git_version, str)
+    assert sorted(ember.version.__all__) == sorted(torch.version.__all__)
+
+
+def test_build_flags_and_small_switches(torch):
+    for name in ("has_lapack", "has_mkl", "has_openmp", "has_spectral"):
+        assert getattr(ember, name) == getattr(torch, name)
+    for name in ("has_mps", "has_cuda", "has_cudnn"):
+        texts = {}
+        for L in _both(torch):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                value = getattr(L, name)
+            texts[L.__name__] = (value, [oracle.ember_names(str(w.message)) for w in caught])
+        assert texts["ember"] == texts["torch"]
+    assert_same_error(lambda L: L.no_such_name, rename=lambda s: s.replace("'torch'", "'ember'"))
+    # ember cannot switch NumPy's subnormal handling, so it answers as a CPU without it
+    assert ember.set_flush_denormal(True) is False and torch.set_flush_denormal(False)
+    for bad in (1, "a", None):
+        assert_same_error(lambda L: L.set_flush_denormal(bad))
+    assert ember.init_num_threads() is None and torch.init_num_threads() is None
+    assert_same_error(lambda L: L.init_num_threads(1))
+    assert_same_error(lambda L: L.init_num_threads(x=2))
+    assert_same_error(lambda L: L.init_num_threads(1, x=2))
+
+
+def test_set_default_tensor_type(torch):
+    seen = {}
+    for L in _both(torch):
+        before = L.get_default_dtype()
+        steps = []
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                for t in (L.DoubleTensor, "torch.FloatTensor", "torch.HalfTensor",
+                          "torch.IntTensor", L.float64, "float", "torch.cuda.FloatTensor",
+                          L.BFloat16Tensor, 1, L.LongTensor, "torch.DoubleTensor"):
+                    outcome = _outcome(lambda: L.set_default_tensor_type(t))
+                    steps.append((outcome, oracle.ember_names(str(L.get_default_dtype())),
+                                  oracle.ember_names(str(L.tensor([1.5]).dtype)),
+                                  oracle.ember_names(str(L.zeros(1).dtype))))
+            finally:
+                L.set_default_dtype(before)
+        seen[L.__name__] = steps
+        assert L.get_default_dtype() is before
+    assert seen["ember"] == seen["torch"]
+    # the warning comes once per process; ember's says what PyTorch's says
+    ember._default_type._warned[0] = False
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ember.set_default_tensor_type(ember.FloatTensor)
+    assert str(caught[0].message).startswith(
+        "ember.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
+        "ember.set_default_dtype() and ember.set_default_device() as alternatives.")
+
+
+# ================================================================ compiler, cond, fork
+def test_compiler_answers_eagerly(torch):
+    def f(x):
+        return x * 2 + 1
+
+    for L in _both(torch):
+        c = L.compiler
+        x = L.tensor([1., 2.])
+        assert (c.is_compiling(), c.is_dynamo_compiling(), c.is_exporting()) == (
+            False, False, False)
+        assert c.reset() is None and c.cudagraph_mark_step_begin() is None
+        for wrapped in (c.disable(f), c.disable()(f), c.disable(recursive=False)(f),
+                        c.disable(f, reason="why"),
+                        c.nested_compile_region(f), c.assume_constant_result(f),
+                        c.allow_in_graph(f)):
+            assert (wrapped(x) == f(x)).all()
+        assert c.allow_in_graph(f) is f and c.assume_constant_result(f) is f
+        assert c.allow_in_graph([f]) == [f]
+        assert c.set_enable_guard_collectives(False) is False
+        c.set_default_backend("eager")
+        assert c.get_default_backend() == "eager"
+        c.set_default_backend(None)
+        assert c.get_default_backend() == "inductor"
+        assert "inductor" in c.list_backends()
+        with c.set_stance("force_eager"):
+            pass
+        numpy_fn = c.wrap_numpy(lambda a, b: (np.sin(a), [a + b]))
+        out = numpy_fn(x, x)
+        assert isinstance(out[0], L.Tensor) and isinstance(out[1][0], L.Tensor)
+    assert_same(ember.compiler.wrap_numpy(np.cos)(ember.tensor([0.5])),
+                torch.compiler.wrap_numpy(np.cos)(torch.tensor([0.5])))
+    assert_same_error(lambda L: L.compiler.allow_in_graph(1))
+    assert ember.compiler.substitute_in_graph(ember.sin)(f) is f
+    # nothing compiled, so nothing to save (torch would run inductor here to have some)
+    assert ember.compiler.compile(f) is f and ember.compiler.save_cache_artifacts() is None
+    assert set(ember.compiler.__all__) <= set(torch.compiler.__all__)
+
+
+def test_cond_and_while_loop(torch):
+    cases = [
+        lambda L, x: L.cond(L.tensor(True), lambda x: x + 1, lambda x: x - 1, (x,)),
+        lambda L, x: L.cond(False, lambda x: x + 1, lambda x: x - 1, (x,)),
+        lambda L, x: L.cond(x.sum() > 0, lambda x: x + 1, lambda x: x - 1, [x]),
+        lambda L, x: L.cond(0.0, lambda: x + 1, lambda: x - 1),
+        lambda L, x: L.cond(True, lambda x: (x * 2, x * 3), lambda x: (x, x), (x,)),
+        lambda L, x: L.cond(x.sum() > 0, lambda x: x + 1, lambda x: x - 1, x),
+        lambda L, x: L.cond(x, lambda x: x + 1, lambda x: x - 1, (x,)),
+        lambda L, x: L.cond("yes", lambda x: x + 1, lambda x: x - 1, (x,)),
+        lambda L, x: L.cond(True, 1, lambda x: x - 1, (x,)),
+        lambda L, x: L.cond(L.tensor(True), 1, lambda x: x - 1, (x,)),
+        lambda L, x: L.cond(L.tensor([True]), lambda x: x + 1, lambda x: x, (x, 3)),
+        lambda L, x: L.cond(True, lambda x: x + 1, lambda x: x, (x, 3)),
+        lambda L, x: L.while_loop(lambda i, x: i < 3, lambda i, x: (i + 1, x * 2),
+                                  (L.tensor(0), x)),
+        lambda L, x: L.while_loop(lambda i, x: i < 3, lambda i, x: (i + 1, x * 2),
+                                  [L.tensor(0), x]),
+        lambda L, x: L.while_loop(lambda i: i < 3, lambda i: i + 1, (L.tensor(0),)),
+        lambda L, x: L.while_loop(lambda i: i.sum() < 3, lambda i: (i + 1,),
+                                  (L.tensor([0, 1]),)),
+        lambda L, x: L.while_loop(lambda i: i < 0, lambda i: (i + 1,), (L.tensor(5),)),
+        lambda L, x: L.while_loop(1, lambda i: i + 1, (L.tensor(0),)),
+    ]
+    for case in cases:
+        got = {}
+        for L in _both(torch):
+            x = L.tensor([1., 2.])
+            try:
+                got[L.__name__] = case(L, x)
+            except Exception as error:  # noqa: BLE001
+                got[L.__name__] = (type(error), oracle.ember_names(str(error)))
+        if isinstance(got["torch"], tuple) and got["torch"] and isinstance(got["torch"][0],
+                                                                          type):
+            assert got["ember"] == got["torch"]
+        else:
+            assert_same(got["ember"], got["torch"])
+
+
+def test_fork_wait_and_future(torch):
+    for L in _both(torch):
+        future = L.fork(lambda x, y=1: x + y, L.tensor([1.]), y=2)
+        assert isinstance(future, L.Future) and future.done()
+        assert (L.wait(future) == L.tensor([3.])).all() and (future.value() == 3).all()
+        pending = L.Future([])
+        chained = pending.then(lambda fut: fut.value() + 1)
+        assert not pending.done()
+        pending.set_result(3)
+        assert chained.wait() == 4 and chained.done()
+        with pytest.raises(ZeroDivisionError):
+            L.fork(lambda: 1 / 0)
+    assert_same(ember.wait(ember.fork(ember.add, ember.ones(2), 1)),
+                torch.wait(torch.fork(torch.add, torch.ones(2), 1)))
+    assert_same_error(lambda L: L.fork(1))
+    assert_same_error(lambda L: L.wait("a"))
