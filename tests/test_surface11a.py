@@ -600,3 +600,71 @@ def test_fork_wait_and_future(torch):
                 torch.wait(torch.fork(torch.add, torch.ones(2), 1)))
     assert_same_error(lambda L: L.fork(1))
     assert_same_error(lambda L: L.wait("a"))
+
+
+# ================================================================ multiprocessing
+def _child_puts(index, lib_name, done, inbox, outbox):
+    """A spawned child: send back a tensor built from its rank and a received tensor."""
+    lib = __import__(lib_name)
+    received = inbox.get(timeout=60)
+    outbox.put((index, received * (index + 1) + lib.arange(3.)))
+    done.wait(60)
+
+
+def _child_fails(index, code):
+    import sys
+    if index == 1:
+        if code:
+            sys.exit(code)
+        raise ValueError("boom in the child")
+
+
+def test_multiprocessing_surface(torch):
+    import multiprocessing
+    for L in _both(torch):
+        mp = L.multiprocessing
+        assert mp.get_sharing_strategy() == "file_descriptor"
+        assert mp.get_all_sharing_strategies() == {"file_system", "file_descriptor"}
+        mp.set_sharing_strategy("file_system")
+        assert mp.get_sharing_strategy() == "file_system"
+        mp.set_sharing_strategy("file_descriptor")
+        assert mp.Process is multiprocessing.Process and mp.cpu_count() >= 1
+        assert mp.get_start_method(allow_none=True) == multiprocessing.get_start_method(
+            allow_none=True)
+    assert_same_error(lambda L: L.multiprocessing.set_sharing_strategy("bad"))
+    assert set(torch.multiprocessing.__all__) == set(ember.multiprocessing.__all__)
+
+
+def test_spawn_passes_tensors_and_reports_failures(torch):
+    results = {}
+    for L in _both(torch):
+        # fork keeps the test fast; the spawn path is run once below
+        ctx = L.multiprocessing.get_context("fork")
+        inbox, outbox, done = ctx.Queue(), ctx.Queue(), ctx.Event()
+        for _ in range(2):
+            inbox.put(L.tensor([1., 2., 3.]))
+        running = L.multiprocessing.start_processes(
+            _child_puts, args=(L.__name__, done, inbox, outbox), nprocs=2, join=False,
+            start_method="fork")
+        got = sorted((outbox.get(timeout=60) for _ in range(2)), key=lambda item: item[0])
+        done.set()   # torch's children must outlive the reading of what they shared
+        running.join()
+        results[L.__name__] = [tensor for _, tensor in got]
+        process_context = L.multiprocessing.start_processes(_child_fails, args=(0,), nprocs=2,
+                                                            join=False, start_method="fork")
+        assert len(process_context.pids()) == 2
+        with pytest.raises(L.multiprocessing.ProcessRaisedException) as raised:
+            while not process_context.join():
+                pass
+        assert "\n\n-- Process 1 terminated with the following error:\n" in str(raised.value)
+        assert "ValueError: boom in the child" in str(raised.value)
+        assert raised.value.error_index == 1
+        with pytest.raises(L.multiprocessing.ProcessExitedException) as exited:
+            L.multiprocessing.start_processes(_child_fails, args=(3,), nprocs=2,
+                                              start_method="fork")
+        assert str(exited.value) == "process 1 terminated with exit code 3"
+        assert exited.value.exit_code == 3
+    for mine, theirs in zip(results["ember"], results["torch"]):
+        assert_same(mine, theirs)
+    with pytest.raises(ember.multiprocessing.ProcessRaisedException, match="boom in the child"):
+        ember.multiprocessing.spawn(_child_fails, args=(0,), nprocs=2)
