@@ -668,3 +668,76 @@ def test_spawn_passes_tensors_and_reports_failures(torch):
         assert_same(mine, theirs)
     with pytest.raises(ember.multiprocessing.ProcessRaisedException, match="boom in the child"):
         ember.multiprocessing.spawn(_child_fails, args=(0,), nprocs=2)
+
+
+# ================================================================ hub
+_HUBCONF = '''dependencies = ["numpy"]
+
+
+def model(scale=1):
+    """Doc of model."""
+    import {lib}
+    return {lib}.nn.Linear(2, 2 * scale)
+
+
+def _private():
+    return 1
+'''
+
+
+def test_hub_local_and_offline(torch, tmp_path, monkeypatch):
+    for L in _both(torch):
+        repo = tmp_path / L.__name__
+        repo.mkdir()
+        (repo / "hubconf.py").write_text(_HUBCONF.format(lib=L.__name__))
+        made = L.hub.load(str(repo), "model", source="local", scale=2)
+        assert isinstance(made, L.nn.Linear) and made.out_features == 4
+        old = L.hub.get_dir()
+        L.hub.set_dir(tmp_path / "cache")
+        try:
+            assert L.hub.get_dir() == str(tmp_path / "cache")
+            # nothing cached, no network: PyTorch's offline error for a GitHub repo
+            monkeypatch.setattr(L.hub, "urlopen", _no_network)
+            for call in (lambda: L.hub.list("owner/repo"), lambda: L.hub.help("owner/repo", "m"),
+                         lambda: L.hub.load("owner/repo", "m", skip_validation=True)):
+                with pytest.raises(RuntimeError, match="no internet connection"):
+                    call()
+            with pytest.raises(Exception) as raised:
+                L.hub.load_state_dict_from_url("http://example.invalid/x.pth",
+                                               model_dir=str(tmp_path / "w"))
+            assert "urlopen error" in str(raised.value)
+        finally:
+            L.hub.set_dir(old)
+    assert_same_error(lambda L: L.hub.load(str(tmp_path), "m", source="bad"))
+    assert_same_error(lambda L: L.hub.load(str(tmp_path / "ember"), "nope", source="local"))
+    assert_same_error(lambda L: L.hub.load(str(tmp_path / "none"), "m", source="local"),
+                      rename=lambda s: s)
+    assert ember.hub.__all__ == torch.hub.__all__
+
+
+def _no_network(*args, **kwargs):
+    import urllib.error
+    raise urllib.error.URLError(OSError(-2, "Name or service not known"))
+
+
+def test_hub_weights_from_file_urls(torch, tmp_path):
+    state = {"weight": np.arange(6.0, dtype=np.float32).reshape(2, 3)}
+    loaded = {}
+    for L in _both(torch):
+        source = tmp_path / f"{L.__name__}-weights.pt"
+        L.save({k: L.tensor(v) for k, v in state.items()}, str(source))
+        url = source.as_uri()
+        cache = tmp_path / f"{L.__name__}-cache"
+        loaded[L.__name__] = L.hub.load_state_dict_from_url(url, model_dir=str(cache),
+                                                            progress=False)
+        assert (cache / source.name).exists()
+        copy = tmp_path / f"{L.__name__}-copy.pt"
+        L.hub.download_url_to_file(url, str(copy), progress=False)
+        assert copy.read_bytes() == source.read_bytes()
+    assert_same(loaded["ember"]["weight"], loaded["torch"]["weight"])
+    source = tmp_path / "ember-weights.pt"
+    # same bytes, so the same digest in the message
+    assert_same_error(lambda L: L.hub.download_url_to_file(
+        source.as_uri(), str(tmp_path / f"{L.__name__}-bad.pt"), hash_prefix="0000",
+        progress=False))
+    assert not (tmp_path / "ember-bad.pt").exists()

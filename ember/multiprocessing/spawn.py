@@ -64,7 +64,7 @@ class ProcessContext:
         self.sentinels = {process.sentinel: index for index, process in enumerate(processes)}
 
     def pids(self):
-        return [int(process.pid) for process in self.processes]
+        return [int(child.pid) for child in self.processes]
 
     def join(self, timeout=None, grace_period=None):
         """True once every process has finished; False if some still run after `timeout`."""
@@ -73,22 +73,21 @@ class ProcessContext:
         ready = multiprocessing.connection.wait(self.sentinels.keys(), timeout=timeout)
         failed = None
         for sentinel in ready:
-            index = self.sentinels.pop(sentinel)
-            process = self.processes[index]
-            process.join()
-            if process.exitcode != 0 and failed is None:
-                failed = index
+            rank = self.sentinels.pop(sentinel)
+            self.processes[rank].join()
+            if self.processes[rank].exitcode != 0 and failed is None:
+                failed = rank
         if failed is None:
             return not self.sentinels
-        for process in self.processes:
-            if process.is_alive():
-                process.terminate()
-            process.join()
+        for child in self.processes:
+            if child.is_alive():
+                child.terminate()
+            child.join()
         self._raise_for(failed)
 
     def _raise_for(self, index):
-        process = self.processes[index]
-        code = process.exitcode
+        child = self.processes[index]
+        code = child.exitcode
         pipe = self.error_pipes[index]
         if code < 0:
             try:
@@ -96,17 +95,17 @@ class ProcessContext:
             except ValueError:
                 name = f"<Unknown signal {-code}>"
             raise ProcessExitedException(f"process {index:d} terminated with signal {name}",
-                                         index, process.pid, code, name)
+                                         index, child.pid, code, name)
         try:
             trace = pipe.recv() if pipe.poll() else None
         except EOFError:   # the child closed its end without sending a traceback
             trace = None
         if trace is None:
             raise ProcessExitedException(
-                f"process {index:d} terminated with exit code {code:d}", index, process.pid,
+                f"process {index:d} terminated with exit code {code:d}", index, child.pid,
                 code)
         message = f"\n\n-- Process {index:d} terminated with the following error:\n"
-        raise ProcessRaisedException(message + trace, index, process.pid)
+        raise ProcessRaisedException(message + trace, index, child.pid)
 
 
 class SpawnContext(ProcessContext):
