@@ -31,7 +31,7 @@ def test_memory_format_objects(torch):
     assert ember.legacy_contiguous_format is ember.contiguous_format
     assert (torch.legacy_contiguous_format is torch.contiguous_format)
     assert ember.memory_format.__name__ == torch.memory_format.__name__
-    assert_same_error(lambda L: L.memory_format())
+    assert_same_error(lambda lib: lib.memory_format())
 
 
 _SHAPES_4D = [(2, 3, 4, 5), (0, 3, 4, 5), (2, 0, 4, 5), (2, 3, 0, 5), (1, 1, 1, 1),
@@ -41,76 +41,76 @@ _SHAPES_4D = [(2, 3, 4, 5), (0, 3, 4, 5), (2, 0, 4, 5), (2, 3, 0, 5), (1, 1, 1, 
 @pytest.mark.parametrize("shape", _SHAPES_4D)
 def test_channels_last_strides_and_questions(torch, shape):
     got = {}
-    for L in _both(torch):
-        x = L.arange(float(np.prod(shape))).reshape(shape)
-        y = x.contiguous(memory_format=L.channels_last)
-        e = L.empty(shape, memory_format=L.channels_last)
-        got[L.__name__] = (y.stride(), y.is_contiguous(),
-                           y.is_contiguous(memory_format=L.channels_last),
-                           x.is_contiguous(memory_format=L.channels_last),
-                           x.is_contiguous(memory_format=L.preserve_format),
-                           y.contiguous(memory_format=L.channels_last) is y,
-                           e.stride(), L.zeros_like(x, memory_format=L.channels_last).stride(),
-                           x.clone(memory_format=L.channels_last).stride(),
-                           y.clone().stride(), L.empty_like(y).stride(),
-                           y.to(memory_format=L.contiguous_format).stride(),
-                           y.to(memory_format=L.channels_last) is y,
-                           x.to(memory_format=L.contiguous_format) is x,
-                           x.float(memory_format=L.channels_last).stride(),
-                           x.double(memory_format=L.channels_last).stride(),
-                           x.to(L.float64, memory_format=L.channels_last).stride(),
-                           L.randn_like(x, memory_format=L.channels_last).stride(),
-                           L.ones_like(x, memory_format=L.channels_last).stride(),
-                           L.full_like(x, 2.0, memory_format=L.channels_last).stride())
-        assert_same(y, torch.arange(float(np.prod(shape))).reshape(shape)) if L is ember \
+    for lib in _both(torch):
+        x = lib.arange(float(np.prod(shape))).reshape(shape)
+        y = x.contiguous(memory_format=lib.channels_last)
+        e = lib.empty(shape, memory_format=lib.channels_last)
+        got[lib.__name__] = (y.stride(), y.is_contiguous(),
+                           y.is_contiguous(memory_format=lib.channels_last),
+                           x.is_contiguous(memory_format=lib.channels_last),
+                           x.is_contiguous(memory_format=lib.preserve_format),
+                           y.contiguous(memory_format=lib.channels_last) is y,
+                           e.stride(), lib.zeros_like(x, memory_format=lib.channels_last).stride(),
+                           x.clone(memory_format=lib.channels_last).stride(),
+                           y.clone().stride(), lib.empty_like(y).stride(),
+                           y.to(memory_format=lib.contiguous_format).stride(),
+                           y.to(memory_format=lib.channels_last) is y,
+                           x.to(memory_format=lib.contiguous_format) is x,
+                           x.float(memory_format=lib.channels_last).stride(),
+                           x.double(memory_format=lib.channels_last).stride(),
+                           x.to(lib.float64, memory_format=lib.channels_last).stride(),
+                           lib.randn_like(x, memory_format=lib.channels_last).stride(),
+                           lib.ones_like(x, memory_format=lib.channels_last).stride(),
+                           lib.full_like(x, 2.0, memory_format=lib.channels_last).stride())
+        assert_same(y, torch.arange(float(np.prod(shape))).reshape(shape)) if lib is ember \
             else None
     assert got["ember"] == got["torch"]
 
 
 def test_channels_last_views_and_3d(torch):
     got = {}
-    for L in _both(torch):
-        x = L.arange(120.).reshape(2, 3, 4, 5)
-        y = x.contiguous(memory_format=L.channels_last)
+    for lib in _both(torch):
+        x = lib.arange(120.).reshape(2, 3, 4, 5)
+        y = x.contiguous(memory_format=lib.channels_last)
         a = y[:, :, ::2]
         t = x.transpose(0, 1)
-        z = L.arange(720.).reshape(2, 3, 4, 5, 6)
-        z3 = z.contiguous(memory_format=L.channels_last_3d)
-        got[L.__name__] = (a.stride(), a.clone().stride(), L.empty_like(a).stride(),
-                           a.contiguous().stride(), t.to(L.float64).stride(),
-                           t.to(L.float64, memory_format=L.contiguous_format).stride(),
-                           t.float(memory_format=L.contiguous_format) is t,
-                           L.empty_like(t, memory_format=L.contiguous_format).stride(),
-                           x.contiguous(memory_format=L.preserve_format) is x,
-                           z3.stride(), z3.is_contiguous(memory_format=L.channels_last_3d),
-                           z.is_contiguous(memory_format=L.channels_last_3d),
-                           z3.clone().stride(), x.cpu(memory_format=L.channels_last).stride(),
-                           L.clone(x, memory_format=L.channels_last).stride(),
-                           L.randn(2, 3).is_contiguous(memory_format=L.channels_last),
-                           L.randn(3).to(memory_format=L.contiguous_format).shape)
+        z = lib.arange(720.).reshape(2, 3, 4, 5, 6)
+        z3 = z.contiguous(memory_format=lib.channels_last_3d)
+        got[lib.__name__] = (a.stride(), a.clone().stride(), lib.empty_like(a).stride(),
+                           a.contiguous().stride(), t.to(lib.float64).stride(),
+                           t.to(lib.float64, memory_format=lib.contiguous_format).stride(),
+                           t.float(memory_format=lib.contiguous_format) is t,
+                           lib.empty_like(t, memory_format=lib.contiguous_format).stride(),
+                           x.contiguous(memory_format=lib.preserve_format) is x,
+                           z3.stride(), z3.is_contiguous(memory_format=lib.channels_last_3d),
+                           z.is_contiguous(memory_format=lib.channels_last_3d),
+                           z3.clone().stride(), x.cpu(memory_format=lib.channels_last).stride(),
+                           lib.clone(x, memory_format=lib.channels_last).stride(),
+                           lib.randn(2, 3).is_contiguous(memory_format=lib.channels_last),
+                           lib.randn(3).to(memory_format=lib.contiguous_format).shape)
         assert (z3 == z).all() and (a == x[:, :, ::2]).all()
     assert got["ember"] == got["torch"]
 
 
 @pytest.mark.parametrize("call", [
-    lambda L: L.ones(2, 3, 4, 5).contiguous(memory_format=1),
-    lambda L: L.ones(2, 3, 4, 5).is_contiguous(memory_format="a"),
-    lambda L: L.ones(2, 3, 4, 5).clone(memory_format=2),
-    lambda L: L.clone(L.ones(2, 3, 4, 5), memory_format=2),
-    lambda L: L.empty_like(L.ones(2, 3, 4, 5), memory_format=2),
-    lambda L: L.zeros_like(L.ones(2, 3, 4, 5), memory_format=3),
-    lambda L: L.empty(2, 3, memory_format=1),
-    lambda L: L.empty(2, 3, memory_format=L.preserve_format),
-    lambda L: L.empty(2, 3, memory_format=L.channels_last),
-    lambda L: L.randn(2, 3).contiguous(memory_format=L.channels_last),
-    lambda L: L.ones(2, 3, 4, 5).contiguous(memory_format=L.channels_last_3d),
-    lambda L: L.ones(2, 3, 4, 5).clone(memory_format=L.channels_last_3d),
-    lambda L: L.zeros_like(L.ones(3), memory_format=L.channels_last),
-    lambda L: L.ones(2, 3, 4, 5).transpose(0, 1).contiguous(memory_format=L.preserve_format),
-    lambda L: L.ones(2, 3, 4, 5).to(memory_format=1),
-    lambda L: L.ones(2, 3, 4, 5).float(memory_format=1),
-    lambda L: L.randn(2, 3).to(memory_format=L.channels_last),
-    lambda L: L.nn.Conv2d(3, 4, 3).to(memory_format=1),
+    lambda lib: lib.ones(2, 3, 4, 5).contiguous(memory_format=1),
+    lambda lib: lib.ones(2, 3, 4, 5).is_contiguous(memory_format="a"),
+    lambda lib: lib.ones(2, 3, 4, 5).clone(memory_format=2),
+    lambda lib: lib.clone(lib.ones(2, 3, 4, 5), memory_format=2),
+    lambda lib: lib.empty_like(lib.ones(2, 3, 4, 5), memory_format=2),
+    lambda lib: lib.zeros_like(lib.ones(2, 3, 4, 5), memory_format=3),
+    lambda lib: lib.empty(2, 3, memory_format=1),
+    lambda lib: lib.empty(2, 3, memory_format=lib.preserve_format),
+    lambda lib: lib.empty(2, 3, memory_format=lib.channels_last),
+    lambda lib: lib.randn(2, 3).contiguous(memory_format=lib.channels_last),
+    lambda lib: lib.ones(2, 3, 4, 5).contiguous(memory_format=lib.channels_last_3d),
+    lambda lib: lib.ones(2, 3, 4, 5).clone(memory_format=lib.channels_last_3d),
+    lambda lib: lib.zeros_like(lib.ones(3), memory_format=lib.channels_last),
+    lambda lib: lib.ones(2, 3, 4, 5).transpose(0, 1).contiguous(memory_format=lib.preserve_format),
+    lambda lib: lib.ones(2, 3, 4, 5).to(memory_format=1),
+    lambda lib: lib.ones(2, 3, 4, 5).float(memory_format=1),
+    lambda lib: lib.randn(2, 3).to(memory_format=lib.channels_last),
+    lambda lib: lib.nn.Conv2d(3, 4, 3).to(memory_format=1),
 ])
 def test_memory_format_errors(torch, call):
     assert_same_error(call)
@@ -118,23 +118,23 @@ def test_memory_format_errors(torch, call):
 
 def test_memory_format_grad_fns_and_module_to(torch):
     names = {}
-    for L in _both(torch):
-        x = L.arange(120.).reshape(2, 3, 4, 5).requires_grad_()
-        outs = (x.contiguous(memory_format=L.channels_last),
-                x.clone(memory_format=L.channels_last), x.to(memory_format=L.channels_last))
-        m = L.nn.Conv2d(3, 4, 3).to(memory_format=L.channels_last)
-        names[L.__name__] = ([o.grad_fn.name() for o in outs], m.weight.stride(),
+    for lib in _both(torch):
+        x = lib.arange(120.).reshape(2, 3, 4, 5).requires_grad_()
+        outs = (x.contiguous(memory_format=lib.channels_last),
+                x.clone(memory_format=lib.channels_last), x.to(memory_format=lib.channels_last))
+        m = lib.nn.Conv2d(3, 4, 3).to(memory_format=lib.channels_last)
+        names[lib.__name__] = ([o.grad_fn.name() for o in outs], m.weight.stride(),
                              m.bias.stride(), m.weight.is_leaf)
     assert names["ember"] == names["torch"]
 
 
-def _cnn(L, seed_weights):
-    net = L.nn.Sequential(L.nn.Conv2d(3, 4, 3, padding=1), L.nn.BatchNorm2d(4), L.nn.ReLU(),
-                          L.nn.MaxPool2d(2), L.nn.Conv2d(4, 2, 3), L.nn.AvgPool2d(2),
-                          L.nn.Flatten(), L.nn.Linear(2, 3))
-    with L.no_grad():
+def _cnn(lib, seed_weights):
+    net = lib.nn.Sequential(lib.nn.Conv2d(3, 4, 3, padding=1), lib.nn.BatchNorm2d(4), lib.nn.ReLU(),
+                          lib.nn.MaxPool2d(2), lib.nn.Conv2d(4, 2, 3), lib.nn.AvgPool2d(2),
+                          lib.nn.Flatten(), lib.nn.Linear(2, 3))
+    with lib.no_grad():
         for p, w in zip(net.parameters(), seed_weights):
-            p.copy_(L.tensor(w))
+            p.copy_(lib.tensor(w))
     return net
 
 
@@ -145,12 +145,12 @@ def test_small_cnn_on_channels_last_input(torch):
     weights = [rng.standard_normal(s).astype(np.float32) * 0.5 for s in shapes]
     data = rng.standard_normal((2, 3, 8, 8)).astype(np.float32)
     results = {}
-    for L in _both(torch):
-        net = _cnn(L, weights).to(memory_format=L.channels_last)
-        x = L.tensor(data).contiguous(memory_format=L.channels_last).requires_grad_()
+    for lib in _both(torch):
+        net = _cnn(lib, weights).to(memory_format=lib.channels_last)
+        x = lib.tensor(data).contiguous(memory_format=lib.channels_last).requires_grad_()
         out = net(x * 2 + 1)
         out.square().sum().backward()
-        results[L.__name__] = (out, x.grad, [p.grad for p in net.parameters()])
+        results[lib.__name__] = (out, x.grad, [p.grad for p in net.parameters()])
     e, t = results["ember"], results["torch"]
     assert_same(e[0], t[0], atol=1e-5, rtol=1e-5)
     assert_same(e[1], t[1], atol=1e-5, rtol=1e-5)
@@ -160,40 +160,40 @@ def test_small_cnn_on_channels_last_input(torch):
 
 # ================================================================ ember.random
 def test_random_module(torch):
-    for L in _both(torch):
-        L.random.manual_seed(7)
-        assert L.random.initial_seed() == 7
-        state = L.random.get_rng_state()
-        first = L.rand(3)
-        L.random.set_rng_state(state)
-        assert (L.rand(3) == first).all()
-        with L.random.fork_rng():
-            L.rand(5)
-        after = L.rand(2)
-        L.random.set_rng_state(state)
-        L.rand(3)
-        assert (L.rand(2) == after).all()
-        with L.random.fork_rng(enabled=False):
+    for lib in _both(torch):
+        lib.random.manual_seed(7)
+        assert lib.random.initial_seed() == 7
+        state = lib.random.get_rng_state()
+        first = lib.rand(3)
+        lib.random.set_rng_state(state)
+        assert (lib.rand(3) == first).all()
+        with lib.random.fork_rng():
+            lib.rand(5)
+        after = lib.rand(2)
+        lib.random.set_rng_state(state)
+        lib.rand(3)
+        assert (lib.rand(2) == after).all()
+        with lib.random.fork_rng(enabled=False):
             pass
-        with L.random.fork_rng(device_type="meta"):
+        with lib.random.fork_rng(device_type="meta"):
             pass
-        assert L.random.default_generator is L.default_generator
-        assert isinstance(L.random.seed(), int)
-        assert L.random.thread_safe_generator() is None
+        assert lib.random.default_generator is lib.default_generator
+        assert isinstance(lib.random.seed(), int)
+        assert lib.random.thread_safe_generator() is None
     torch.random.manual_seed(3)
     ember.random.manual_seed(3)
     assert_same(ember.rand(4), torch.rand(4))
     assert_same(ember.random.get_rng_state(), torch.random.get_rng_state())
-    assert_same_error(lambda L: L.random.fork_rng(devices=[0]).__enter__())
-    assert_same_error(lambda L: L.random.fork_rng(device_type="cpu").__enter__())
-    assert_same_error(lambda L: L.random.fork_rng(device_type="foo").__enter__())
+    assert_same_error(lambda lib: lib.random.fork_rng(devices=[0]).__enter__())
+    assert_same_error(lambda lib: lib.random.fork_rng(device_type="cpu").__enter__())
+    assert_same_error(lambda lib: lib.random.fork_rng(device_type="foo").__enter__())
     assert sorted(ember.random.__all__) == sorted(torch.random.__all__)
 
 
 # ================================================================ devices
 def test_cpu_module(torch):
-    for L in _both(torch):
-        c = L.cpu
+    for lib in _both(torch):
+        c = lib.cpu
         assert (c.is_available(), c.is_initialized(), c.device_count(), c.current_device()) \
             == (True, True, 1, "cpu")
         assert c.synchronize() is None and c.synchronize("cpu") is None
@@ -215,13 +215,13 @@ def test_cpu_module(torch):
 
 def test_cpu_amp_deprecated_spellings(torch):
     texts = {}
-    for L in _both(torch):
+    for lib in _both(torch):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            scaler = L.cpu.amp.GradScaler()
-            with L.cpu.amp.autocast():
-                y = L.mm(L.ones(2, 2), L.ones(2, 2))
-        texts[L.__name__] = ([oracle.ember_names(str(w.message)) for w in caught],
+            scaler = lib.cpu.amp.GradScaler()
+            with lib.cpu.amp.autocast():
+                y = lib.mm(lib.ones(2, 2), lib.ones(2, 2))
+        texts[lib.__name__] = ([oracle.ember_names(str(w.message)) for w in caught],
                              [w.category for w in caught], oracle.ember_names(str(y.dtype)),
                              scaler.is_enabled(),
                              scaler.get_scale())
@@ -237,12 +237,12 @@ def test_cpu_amp_deprecated_spellings(torch):
                                   "reset_peak_memory_stats", "reset_accumulated_memory_stats",
                                   "get_device_capability", "empty_host_cache", "Graph"])
 def test_accelerator_without_one(torch, name):
-    assert_same_error(lambda L: getattr(L.accelerator, name)())
+    assert_same_error(lambda lib: getattr(lib.accelerator, name)())
 
 
 def test_accelerator_answers(torch):
-    for L in _both(torch):
-        a = L.accelerator
+    for lib in _both(torch):
+        a = lib.accelerator
         assert (a.is_available(), a.current_accelerator(), a.current_accelerator(True),
                 a.device_count()) == (False, None, None, 0)
         with a.device_index(None):
@@ -251,9 +251,9 @@ def test_accelerator_answers(torch):
             warnings.simplefilter("ignore")
             with pytest.raises(RuntimeError):
                 a.current_device_idx()
-    assert_same_error(lambda L: L.accelerator.device_index(0).__enter__())
-    assert_same_error(lambda L: L.accelerator.set_device_index(0))
-    assert_same_error(lambda L: L.accelerator.set_stream(L.Stream()))
+    assert_same_error(lambda lib: lib.accelerator.device_index(0).__enter__())
+    assert_same_error(lambda lib: lib.accelerator.set_device_index(0))
+    assert_same_error(lambda lib: lib.accelerator.set_stream(lib.Stream()))
     assert sorted(ember.accelerator.__all__) == sorted(torch.accelerator.__all__)
 
 
@@ -267,28 +267,28 @@ def test_get_device_module(torch, device):
                                                                                 "ember")
         assert ember.get_device_module(ember.device("cpu")) is ember.cpu
     else:
-        assert_same_error(lambda L: L.get_device_module(device))
+        assert_same_error(lambda lib: lib.get_device_module(device))
 
 
 def test_stream_and_event(torch):
     seen = {}
-    for L in _both(torch):
-        s, e, t = L.Stream(), L.Event(), L.Event(enable_timing=True)
-        seen[L.__name__] = (oracle.ember_names(repr(s)), oracle.ember_names(repr(e)),
-                            repr(L.Stream("meta")), s.query(), s.synchronize(),
+    for lib in _both(torch):
+        s, e, t = lib.Stream(), lib.Event(), lib.Event(enable_timing=True)
+        seen[lib.__name__] = (oracle.ember_names(repr(s)), oracle.ember_names(repr(e)),
+                            repr(lib.Stream("meta")), s.query(), s.synchronize(),
                             s.device, s.device_index, s.stream_id, s.is_capturing(),
-                            s == L.Stream(), hash(s) == hash(L.Stream()), e.query(),
+                            s == lib.Stream(), hash(s) == hash(lib.Stream()), e.query(),
                             e.synchronize(), e.wait(s), s.wait_event(e), e.device, e.event_id)
         with s:
             pass
     assert str(seen["ember"]) == oracle.ember_names(str(seen["torch"]))
-    for call in (lambda L: L.Stream("cuda"), lambda L: L.Event("cuda"),
-                 lambda L: L.Stream(3), lambda L: L.Stream().record_event(),
-                 lambda L: L.Stream().wait_stream(L.Stream()), lambda L: L.Event().record(),
-                 lambda L: L.Stream().native_handle,
-                 lambda L: L.Event().elapsed_time(L.Event()),
-                 lambda L: L.Event(enable_timing=True).elapsed_time(
-                     L.Event(enable_timing=True))):
+    for call in (lambda lib: lib.Stream("cuda"), lambda lib: lib.Event("cuda"),
+                 lambda lib: lib.Stream(3), lambda lib: lib.Stream().record_event(),
+                 lambda lib: lib.Stream().wait_stream(lib.Stream()), lambda lib: lib.Event().record(),
+                 lambda lib: lib.Stream().native_handle,
+                 lambda lib: lib.Event().elapsed_time(lib.Event()),
+                 lambda lib: lib.Event(enable_timing=True).elapsed_time(
+                     lib.Event(enable_timing=True))):
         assert_same_error(call)
 
 
@@ -302,8 +302,8 @@ def test_exception_classes(torch):
 
 
 # ================================================================ ember.testing
-def _close_cases(L):
-    t = L.tensor
+def _close_cases(lib):
+    t = lib.tensor
     return [
         lambda ac: ac(t([1., 2., 3., 4.]), t([1., 2.5, 3., 5.])),
         lambda ac: ac(t([1, 2, 3, 4]), t([1, 3, 3, 5])),
@@ -311,7 +311,7 @@ def _close_cases(L):
         lambda ac: ac(t(1.), t(2.)),
         lambda ac: ac(1.0, 2.0), lambda ac: ac(1, 2), lambda ac: ac(1, 1.0),
         lambda ac: ac(1, 1.0, check_dtype=False), lambda ac: ac(0, 1),
-        lambda ac: ac(t([1.]), t([1.], dtype=L.float64)),
+        lambda ac: ac(t([1.]), t([1.], dtype=lib.float64)),
         lambda ac: ac(t([1.]), t([1., 2.])), lambda ac: ac(t([1.]), 1.0),
         lambda ac: ac([t([1.]), t([2.])], [t([1.]), t([3.])]),
         lambda ac: ac({"a": t([1.])}, {"a": t([3.])}),
@@ -326,21 +326,21 @@ def _close_cases(L):
         lambda ac: ac(t([1.]), t([1.1]), msg=lambda m: "X" + m),
         lambda ac: ac(t([1.]), t([1.1]), rtol=1e-3), lambda ac: ac(t([1.]), t([1.1]), atol=1e-3),
         lambda ac: ac(t([1.]), t([1.1]), rtol=0.2, atol=0),
-        lambda ac: ac(L.ones(2, 2), L.ones(2, 2).t(), check_stride=True),
-        lambda ac: ac(L.ones(2, 2), L.ones(2, 2).t()),
-        lambda ac: ac(t([1.]), t([1.5], dtype=L.float64), check_dtype=False),
+        lambda ac: ac(lib.ones(2, 2), lib.ones(2, 2).t(), check_stride=True),
+        lambda ac: ac(lib.ones(2, 2), lib.ones(2, 2).t()),
+        lambda ac: ac(t([1.]), t([1.5], dtype=lib.float64), check_dtype=False),
         lambda ac: ac(t([True, False]), t([True, True])), lambda ac: ac(True, False),
         lambda ac: ac(None, 1), lambda ac: ac(None, None), lambda ac: ac("a", "b"),
         lambda ac: ac(t([1.]), np.array([1.])),
         lambda ac: ac(t([1.]).requires_grad_(), t([1.])),
         lambda ac: ac(t([1., 2., 0.]), t([1., 2., 0.5])),
-        lambda ac: ac(t([0, 5], dtype=L.uint8), t([3, 0], dtype=L.uint8)),
-        lambda ac: ac(t([1., 2.], dtype=L.float16), t([1.001, 2.1], dtype=L.float16)),
-        lambda ac: ac(t([1., 2.], dtype=L.bfloat16), t([1.01, 2.1], dtype=L.bfloat16)),
+        lambda ac: ac(t([0, 5], dtype=lib.uint8), t([3, 0], dtype=lib.uint8)),
+        lambda ac: ac(t([1., 2.], dtype=lib.float16), t([1.001, 2.1], dtype=lib.float16)),
+        lambda ac: ac(t([1., 2.], dtype=lib.bfloat16), t([1.01, 2.1], dtype=lib.bfloat16)),
         lambda ac: ac(t([1., float("inf")]), t([1., 2.])),
         lambda ac: ac(t([1, 2]), t([1., 2.5]), check_dtype=False),
-        lambda ac: ac((1, 2.0), [1, 2.5]), lambda ac: ac(L.ones(2, 3, 4), L.zeros(2, 3, 4)),
-        lambda ac: ac(L.ones(2, 3), L.ones(2, 3), allow_subclasses=False),
+        lambda ac: ac((1, 2.0), [1, 2.5]), lambda ac: ac(lib.ones(2, 3, 4), lib.zeros(2, 3, 4)),
+        lambda ac: ac(lib.ones(2, 3), lib.ones(2, 3), allow_subclasses=False),
     ]
 
 
@@ -362,54 +362,54 @@ def test_assert_close_texts(torch):
 
 def test_assert_allclose_is_deprecated(torch):
     seen = {}
-    for L in _both(torch):
-        calls = (lambda: L.testing.assert_allclose(L.tensor([1., 2.]), [1., 2.00001]),
-                 lambda: L.testing.assert_allclose(L.tensor([1., 2.]), [1., 2.1]),
-                 lambda: L.testing.assert_allclose(L.tensor([1., float("nan")]),
+    for lib in _both(torch):
+        calls = (lambda: lib.testing.assert_allclose(lib.tensor([1., 2.]), [1., 2.00001]),
+                 lambda: lib.testing.assert_allclose(lib.tensor([1., 2.]), [1., 2.1]),
+                 lambda: lib.testing.assert_allclose(lib.tensor([1., float("nan")]),
                                                    [1., float("nan")]),
-                 lambda: L.testing.assert_allclose([1, 2], [1, 3], msg="m"))
+                 lambda: lib.testing.assert_allclose([1, 2], [1, 3], msg="m"))
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             outcomes = [_outcome(c) for c in calls]
-        seen[L.__name__] = (outcomes, [(w.category, oracle.ember_names(str(w.message)))
+        seen[lib.__name__] = (outcomes, [(w.category, oracle.ember_names(str(w.message)))
                                        for w in caught])
     assert seen["ember"] == seen["torch"]
 
 
-def _make_cases(L):
-    mk = L.testing.make_tensor
+def _make_cases(lib):
+    mk = lib.testing.make_tensor
     cases = [lambda dt=dt: mk(3, 4, dtype=dt, device="cpu")
-             for dt in (L.float32, L.float64, L.int64, L.int32, L.uint8, L.int8, L.bool,
-                        L.float16, L.bfloat16, L.int16)]
+             for dt in (lib.float32, lib.float64, lib.int64, lib.int32, lib.uint8, lib.int8, lib.bool,
+                        lib.float16, lib.bfloat16, lib.int16)]
     return cases + [
-        lambda: mk((2, 3), dtype=L.float32, device="cpu", low=-1, high=1, requires_grad=True),
-        lambda: mk([2, 3], dtype=L.float32, device="cpu", noncontiguous=True),
-        lambda: mk(2, 3, 4, 5, dtype=L.float32, device="cpu", memory_format=L.channels_last),
-        lambda: mk(20, dtype=L.int64, device="cpu", low=0, high=3, exclude_zero=True),
-        lambda: mk(20, dtype=L.float32, device="cpu", low=0, high=1e-40, exclude_zero=True),
-        lambda: mk(3, dtype=L.float32, device="cpu", low=-1e39, high=1e39),
-        lambda: mk(3, dtype=L.float32, device="cpu", low=-3.4e38, high=3.4e38),
-        lambda: mk(3, dtype=L.int8, device="cpu", low=-1000, high=1000),
-        lambda: mk(3, dtype=L.int64, device="cpu", low=1.5, high=4.2),
-        lambda: mk(3, dtype=L.int64, device="cpu", requires_grad=True),
-        lambda: mk(3, dtype=L.float32, device="cpu", low=2, high=1),
-        lambda: mk(3, dtype=L.float32, device="cpu", low=float("nan")),
-        lambda: mk(3, dtype=L.uint8, device="cpu", low=300, high=400),
-        lambda: mk(3, dtype=L.float32, device="cpu", noncontiguous=True,
-                   memory_format=L.channels_last),
-        lambda: mk(1, dtype=L.float32, device="cpu", noncontiguous=True),
-        lambda: mk((), dtype=L.float32, device="cpu"),
-        lambda: mk(3, dtype=L.int64, device="cpu", low=1, high=1),
-        lambda: mk(3, dtype=L.bool, device="cpu", exclude_zero=True),
+        lambda: mk((2, 3), dtype=lib.float32, device="cpu", low=-1, high=1, requires_grad=True),
+        lambda: mk([2, 3], dtype=lib.float32, device="cpu", noncontiguous=True),
+        lambda: mk(2, 3, 4, 5, dtype=lib.float32, device="cpu", memory_format=lib.channels_last),
+        lambda: mk(20, dtype=lib.int64, device="cpu", low=0, high=3, exclude_zero=True),
+        lambda: mk(20, dtype=lib.float32, device="cpu", low=0, high=1e-40, exclude_zero=True),
+        lambda: mk(3, dtype=lib.float32, device="cpu", low=-1e39, high=1e39),
+        lambda: mk(3, dtype=lib.float32, device="cpu", low=-3.4e38, high=3.4e38),
+        lambda: mk(3, dtype=lib.int8, device="cpu", low=-1000, high=1000),
+        lambda: mk(3, dtype=lib.int64, device="cpu", low=1.5, high=4.2),
+        lambda: mk(3, dtype=lib.int64, device="cpu", requires_grad=True),
+        lambda: mk(3, dtype=lib.float32, device="cpu", low=2, high=1),
+        lambda: mk(3, dtype=lib.float32, device="cpu", low=float("nan")),
+        lambda: mk(3, dtype=lib.uint8, device="cpu", low=300, high=400),
+        lambda: mk(3, dtype=lib.float32, device="cpu", noncontiguous=True,
+                   memory_format=lib.channels_last),
+        lambda: mk(1, dtype=lib.float32, device="cpu", noncontiguous=True),
+        lambda: mk((), dtype=lib.float32, device="cpu"),
+        lambda: mk(3, dtype=lib.int64, device="cpu", low=1, high=1),
+        lambda: mk(3, dtype=lib.bool, device="cpu", exclude_zero=True),
     ]
 
 
 def test_make_tensor_draws_as_torch(torch):
     results = {}
-    for L in _both(torch):
-        L.manual_seed(0)
+    for lib in _both(torch):
+        lib.manual_seed(0)
         out = []
-        for case in _make_cases(L):
+        for case in _make_cases(lib):
             try:
                 r = case()
                 out.append((r, r.stride(), r.requires_grad))
@@ -417,9 +417,9 @@ def test_make_tensor_draws_as_torch(torch):
                 out.append((type(error), oracle.ember_names(str(error))))
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            full = L.testing.make_tensor(3, dtype=L.float32, device="cpu", low=1, high=1)
+            full = lib.testing.make_tensor(3, dtype=lib.float32, device="cpu", low=1, high=1)
         out.append((full, [oracle.ember_names(str(w.message)) for w in caught]))
-        results[L.__name__] = out
+        results[lib.__name__] = out
     for mine, theirs in zip(results["ember"], results["torch"]):
         if isinstance(theirs[0], torch.Tensor):
             assert_same(mine[0], theirs[0])
@@ -435,10 +435,10 @@ _OTHERS = _VERSIONS + ["abc", (2, 13), (2, 13, 0), [1, 10], (1,), "2.0.0-1", "2.
 
 
 def test_torch_version_comparisons(torch):
-    def outcomes(L):
+    def outcomes(lib):
         made = []
         for a in _VERSIONS:
-            v = L.torch_version.TorchVersion(a)
+            v = lib.torch_version.TorchVersion(a)
             for b in _OTHERS:
                 for method in ("__gt__", "__lt__", "__eq__", "__ge__", "__le__", "__ne__"):
                     made.append(_outcome(lambda: getattr(v, method)(b)) or
@@ -460,42 +460,42 @@ def test_build_flags_and_small_switches(torch):
         assert getattr(ember, name) == getattr(torch, name)
     for name in ("has_mps", "has_cuda", "has_cudnn"):
         texts = {}
-        for L in _both(torch):
+        for lib in _both(torch):
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
-                value = getattr(L, name)
-            texts[L.__name__] = (value, [oracle.ember_names(str(w.message)) for w in caught])
+                value = getattr(lib, name)
+            texts[lib.__name__] = (value, [oracle.ember_names(str(w.message)) for w in caught])
         assert texts["ember"] == texts["torch"]
-    assert_same_error(lambda L: L.no_such_name, rename=lambda s: s.replace("'torch'", "'ember'"))
+    assert_same_error(lambda lib: lib.no_such_name, rename=lambda s: s.replace("'torch'", "'ember'"))
     # ember cannot switch NumPy's subnormal handling, so it answers as a CPU without it
     assert ember.set_flush_denormal(True) is False and torch.set_flush_denormal(False)
     for bad in (1, "a", None):
-        assert_same_error(lambda L: L.set_flush_denormal(bad))
+        assert_same_error(lambda lib: lib.set_flush_denormal(bad))
     assert ember.init_num_threads() is None and torch.init_num_threads() is None
-    assert_same_error(lambda L: L.init_num_threads(1))
-    assert_same_error(lambda L: L.init_num_threads(x=2))
-    assert_same_error(lambda L: L.init_num_threads(1, x=2))
+    assert_same_error(lambda lib: lib.init_num_threads(1))
+    assert_same_error(lambda lib: lib.init_num_threads(x=2))
+    assert_same_error(lambda lib: lib.init_num_threads(1, x=2))
 
 
 def test_set_default_tensor_type(torch):
     seen = {}
-    for L in _both(torch):
-        before = L.get_default_dtype()
+    for lib in _both(torch):
+        before = lib.get_default_dtype()
         steps = []
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
-                for t in (L.DoubleTensor, "torch.FloatTensor", "torch.HalfTensor",
-                          "torch.IntTensor", L.float64, "float", "torch.cuda.FloatTensor",
-                          L.BFloat16Tensor, 1, L.LongTensor, "torch.DoubleTensor"):
-                    outcome = _outcome(lambda: L.set_default_tensor_type(t))
-                    steps.append((outcome, oracle.ember_names(str(L.get_default_dtype())),
-                                  oracle.ember_names(str(L.tensor([1.5]).dtype)),
-                                  oracle.ember_names(str(L.zeros(1).dtype))))
+                for t in (lib.DoubleTensor, "torch.FloatTensor", "torch.HalfTensor",
+                          "torch.IntTensor", lib.float64, "float", "torch.cuda.FloatTensor",
+                          lib.BFloat16Tensor, 1, lib.LongTensor, "torch.DoubleTensor"):
+                    outcome = _outcome(lambda: lib.set_default_tensor_type(t))
+                    steps.append((outcome, oracle.ember_names(str(lib.get_default_dtype())),
+                                  oracle.ember_names(str(lib.tensor([1.5]).dtype)),
+                                  oracle.ember_names(str(lib.zeros(1).dtype))))
             finally:
-                L.set_default_dtype(before)
-        seen[L.__name__] = steps
-        assert L.get_default_dtype() is before
+                lib.set_default_dtype(before)
+        seen[lib.__name__] = steps
+        assert lib.get_default_dtype() is before
     assert seen["ember"] == seen["torch"]
     # the warning comes once per process; ember's says what PyTorch's says
     ember._default_type._warned[0] = False
@@ -512,9 +512,9 @@ def test_compiler_answers_eagerly(torch):
     def f(x):
         return x * 2 + 1
 
-    for L in _both(torch):
-        c = L.compiler
-        x = L.tensor([1., 2.])
+    for lib in _both(torch):
+        c = lib.compiler
+        x = lib.tensor([1., 2.])
         assert (c.is_compiling(), c.is_dynamo_compiling(), c.is_exporting()) == (
             False, False, False)
         assert c.reset() is None and c.cudagraph_mark_step_begin() is None
@@ -535,10 +535,10 @@ def test_compiler_answers_eagerly(torch):
             pass
         numpy_fn = c.wrap_numpy(lambda a, b: (np.sin(a), [a + b]))
         out = numpy_fn(x, x)
-        assert isinstance(out[0], L.Tensor) and isinstance(out[1][0], L.Tensor)
+        assert isinstance(out[0], lib.Tensor) and isinstance(out[1][0], lib.Tensor)
     assert_same(ember.compiler.wrap_numpy(np.cos)(ember.tensor([0.5])),
                 torch.compiler.wrap_numpy(np.cos)(torch.tensor([0.5])))
-    assert_same_error(lambda L: L.compiler.allow_in_graph(1))
+    assert_same_error(lambda lib: lib.compiler.allow_in_graph(1))
     assert ember.compiler.substitute_in_graph(ember.sin)(f) is f
     # nothing compiled, so nothing to save (torch would run inductor here to have some)
     assert ember.compiler.compile(f) is f and ember.compiler.save_cache_artifacts() is None
@@ -547,36 +547,36 @@ def test_compiler_answers_eagerly(torch):
 
 def test_cond_and_while_loop(torch):
     cases = [
-        lambda L, x: L.cond(L.tensor(True), lambda x: x + 1, lambda x: x - 1, (x,)),
-        lambda L, x: L.cond(False, lambda x: x + 1, lambda x: x - 1, (x,)),
-        lambda L, x: L.cond(x.sum() > 0, lambda x: x + 1, lambda x: x - 1, [x]),
-        lambda L, x: L.cond(0.0, lambda: x + 1, lambda: x - 1),
-        lambda L, x: L.cond(True, lambda x: (x * 2, x * 3), lambda x: (x, x), (x,)),
-        lambda L, x: L.cond(x.sum() > 0, lambda x: x + 1, lambda x: x - 1, x),
-        lambda L, x: L.cond(x, lambda x: x + 1, lambda x: x - 1, (x,)),
-        lambda L, x: L.cond("yes", lambda x: x + 1, lambda x: x - 1, (x,)),
-        lambda L, x: L.cond(True, 1, lambda x: x - 1, (x,)),
-        lambda L, x: L.cond(L.tensor(True), 1, lambda x: x - 1, (x,)),
-        lambda L, x: L.cond(L.tensor([True]), lambda x: x + 1, lambda x: x, (x, 3)),
-        lambda L, x: L.cond(True, lambda x: x + 1, lambda x: x, (x, 3)),
-        lambda L, x: L.while_loop(lambda i, x: i < 3, lambda i, x: (i + 1, x * 2),
-                                  (L.tensor(0), x)),
-        lambda L, x: L.while_loop(lambda i, x: i < 3, lambda i, x: (i + 1, x * 2),
-                                  [L.tensor(0), x]),
-        lambda L, x: L.while_loop(lambda i: i < 3, lambda i: i + 1, (L.tensor(0),)),
-        lambda L, x: L.while_loop(lambda i: i.sum() < 3, lambda i: (i + 1,),
-                                  (L.tensor([0, 1]),)),
-        lambda L, x: L.while_loop(lambda i: i < 0, lambda i: (i + 1,), (L.tensor(5),)),
-        lambda L, x: L.while_loop(1, lambda i: i + 1, (L.tensor(0),)),
+        lambda lib, x: lib.cond(lib.tensor(True), lambda x: x + 1, lambda x: x - 1, (x,)),
+        lambda lib, x: lib.cond(False, lambda x: x + 1, lambda x: x - 1, (x,)),
+        lambda lib, x: lib.cond(x.sum() > 0, lambda x: x + 1, lambda x: x - 1, [x]),
+        lambda lib, x: lib.cond(0.0, lambda: x + 1, lambda: x - 1),
+        lambda lib, x: lib.cond(True, lambda x: (x * 2, x * 3), lambda x: (x, x), (x,)),
+        lambda lib, x: lib.cond(x.sum() > 0, lambda x: x + 1, lambda x: x - 1, x),
+        lambda lib, x: lib.cond(x, lambda x: x + 1, lambda x: x - 1, (x,)),
+        lambda lib, x: lib.cond("yes", lambda x: x + 1, lambda x: x - 1, (x,)),
+        lambda lib, x: lib.cond(True, 1, lambda x: x - 1, (x,)),
+        lambda lib, x: lib.cond(lib.tensor(True), 1, lambda x: x - 1, (x,)),
+        lambda lib, x: lib.cond(lib.tensor([True]), lambda x: x + 1, lambda x: x, (x, 3)),
+        lambda lib, x: lib.cond(True, lambda x: x + 1, lambda x: x, (x, 3)),
+        lambda lib, x: lib.while_loop(lambda i, x: i < 3, lambda i, x: (i + 1, x * 2),
+                                  (lib.tensor(0), x)),
+        lambda lib, x: lib.while_loop(lambda i, x: i < 3, lambda i, x: (i + 1, x * 2),
+                                  [lib.tensor(0), x]),
+        lambda lib, x: lib.while_loop(lambda i: i < 3, lambda i: i + 1, (lib.tensor(0),)),
+        lambda lib, x: lib.while_loop(lambda i: i.sum() < 3, lambda i: (i + 1,),
+                                  (lib.tensor([0, 1]),)),
+        lambda lib, x: lib.while_loop(lambda i: i < 0, lambda i: (i + 1,), (lib.tensor(5),)),
+        lambda lib, x: lib.while_loop(1, lambda i: i + 1, (lib.tensor(0),)),
     ]
     for case in cases:
         got = {}
-        for L in _both(torch):
-            x = L.tensor([1., 2.])
+        for lib in _both(torch):
+            x = lib.tensor([1., 2.])
             try:
-                got[L.__name__] = case(L, x)
+                got[lib.__name__] = case(lib, x)
             except Exception as error:  # noqa: BLE001
-                got[L.__name__] = (type(error), oracle.ember_names(str(error)))
+                got[lib.__name__] = (type(error), oracle.ember_names(str(error)))
         if isinstance(got["torch"], tuple) and got["torch"] and isinstance(got["torch"][0],
                                                                           type):
             assert got["ember"] == got["torch"]
@@ -585,21 +585,21 @@ def test_cond_and_while_loop(torch):
 
 
 def test_fork_wait_and_future(torch):
-    for L in _both(torch):
-        future = L.fork(lambda x, y=1: x + y, L.tensor([1.]), y=2)
-        assert isinstance(future, L.Future) and future.done()
-        assert (L.wait(future) == L.tensor([3.])).all() and (future.value() == 3).all()
-        pending = L.Future([])
+    for lib in _both(torch):
+        future = lib.fork(lambda x, y=1: x + y, lib.tensor([1.]), y=2)
+        assert isinstance(future, lib.Future) and future.done()
+        assert (lib.wait(future) == lib.tensor([3.])).all() and (future.value() == 3).all()
+        pending = lib.Future([])
         chained = pending.then(lambda fut: fut.value() + 1)
         assert not pending.done()
         pending.set_result(3)
         assert chained.wait() == 4 and chained.done()
         with pytest.raises(ZeroDivisionError):
-            L.fork(lambda: 1 / 0)
+            lib.fork(lambda: 1 / 0)
     assert_same(ember.wait(ember.fork(ember.add, ember.ones(2), 1)),
                 torch.wait(torch.fork(torch.add, torch.ones(2), 1)))
-    assert_same_error(lambda L: L.fork(1))
-    assert_same_error(lambda L: L.wait("a"))
+    assert_same_error(lambda lib: lib.fork(1))
+    assert_same_error(lambda lib: lib.wait("a"))
 
 
 # ================================================================ multiprocessing
@@ -621,8 +621,8 @@ def _child_fails(index, code):
 
 def test_multiprocessing_surface(torch):
     import multiprocessing
-    for L in _both(torch):
-        mp = L.multiprocessing
+    for lib in _both(torch):
+        mp = lib.multiprocessing
         assert mp.get_sharing_strategy() == "file_descriptor"
         assert mp.get_all_sharing_strategies() == {"file_system", "file_descriptor"}
         mp.set_sharing_strategy("file_system")
@@ -631,36 +631,36 @@ def test_multiprocessing_surface(torch):
         assert mp.Process is multiprocessing.Process and mp.cpu_count() >= 1
         assert mp.get_start_method(allow_none=True) == multiprocessing.get_start_method(
             allow_none=True)
-    assert_same_error(lambda L: L.multiprocessing.set_sharing_strategy("bad"))
+    assert_same_error(lambda lib: lib.multiprocessing.set_sharing_strategy("bad"))
     assert set(torch.multiprocessing.__all__) == set(ember.multiprocessing.__all__)
 
 
 def test_spawn_passes_tensors_and_reports_failures(torch):
     results = {}
-    for L in _both(torch):
+    for lib in _both(torch):
         # fork keeps the test fast; the spawn path is run once below
-        ctx = L.multiprocessing.get_context("fork")
+        ctx = lib.multiprocessing.get_context("fork")
         inbox, outbox, done = ctx.Queue(), ctx.Queue(), ctx.Event()
         for _ in range(2):
-            inbox.put(L.tensor([1., 2., 3.]))
-        running = L.multiprocessing.start_processes(
-            _child_puts, args=(L.__name__, done, inbox, outbox), nprocs=2, join=False,
+            inbox.put(lib.tensor([1., 2., 3.]))
+        running = lib.multiprocessing.start_processes(
+            _child_puts, args=(lib.__name__, done, inbox, outbox), nprocs=2, join=False,
             start_method="fork")
         got = sorted((outbox.get(timeout=60) for _ in range(2)), key=lambda item: item[0])
         done.set()   # torch's children must outlive the reading of what they shared
         running.join()
-        results[L.__name__] = [tensor for _, tensor in got]
-        process_context = L.multiprocessing.start_processes(_child_fails, args=(0,), nprocs=2,
+        results[lib.__name__] = [tensor for _, tensor in got]
+        process_context = lib.multiprocessing.start_processes(_child_fails, args=(0,), nprocs=2,
                                                             join=False, start_method="fork")
         assert len(process_context.pids()) == 2
-        with pytest.raises(L.multiprocessing.ProcessRaisedException) as raised:
+        with pytest.raises(lib.multiprocessing.ProcessRaisedException) as raised:
             while not process_context.join():
                 pass
         assert "\n\n-- Process 1 terminated with the following error:\n" in str(raised.value)
         assert "ValueError: boom in the child" in str(raised.value)
         assert raised.value.error_index == 1
-        with pytest.raises(L.multiprocessing.ProcessExitedException) as exited:
-            L.multiprocessing.start_processes(_child_fails, args=(3,), nprocs=2,
+        with pytest.raises(lib.multiprocessing.ProcessExitedException) as exited:
+            lib.multiprocessing.start_processes(_child_fails, args=(3,), nprocs=2,
                                               start_method="fork")
         assert str(exited.value) == "process 1 terminated with exit code 3"
         assert exited.value.exit_code == 3
@@ -686,31 +686,31 @@ def _private():
 
 
 def test_hub_local_and_offline(torch, tmp_path, monkeypatch):
-    for L in _both(torch):
-        repo = tmp_path / L.__name__
+    for lib in _both(torch):
+        repo = tmp_path / lib.__name__
         repo.mkdir()
-        (repo / "hubconf.py").write_text(_HUBCONF.format(lib=L.__name__))
-        made = L.hub.load(str(repo), "model", source="local", scale=2)
-        assert isinstance(made, L.nn.Linear) and made.out_features == 4
-        old = L.hub.get_dir()
-        L.hub.set_dir(tmp_path / "cache")
+        (repo / "hubconf.py").write_text(_HUBCONF.format(lib=lib.__name__))
+        made = lib.hub.load(str(repo), "model", source="local", scale=2)
+        assert isinstance(made, lib.nn.Linear) and made.out_features == 4
+        old = lib.hub.get_dir()
+        lib.hub.set_dir(tmp_path / "cache")
         try:
-            assert L.hub.get_dir() == str(tmp_path / "cache")
+            assert lib.hub.get_dir() == str(tmp_path / "cache")
             # nothing cached, no network: PyTorch's offline error for a GitHub repo
-            monkeypatch.setattr(L.hub, "urlopen", _no_network)
-            for call in (lambda: L.hub.list("owner/repo"), lambda: L.hub.help("owner/repo", "m"),
-                         lambda: L.hub.load("owner/repo", "m", skip_validation=True)):
+            monkeypatch.setattr(lib.hub, "urlopen", _no_network)
+            for call in (lambda: lib.hub.list("owner/repo"), lambda: lib.hub.help("owner/repo", "m"),
+                         lambda: lib.hub.load("owner/repo", "m", skip_validation=True)):
                 with pytest.raises(RuntimeError, match="no internet connection"):
                     call()
             with pytest.raises(Exception) as raised:
-                L.hub.load_state_dict_from_url("http://example.invalid/x.pth",
+                lib.hub.load_state_dict_from_url("http://example.invalid/x.pth",
                                                model_dir=str(tmp_path / "w"))
             assert "urlopen error" in str(raised.value)
         finally:
-            L.hub.set_dir(old)
-    assert_same_error(lambda L: L.hub.load(str(tmp_path), "m", source="bad"))
-    assert_same_error(lambda L: L.hub.load(str(tmp_path / "ember"), "nope", source="local"))
-    assert_same_error(lambda L: L.hub.load(str(tmp_path / "none"), "m", source="local"),
+            lib.hub.set_dir(old)
+    assert_same_error(lambda lib: lib.hub.load(str(tmp_path), "m", source="bad"))
+    assert_same_error(lambda lib: lib.hub.load(str(tmp_path / "ember"), "nope", source="local"))
+    assert_same_error(lambda lib: lib.hub.load(str(tmp_path / "none"), "m", source="local"),
                       rename=lambda s: s)
     assert ember.hub.__all__ == torch.hub.__all__
 
@@ -723,21 +723,21 @@ def _no_network(*args, **kwargs):
 def test_hub_weights_from_file_urls(torch, tmp_path):
     state = {"weight": np.arange(6.0, dtype=np.float32).reshape(2, 3)}
     loaded = {}
-    for L in _both(torch):
-        source = tmp_path / f"{L.__name__}-weights.pt"
-        L.save({k: L.tensor(v) for k, v in state.items()}, str(source))
+    for lib in _both(torch):
+        source = tmp_path / f"{lib.__name__}-weights.pt"
+        lib.save({k: lib.tensor(v) for k, v in state.items()}, str(source))
         url = source.as_uri()
-        cache = tmp_path / f"{L.__name__}-cache"
-        loaded[L.__name__] = L.hub.load_state_dict_from_url(url, model_dir=str(cache),
+        cache = tmp_path / f"{lib.__name__}-cache"
+        loaded[lib.__name__] = lib.hub.load_state_dict_from_url(url, model_dir=str(cache),
                                                             progress=False)
         assert (cache / source.name).exists()
-        copy = tmp_path / f"{L.__name__}-copy.pt"
-        L.hub.download_url_to_file(url, str(copy), progress=False)
+        copy = tmp_path / f"{lib.__name__}-copy.pt"
+        lib.hub.download_url_to_file(url, str(copy), progress=False)
         assert copy.read_bytes() == source.read_bytes()
     assert_same(loaded["ember"]["weight"], loaded["torch"]["weight"])
     source = tmp_path / "ember-weights.pt"
     # same bytes, so the same digest in the message
-    assert_same_error(lambda L: L.hub.download_url_to_file(
-        source.as_uri(), str(tmp_path / f"{L.__name__}-bad.pt"), hash_prefix="0000",
+    assert_same_error(lambda lib: lib.hub.download_url_to_file(
+        source.as_uri(), str(tmp_path / f"{lib.__name__}-bad.pt"), hash_prefix="0000",
         progress=False))
     assert not (tmp_path / "ember-bad.pt").exists()
