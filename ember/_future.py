@@ -55,6 +55,8 @@ def fork(func, *args, **kwargs):
 
 def wait(future):
     """The value of a Future from `fork`."""
+    if future is None:
+        raise RuntimeError("Future can't be None")
     if not isinstance(future, Future):
         raise TypeError("wait(): incompatible function arguments. The following argument "
                         "types are supported:\n    1. (arg0: ember._C.Future) -> object\n\n"
