@@ -45,7 +45,8 @@ from . import nn, optim, utils
 from .serialization import *  # noqa: F401,F403
 from .autograd import functional as _autograd_functional  # needs the ops above
 
-__version__ = "0.1.0"
+from . import version, torch_version  # noqa: E402
+from .version import __version__  # noqa: E402,F401
 
 # linalg11
 from .ops.linalg_decomp import pinverse, torch_qr as qr, torch_svd as svd  # noqa: E402,F401
@@ -101,6 +102,7 @@ from .ops.embedding_bag import torch_embedding_bag as embedding_bag  # noqa: E40
 
 # xfails10
 from ._layout import *  # noqa: F401,F403,E402
+from ._memory_format import *  # noqa: F401,F403,E402  (surf11a)
 
 # ops13
 from .ops.view_copies import *  # noqa: F401,F403
@@ -140,6 +142,17 @@ from .ops.lobpcg import lobpcg  # noqa: E402,F401
 from . import masked  # noqa: E402,F401
 from .ops.sobol import (_sobol_engine_draw, _sobol_engine_ff_,  # noqa: E402,F401
                         _sobol_engine_initialize_state_, _sobol_engine_scramble_)
+# surf11a: the modules and constants scripts touch on a CPU machine
+from . import random, cpu, accelerator, testing  # noqa: E402,F401
+from ._device_module import get_device_module  # noqa: E402,F401
+from ._stream import Event, Stream  # noqa: E402,F401
+from .cuda import AcceleratorError, OutOfMemoryError  # noqa: E402,F401
+from . import compiler  # noqa: E402,F401
+from ._default_type import set_default_tensor_type  # noqa: E402,F401
+from ._control_flow import cond, while_loop  # noqa: E402,F401
+from ._future import Future, fork, wait  # noqa: E402,F401
+from . import _lazy  # noqa: E402
+__getattr__ = _lazy.module_getattr  # hub, multiprocessing on first use; deprecated has_*
 
 # doors: every ember.* function PyTorch's argument parser checks raises its TypeErrors
 # (one wrapper per function, applied here, where the names are exported)

@@ -18,6 +18,7 @@ from types import FunctionType as _FunctionType
 
 from . import _dtype
 from ._layout import layout as _layout_class
+from ._memory_format import memory_format as _memory_format_class
 from ._device import device as _device_class
 from ._size import Size
 from ._tensor import Tensor as _Tensor
@@ -31,7 +32,8 @@ _BUILTIN_MODULES = {"builtins"}
 def typename(obj):
     """The name PyTorch prints for an argument's type (CPython's tp_name)."""
     kind = type(obj)
-    if kind is _dtype.dtype or kind is Size or kind is _device_class or kind is _layout_class:
+    if kind is _dtype.dtype or kind is Size or kind is _device_class or kind is _layout_class \
+            or kind is _memory_format_class:
         return "ember." + kind.__name__
     module = kind.__module__
     if module in _BUILTIN_MODULES:
@@ -741,8 +743,8 @@ _USUAL = {"int": frozenset({int}), "SymInt": frozenset({int}), "bool": frozenset
           "c10::string_view": frozenset({str}),
           "Device": frozenset({str, int, _device_class}),
           "ember.device": frozenset({str, int, _device_class}),
-          # ember has no memory formats: only None gets through
-          "ember.layout": frozenset({_layout_class}), "ember.memory_format": frozenset(),
+          "ember.layout": frozenset({_layout_class}),
+          "ember.memory_format": frozenset({_memory_format_class}),
           "Tensor": _TENSOR, "tuple of Tensors": _TENSOR}
 
 

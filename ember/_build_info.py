@@ -3,7 +3,16 @@ object a storage, is a tensor distributed (never, here), was the library built w
 C++11 ABI or Vulkan (ember has no C++ build: it answers as PyTorch's CPU wheel does)."""
 from ._storage import UntypedStorage
 
-__all__ = ["is_storage", "is_distributed", "compiled_with_cxx11_abi", "is_vulkan_available"]
+__all__ = ["is_storage", "is_distributed", "compiled_with_cxx11_abi", "is_vulkan_available",
+           "has_lapack", "has_mkl", "has_openmp", "has_spectral", "set_flush_denormal",
+           "init_num_threads"]
+
+# What the CPU wheel was built with; ember's counterparts are there too: LAPACK through
+# NumPy/SciPy, FFTs through NumPy, threads through the BLAS pool.
+has_lapack = True
+has_mkl = True
+has_openmp = True
+has_spectral = True
 
 
 def is_storage(obj):
@@ -25,3 +34,22 @@ def compiled_with_cxx11_abi():
 
 def is_vulkan_available():
     return False
+
+
+def set_flush_denormal(mode):
+    """Whether flushing subnormal floats to zero could be switched: False, as on a CPU
+    without the instruction for it, because NumPy offers no switch (values are unchanged)."""
+    if not isinstance(mode, bool):
+        raise RuntimeError(f"flush_denormal expects a bool, but got {type(mode).__name__}")
+    return False
+
+
+def init_num_threads(*args, **kwargs):
+    """Nothing to set up: the BLAS thread pool starts on its own."""
+    if args or kwargs:
+        keywords = ", ".join(f"{k}={v!r}" for k, v in kwargs.items())
+        given = "; ".join(part for part in (", ".join(repr(a) for a in args),
+                                            keywords and "kwargs: " + keywords) if part)
+        raise TypeError("init_num_threads(): incompatible function arguments. The following "
+                        "argument types are supported:\n    1. () -> None\n\nInvoked with: "
+                        f"{given}")

@@ -188,6 +188,8 @@ class Tensor:
 
     def is_contiguous(self, *, memory_format=None):
         """C-contiguity as PyTorch defines it (size-1 dimensions may have any stride)."""
+        if memory_format is not None:
+            return _conversion.is_contiguous_as(self, memory_format)
         if self._data.size == 0:
             return True
         expected = 1
@@ -502,46 +504,46 @@ class Tensor:
         return _conversion.to(self, other.dtype)
 
     def cpu(self, *, memory_format=None):
-        return _conversion.to(self, "cpu")
+        return _conversion.converted(self, "cpu", memory_format, "cpu")
 
     def cuda(self, device=None, non_blocking=False, memory_format=None):
         return _conversion.to(self, "cuda" if device is None else device)
 
     def float(self, *, memory_format=None):
-        return _conversion.to(self, _dtype.float32)
+        return _conversion.converted(self, _dtype.float32, memory_format, "float")
 
     def double(self, *, memory_format=None):
-        return _conversion.to(self, _dtype.float64)
+        return _conversion.converted(self, _dtype.float64, memory_format, "double")
 
     def half(self, *, memory_format=None):
-        return _conversion.to(self, _dtype.float16)
+        return _conversion.converted(self, _dtype.float16, memory_format, "half")
 
     def bfloat16(self, *, memory_format=None):
-        return _conversion.to(self, _dtype.bfloat16)
+        return _conversion.converted(self, _dtype.bfloat16, memory_format, "bfloat16")
 
     def long(self, *, memory_format=None):
-        return _conversion.to(self, _dtype.int64)
+        return _conversion.converted(self, _dtype.int64, memory_format, "long")
 
     def int(self, *, memory_format=None):
-        return _conversion.to(self, _dtype.int32)
+        return _conversion.converted(self, _dtype.int32, memory_format, "int")
 
     def short(self, *, memory_format=None):
-        return _conversion.to(self, _dtype.int16)
+        return _conversion.converted(self, _dtype.int16, memory_format, "short")
 
     def char(self, *, memory_format=None):
-        return _conversion.to(self, _dtype.int8)
+        return _conversion.converted(self, _dtype.int8, memory_format, "char")
 
     def byte(self, *, memory_format=None):
-        return _conversion.to(self, _dtype.uint8)
+        return _conversion.converted(self, _dtype.uint8, memory_format, "byte")
 
     def bool(self, *, memory_format=None):
-        return _conversion.to(self, _dtype.bool)
+        return _conversion.converted(self, _dtype.bool, memory_format, "bool")
 
     def clone(self, *, memory_format=None):
         return _conversion.clone(self, memory_format=memory_format)
 
     def contiguous(self, *, memory_format=None):
-        return _conversion.contiguous(self)
+        return _conversion.contiguous(self, memory_format)
 
     def copy_(self, src, non_blocking=False):
         return _conversion.copy_(self, src)

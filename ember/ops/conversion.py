@@ -6,13 +6,13 @@ function, so any process with ember can unpickle).
 """
 import copy as _copy
 
-from .. import _dtype, _errors
+from .. import _dtype, _errors, _memory_format as _mf
 from .._backend import address as _address, numpy as _np
 from .._meta import NO_DATA as _META_NO_DATA, to_meta as _to_meta
 from .._device import CPU as _CPU, device as _device_type, resolve as _resolve_device
 from ..autograd.graph import Node
 from ._cast import cast as _cast, steps_before as _steps_before
-from .creation import _wants_contiguous, empty_preserving
+from .creation import empty_preserving
 from ._common import (Tensor, attach, check_no_overlap, check_no_partial_overlap, grad_state,
                       inplace, make_tensor, make_view, sum_to_shape)
 
@@ -46,7 +46,8 @@ def _type_name(value):
 def _parse_to(args, kwargs):
     """(dtype, device, copy) from any of PyTorch's three `to` overloads."""
     unknown = set(kwargs) - {"dtype", "device", "non_blocking", "copy", "memory_format"}
-    if unknown:
+    fmt = kwargs.get("memory_format")
+    if unknown or fmt is not None and fmt.__class__ is not _mf.memory_format:
         raise _to_error(args, kwargs)
     dtype, device = _dtype.as_dtype(kwargs.get("dtype")), kwargs.get("device")
     flags = []
@@ -73,16 +74,23 @@ def _parse_to(args, kwargs):
 
 
 def to(self, *args, **kwargs):
-    """This tensor with another dtype and/or device; `self` itself when nothing changes."""
+    """This tensor with another dtype, device and/or memory format; `self` itself when
+    nothing changes (a format only changes something when the strides do not already
+    look like it, as PyTorch's suggest_memory_format judges)."""
     dtype, device, copy = _parse_to(args, kwargs)
+    fmt = kwargs.get("memory_format") if kwargs else None
     target_device = self._device if device is None else _resolve_device(device)
     target_dtype = self.dtype if dtype is None else dtype
-    if target_device is self._device and target_dtype is self.dtype and not copy:
+    if target_device is self._device and target_dtype is self.dtype and not copy and (
+            fmt is None or fmt is _mf.preserve_format
+            or _mf.suggest(self._data.shape, self.stride()) is fmt):
         return self
     data = self._data
     if target_device is not self._device:
         data = _move(data, self._device, target_device)
     data = _cast(data, target_dtype.np_dtype, copy=data is self._data)
+    if fmt is not None and fmt is not _mf.preserve_format:
+        data = _laid_out(data, fmt, target_device.xp)
     out = make_tensor(data, target_device)
     if (grad_state.enabled and self._requires_grad
             and target_dtype.category == _dtype.FLOATING):
@@ -91,6 +99,24 @@ def to(self, *args, **kwargs):
         node.device = self._device
         attach(out, node, self)
     return out
+
+
+def converted(self, dtype, memory_format, name):
+    """`.float()`, `.long()`...: a cast, also to a memory format when one is named."""
+    if memory_format is None:
+        return to(self, dtype)
+    _mf.check(memory_format, name)
+    return to(self, dtype, memory_format=memory_format)
+
+
+def _laid_out(data, fmt, xp):
+    """`data`'s values in an array laid out as `fmt` (contiguous or channels-last)."""
+    if fmt is _mf.contiguous_format:
+        return data.copy(order="C")
+    _mf.check_rank(data.ndim, fmt)
+    array = _mf.empty(xp, data.shape, data.dtype, fmt)
+    array[...] = data
+    return array
 
 
 def _move(data, source, target):
@@ -144,14 +170,23 @@ def _type_from_name(self, name):
 def clone(self, *, memory_format=None):
     """A copy with fresh memory, recorded as CloneBackward0.
 
-    Like PyTorch's preserve_format, a dense tensor keeps its strides.
+    Like PyTorch's preserve_format (the default), a dense tensor keeps its strides;
+    a named format lays the copy out in that order.
     """
     data = self._data
-    if data.flags.c_contiguous or _wants_contiguous(memory_format):
-        copied = data.copy(order="C")
+    if memory_format is None or memory_format is _mf.preserve_format:
+        if data.flags.c_contiguous and data.size:
+            copied = data.copy(order="C")
+        else:
+            copied = empty_preserving(data, data.dtype, self._device.xp)
+            copied[...] = data
     else:
-        copied = empty_preserving(data, data.dtype, self._device.xp)
-        copied[...] = data
+        _mf.check(memory_format, "clone")
+        copied = _laid_out(data, memory_format, self._device.xp)
+    return _copy_of(self, copied)
+
+
+def _copy_of(self, copied):
     out = make_tensor(copied, self._device)
     if grad_state.enabled and self._requires_grad:
         attach(out, CloneBackward0(), self)
@@ -165,14 +200,29 @@ class CloneBackward0(Node):
         return (grad,)
 
 
-def contiguous(self):
-    """`self` if already contiguous, otherwise a C-ordered copy (CloneBackward0)."""
-    if self.is_contiguous():
+def contiguous(self, memory_format=None):
+    """`self` if already dense in `memory_format`'s order, otherwise a copy laid out so
+    (CloneBackward0): channels-last gives a view over an N,H,W,C-ordered block."""
+    if memory_format is None or memory_format is _mf.contiguous_format:
+        if self.is_contiguous():
+            return self
+        return _copy_of(self, self._data.copy(order="C"))
+    _mf.check(memory_format, "contiguous")
+    if memory_format is _mf.preserve_format:
+        if self.is_contiguous():
+            return self
+        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+    if _mf.is_contiguous(self._data.shape, self.stride(), memory_format):
         return self
-    out = make_tensor(self._data.copy(order="C"), self._device)
-    if grad_state.enabled and self._requires_grad:
-        attach(out, CloneBackward0(), self)
-    return out
+    return _copy_of(self, _laid_out(self._data, memory_format, self._device.xp))
+
+
+def is_contiguous_as(self, memory_format):
+    """`is_contiguous(memory_format=...)`: preserve and contiguous ask the plain question."""
+    _mf.check(memory_format, "is_contiguous")
+    if memory_format is _mf.channels_last or memory_format is _mf.channels_last_3d:
+        return _mf.is_contiguous(self._data.shape, self.stride(), memory_format)
+    return self.is_contiguous()
 
 
 # ================================================================ copy_

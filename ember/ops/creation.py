@@ -7,7 +7,7 @@ all are exported from here.
 import builtins
 import warnings
 
-from .. import _dtype, _errors
+from .. import _dtype, _errors, _memory_format as _mf
 from .._backend import allocate as _allocate, allocating as _allocating
 from .._backend import generic as _np_generic, ndarray as _np_ndarray, numpy as _np
 from .._device import CPU as _CPU, resolve as _resolve_device
@@ -159,7 +159,19 @@ def empty(*args, size=None, out=None, dtype=None, layout=None, device=None, pin_
     check_out(out, "empty")
     shape = size_arg(args, "empty", size)
     dev = _resolve_device(device)
+    if memory_format is not None and memory_format is not _mf.contiguous_format:
+        return finish(_formatted(shape, _float_or(dtype).np_dtype, dev, memory_format), dev,
+                      requires_grad, keep_strides=True)
     return finish(_allocate(dev.xp.empty, shape, _float_or(dtype).np_dtype), dev, requires_grad)
+
+
+def _formatted(shape, np_dtype, dev, memory_format):
+    """An empty array in a named channels-last format (PyTorch refuses preserve here)."""
+    _mf.check(memory_format, "empty")
+    if memory_format is _mf.preserve_format:
+        raise RuntimeError("unsupported memory format Preserve")
+    _mf.check_rank(len(shape), memory_format)
+    return _mf.empty(dev.xp, shape, np_dtype, memory_format)
 
 
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, pin_memory=False,
@@ -254,7 +266,7 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_mem
 
 # ================================================================ *_like and new_*
 def _wants_contiguous(memory_format):
-    return memory_format is not None and "contiguous" in str(memory_format)
+    return memory_format is _mf.contiguous_format
 
 
 def empty_preserving(data, np_dtype, xp):
@@ -328,6 +340,14 @@ def _like(input, dtype, device, fill, requires_grad, memory_format=None):
     """A new tensor shaped like `input`, keeping its memory layout (preserve_format)."""
     dtype = _as_dtype(dtype) or input.dtype
     dev = input._device if device is None else _resolve_device(device)
+    if memory_format is not None and memory_format is not _mf.preserve_format \
+            and memory_format is not _mf.contiguous_format:
+        _mf.check(memory_format, "empty_like")
+        _mf.check_rank(input.ndim, memory_format)
+        array = _mf.empty(dev.xp, input._data.shape, dtype.np_dtype, memory_format)
+        if fill is not None and array.size:
+            array[...] = fill_scalar(fill, dtype)
+        return finish(array, dev, requires_grad, keep_strides=True)
     preserve = dev is input._device and not _wants_contiguous(memory_format)
     if preserve:
         array = empty_preserving(input._data, dtype.np_dtype, dev.xp)

@@ -497,9 +497,15 @@ class Module:
             raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but "
                             f"got desired dtype={dtype}")
 
+        memory_format = kwargs.get("memory_format")
+
         def convert(t):
+            # a memory format applies to the 4-d and 5-d tensors only, as in PyTorch
+            options = {"memory_format": memory_format} if (
+                memory_format is not None and t.dim() in (4, 5)) else {}
             try:
-                return t.to(device=device, dtype=dtype if t.is_floating_point() else None)
+                return t.to(device=device, dtype=dtype if t.is_floating_point() else None,
+                            **options)
             except NotImplementedError as error:
                 if str(error) == _META_NO_DATA:  # PyTorch's Module.to says what to use instead
                     raise NotImplementedError(
