@@ -150,7 +150,7 @@ def setup_lines():
         f"- torch threads: {torch.get_num_threads()} (interop {torch.get_num_interop_threads()})",
         f"- NumPy BLAS: {blas}; threads: {blas_threads}",
         f"- versions: Python {platform.python_version()}, NumPy {np.__version__}, "
-        f"torch {torch.__version__}, ember {getattr(ember, '__version__', '?')}",
+        f"torch {torch.__version__}, ember {ember.version.ember_version}",
         "- both libraries at their default thread settings",
         f"- load average at start: {load_average()} (other processes share the cores)",
     ]
