@@ -6,7 +6,8 @@ from . import _dtype
 from ._device import device
 from ._dtype import (bfloat16, bool, double, dtype, finfo, float, float16, float32, float64,
                      get_default_dtype, half, iinfo, int, int8, int16, int32, int64, long,
-                     promote_types, result_type, set_default_dtype, short, uint8, can_cast)
+                     promote_types, result_type, set_default_dtype, short, uint8, can_cast,
+                     uint16, uint32, uint64)
 from ._size import Size
 from ._tensor_str import set_printoptions
 from ._tensor import Tensor
