@@ -125,6 +125,7 @@ from ._symbolic import *  # noqa: F401,F403,E402
 from ._build_info import *  # noqa: F401,F403,E402
 
 from .ops.conv_tbc import conv_tbc  # noqa: E402,F401
+from .ops.hash_tensor import hash_tensor  # noqa: E402,F401
 from .ops.recurrent import gru, lstm, rnn_relu, rnn_tanh  # noqa: E402,F401  (rnn)
 from .ops.recurrent_cells import gru_cell, lstm_cell, rnn_relu_cell, rnn_tanh_cell  # noqa: E402,F401
 
