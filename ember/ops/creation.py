@@ -217,7 +217,10 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, pin_memory
     elif m < 0:
         raise RuntimeError(f"m must be greater or equal to 0, got {m}")
     dev = _resolve_device(device)
-    np_dtype = _float_or(dtype).np_dtype
+    dtype = _float_or(dtype)
+    if dtype in _dtype.LIMITED_UNSIGNED:
+        raise NotImplementedError(_errors.not_implemented_for("eye", dtype))
+    np_dtype = dtype.np_dtype
     with _allocating((n, m), np_dtype):
         array = dev.xp.eye(n, m, dtype=np_dtype)
     return finish(array, dev, requires_grad)

@@ -11,6 +11,7 @@ backward shares.
 from .. import _dtype, _errors
 from .._backend import numpy as _numpy
 from ..autograd.graph import Node
+from ._limited_uint import LIMITED as _LIMITED, refusal as _refusal
 from ._common import (Tensor, edge, grad_state, inplace, inplace_overlapping, sum_to_shape, wrap,
                       wrap_dim)
 from .indexing import (_index, _index_put, _scalar_name, _zeros_with, accumulate_at,
@@ -565,6 +566,8 @@ def nonzero(input, *, as_tuple=False, out=None):
     """The int64 coordinates of the non-zero elements: one row each, or one tensor per dim."""
     data = input._data
     xp = input._device.xp
+    if data.dtype in _LIMITED:
+        raise _refusal("nonzero_count_cpu", data.dtype)
     if out is not None and not as_tuple:
         check_out("nonzero", out, _dtype.int64, "nonzero: Expected out tensor to have scalar "
                   f"type Long but got scalar type{_errors.scalar_type_name(out.dtype)}")
