@@ -126,6 +126,11 @@ from ._build_info import *  # noqa: F401,F403,E402
 
 from .ops.conv_tbc import conv_tbc  # noqa: E402,F401
 from .ops.hash_tensor import hash_tensor  # noqa: E402,F401
+from . import storage  # noqa: E402,F401  (ember.storage.TypedStorage, as torch.storage)
+from ._storage import StorageBase, TypedStorage, UntypedStorage  # noqa: E402,F401
+from ._storage_legacy import (BFloat16Storage, BoolStorage, ByteStorage,  # noqa: E402,F401
+                              CharStorage, DoubleStorage, FloatStorage, HalfStorage,
+                              IntStorage, LongStorage, ShortStorage, Storage)
 from .ops.recurrent import gru, lstm, rnn_relu, rnn_tanh  # noqa: E402,F401  (rnn)
 from .ops.recurrent_cells import gru_cell, lstm_cell, rnn_relu_cell, rnn_tanh_cell  # noqa: E402,F401
 

@@ -2089,6 +2089,9 @@ class Tensor:
     def storage(self):
         return _tensor_memory.storage(self)
 
+    def storage_type(self):
+        return _tensor_memory.storage_type(self)
+
     def _typed_storage(self):
         return _tensor_memory.storage(self)
 
