@@ -424,6 +424,8 @@ def masked_fill(input, mask, value):
     if m.dtype.kind != "b":
         raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
                            f"{_C_TYPE_NAMES[mask.dtype.name]}")
+    if data.dtype in _LIMITED:
+        raise _refusal("masked_fill", data.dtype)
     value_is_tensor = isinstance(value, Tensor)
     if value_is_tensor and value._data.ndim:
         raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got "
