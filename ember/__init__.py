@@ -140,6 +140,6 @@ from .ops.recurrent_cells import gru_cell, lstm_cell, rnn_relu_cell, rnn_tanh_ce
 from . import _arguments, _signatures  # noqa: E402
 from .ops import _out  # noqa: E402
 _arguments.wire(globals(), _signatures.FUNCTIONS, _out.call,
-                ("gather", "index_select", "masked_select", "nonzero"))
+                ("gather", "index_select", "masked_select", "nonzero", "hash_tensor"))
 _out.wire_where(globals())
 del _out
