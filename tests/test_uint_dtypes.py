@@ -294,6 +294,25 @@ OPS = {
     "nonzero": lambda lib, u: _pair(lib, u)[0].nonzero(),
     "count_nonzero": lambda lib, u: _pair(lib, u)[0].count_nonzero(),
     "masked_select_mask": lambda lib, u: _pair(lib, u)[0][_pair(lib, u)[0] > 1],
+    "masked_fill": lambda lib, u: _pair(lib, u)[0].masked_fill(lib.tensor([True, False, True]), 0),
+    "setitem_index": lambda lib, u: _pair(lib, u)[0].__setitem__(lib.tensor([0, 1]), 0),
+    "setitem_slice": lambda lib, u: (lambda a: (a.__setitem__(slice(0, 2), 9), a)[1])(
+        _pair(lib, u)[0]),
+    "gather": lambda lib, u: _pair(lib, u)[0].gather(0, lib.tensor([0])),
+    "scatter": lambda lib, u: _pair(lib, u)[0].scatter(0, lib.tensor([0]), _pair(lib, u)[1]),
+    "scatter_value": lambda lib, u: _pair(lib, u)[0].scatter(0, lib.tensor([0]), 5),
+    "scatter_add": lambda lib, u: _pair(lib, u)[0].scatter_add(0, lib.tensor([0]), _pair(lib, u)[1]),
+    "index_select": lambda lib, u: _pair(lib, u)[0].index_select(0, lib.tensor([0])),
+    "tril": lambda lib, u: lib.stack(_pair(lib, u)).tril(),
+    "triu": lambda lib, u: lib.stack(_pair(lib, u)).triu(),
+    "cummax": lambda lib, u: _pair(lib, u)[0].cummax(0),
+    "cummin": lambda lib, u: _pair(lib, u)[0].cummin(0),
+    "mode": lambda lib, u: _pair(lib, u)[0].mode(),
+    "mm": lambda lib, u: lib.stack(_pair(lib, u)) @ lib.stack(_pair(lib, u)).t(),
+    "dot": lambda lib, u: lib.dot(*_pair(lib, u)),
+    "mv": lambda lib, u: lib.stack(_pair(lib, u)) @ _pair(lib, u)[0],
+    "bmm": lambda lib, u: lib.stack(_pair(lib, u))[None].bmm(lib.stack(_pair(lib, u)).t()[None]),
+    "median_dim": lambda lib, u: _pair(lib, u)[0].median(0),
 }
 
 

@@ -136,6 +136,8 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
                   f"{_errors.cpp_type_name(input.dtype)}, but got "
                   f"{_errors.cpp_type_name(out.dtype)} instead", input, index)
     key, _ = _dim_key(input, dim, index, "gather")
+    if input._data.dtype in _LIMITED:
+        raise _refusal("scatter_gather_tensor_cpu", input._data.dtype)
     result = _keyed_read(input, key, index._data.shape, GatherBackward0)
     return result if out is None else write_out(result, out)
 
@@ -152,6 +154,9 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
         raise RuntimeError("reduce argument must be either add or multiply.")
     key, dim = _dim_key(input, dim, index, "scatter", src)
     data = input._data
+    if data.dtype in _LIMITED:
+        kernel = "scatter_gather_tensor_cpu" if src is not None else "scatter_gather_scalar_cpu"
+        raise _refusal(kernel, data.dtype)
     xp = input._device.xp
     if src is not None:
         values = src._data.reshape(_shape1(src._data.shape))[_prefix(key)]
@@ -226,6 +231,8 @@ def scatter_add(input, dim, index, src):
     """A copy of `input` with `src` added at `index` along `dim` (repeats accumulate)."""
     key, dim = _dim_key(input, dim, index, "scatter", src)
     data = input._data
+    if data.dtype in _LIMITED:
+        raise _refusal("scatter_gather_tensor_cpu", data.dtype)
     result = data.reshape(_shape1(data.shape)).copy()
     accumulate_at(input._device.xp, result, key,
                   src._data.reshape(_shape1(src._data.shape))[_prefix(key)])
@@ -268,6 +275,8 @@ def index_select(input, dim, index, *, out=None):
     idx = index._data
     if idx.dtype not in _INDEX_DTYPES:
         raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+    if input._data.dtype in _LIMITED:
+        raise _refusal("index_select", input._data.dtype)
     if idx.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
     dim, idx = _vector_index(input, dim, index)
