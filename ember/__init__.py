@@ -6,7 +6,8 @@ from . import _dtype
 from ._device import device
 from ._dtype import (bfloat16, bool, double, dtype, finfo, float, float16, float32, float64,
                      get_default_dtype, half, iinfo, int, int8, int16, int32, int64, long,
-                     promote_types, result_type, set_default_dtype, short, uint8, can_cast)
+                     promote_types, result_type, set_default_dtype, short, uint8, can_cast,
+                     uint16, uint32, uint64)
 from ._size import Size
 from ._tensor_str import set_printoptions
 from ._tensor import Tensor
@@ -126,6 +127,12 @@ from ._symbolic import *  # noqa: F401,F403,E402
 from ._build_info import *  # noqa: F401,F403,E402
 
 from .ops.conv_tbc import conv_tbc  # noqa: E402,F401
+from .ops.hash_tensor import hash_tensor  # noqa: E402,F401
+from . import storage  # noqa: E402,F401  (ember.storage.TypedStorage, as torch.storage)
+from ._storage import StorageBase, TypedStorage, UntypedStorage  # noqa: E402,F401
+from ._storage_legacy import (BFloat16Storage, BoolStorage, ByteStorage,  # noqa: E402,F401
+                              CharStorage, DoubleStorage, FloatStorage, HalfStorage,
+                              IntStorage, LongStorage, ShortStorage, Storage)
 from .ops.recurrent import gru, lstm, rnn_relu, rnn_tanh  # noqa: E402,F401  (rnn)
 from .ops.recurrent_cells import gru_cell, lstm_cell, rnn_relu_cell, rnn_tanh_cell  # noqa: E402,F401
 
@@ -160,6 +167,6 @@ __getattr__ = _lazy.module_getattr  # hub, multiprocessing on first use; depreca
 from . import _arguments, _signatures  # noqa: E402
 from .ops import _out  # noqa: E402
 _arguments.wire(globals(), _signatures.FUNCTIONS, _out.call,
-                ("gather", "index_select", "masked_select", "nonzero"))
+                ("gather", "index_select", "masked_select", "nonzero", "hash_tensor"))
 _out.wire_where(globals())
 del _out

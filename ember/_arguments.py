@@ -21,6 +21,7 @@ from ._layout import layout as _layout_class
 from ._memory_format import memory_format as _memory_format_class
 from ._device import device as _device_class
 from ._size import Size
+from ._storage import TypedStorage as _TypedStorage, UntypedStorage as _UntypedStorage
 from ._tensor import Tensor as _Tensor
 from . import _signatures
 
@@ -561,6 +562,10 @@ def _float_list(obj):
     return _is_float(obj)
 
 
+def _is_storage(obj):
+    return isinstance(obj, (_TypedStorage, _UntypedStorage)), -1
+
+
 def _named(type_name):
     return lambda obj: (typename(obj) == type_name, -1)
 
@@ -573,7 +578,7 @@ _CHECKS = {"Tensor": _is_tensor, "int": _is_int, "SymInt": _is_int, "float": _is
            "Device": _is_device, "ember.device": _is_device, "object": _always,
            "ember.layout": _named("ember.layout"),
            "ember.memory_format": _named("ember.memory_format"),
-           "ember.Generator": _named("ember._C.Generator")}
+           "ember.Generator": _named("ember._C.Generator"), "ember.Storage": _is_storage}
 
 
 # ---------------------------------------------------------------- signatures

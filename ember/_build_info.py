@@ -1,7 +1,7 @@
 """Small top-level questions PyTorch answers about its build and about objects: is an
 object a storage, is a tensor distributed (never, here), was the library built with the
 C++11 ABI or Vulkan (ember has no C++ build: it answers as PyTorch's CPU wheel does)."""
-from ._storage import UntypedStorage
+from ._storage import TypedStorage, UntypedStorage
 
 __all__ = ["is_storage", "is_distributed", "compiled_with_cxx11_abi", "is_vulkan_available",
            "has_lapack", "has_mkl", "has_openmp", "has_spectral", "set_flush_denormal",
@@ -17,7 +17,7 @@ has_spectral = True
 
 def is_storage(obj):
     """True for the storages `untyped_storage()` and `storage()` give."""
-    return isinstance(obj, UntypedStorage)
+    return isinstance(obj, (TypedStorage, UntypedStorage))
 
 
 def is_distributed(input):

@@ -17,7 +17,8 @@ BFLOAT16_MISSING = ("ember.bfloat16 needs the ml_dtypes package (a core dependen
                     "that is not installed): pip install ml_dtypes")
 
 __all__ = ["dtype", "float16", "half", "bfloat16", "float32", "float", "float64", "double",
-           "int8", "int16", "short", "int32", "int", "int64", "long", "uint8", "bool",
+           "int8", "int16", "short", "int32", "int", "int64", "long", "uint8", "uint16", "uint32",
+           "uint64", "bool",
            "get_default_dtype", "set_default_dtype", "finfo", "iinfo", "promote_types",
            "result_type", "can_cast"]
 
@@ -75,11 +76,23 @@ float16 = dtype("float16", np.dtype(np.float16), FLOATING, True, "HalfTensor")
 bfloat16 = dtype("bfloat16", None, FLOATING, True, "BFloat16Tensor")  # np_dtype: on first use
 float32 = dtype("float32", np.dtype(np.float32), FLOATING, True, "FloatTensor")
 float64 = dtype("float64", np.dtype(np.float64), FLOATING, True, "DoubleTensor")
+# PyTorch's 'limited support' unsigned types: they store, copy, cast and compare for
+# equality, but most kernels refuse them and they promote only with floating types.
+uint16 = dtype("uint16", np.dtype(np.uint16), INTEGRAL, False, "UInt16Tensor")
+uint32 = dtype("uint32", np.dtype(np.uint32), INTEGRAL, False, "UInt32Tensor")
+uint64 = dtype("uint64", np.dtype(np.uint64), INTEGRAL, False, "UInt64Tensor")
 
 half, float, double = float16, float32, float64
 short, int, long = int16, int32, int64
 
-ALL = (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64)
+ALL = (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64,
+       uint16, uint32, uint64)
+LIMITED_UNSIGNED = (uint16, uint32, uint64)
+# How PyTorch's C++ ScalarType names each dtype in its messages.
+SCALAR_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half",
+                "bfloat16": "BFloat16", "int64": "Long", "int32": "Int", "int16": "Short",
+                "int8": "Char", "uint8": "Byte", "bool": "Bool", "uint16": "UInt16",
+                "uint32": "UInt32", "uint64": "UInt64"}
 _BY_NAME = {d.name: d for d in ALL}
 # NumPy dtype (and scalar type) -> ember dtype; bfloat16 joins when ml_dtypes loads. These
 # tables are shared, not copied, by the op modules, so bfloat16 joins them there too.
@@ -178,16 +191,22 @@ def set_default_dtype(d):
 
 # ---------------------------------------------------------------- promotion
 def _promote_pair(a, b):
-    """PyTorch's promoteTypes for two dtypes (a lattice, not NumPy's table)."""
+    """PyTorch's promoteTypes for two dtypes (a lattice, not NumPy's table); None where
+    PyTorch refuses (a limited unsigned type with any other integral or bool type)."""
     if a is b:
         return a
     if a.category != b.category:
+        if a in LIMITED_UNSIGNED and b.category != FLOATING or \
+                b in LIMITED_UNSIGNED and a.category != FLOATING:
+            return None
         return a if a.category > b.category else b
     if a.category == FLOATING:
         if {a, b} == {float16, bfloat16}:
             return float32
         return a if a.itemsize > b.itemsize else b
     if a.category == INTEGRAL:
+        if a in LIMITED_UNSIGNED or b in LIMITED_UNSIGNED:
+            return None
         if a is uint8 or b is uint8:
             other = b if a is uint8 else a
             return int16 if other is int8 else other
@@ -195,7 +214,19 @@ def _promote_pair(a, b):
     return a
 
 
-_PROMOTE = {(a, b): _promote_pair(a, b) for a in ALL for b in ALL}
+class _PromotionTable(dict):
+    """(dtype, dtype) -> promoted dtype. The pairs PyTorch refuses are absent, so a lookup
+    of one raises PyTorch's RuntimeError (every op promoting through this table does)."""
+
+    def __missing__(self, key):
+        a, b = key
+        raise RuntimeError("Promotion for uint16, uint32, uint64 types is not supported, "
+                           f"attempted to promote {SCALAR_NAMES[a.name]} and "
+                           f"{SCALAR_NAMES[b.name]}")
+
+
+_PROMOTE = _PromotionTable(((a, b), _promote_pair(a, b)) for a in ALL for b in ALL
+                           if _promote_pair(a, b) is not None)
 
 
 def promote_types(type1, type2):

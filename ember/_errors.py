@@ -101,7 +101,8 @@ def cannot_cast(result_dtype, out_dtype):
 
 _SCALAR_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half",
                  "bfloat16": "BFloat16", "int64": "Long", "int32": "Int", "int16": "Short",
-                 "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+                 "int8": "Char", "uint8": "Byte", "bool": "Bool", "uint16": "UInt16",
+                 "uint32": "UInt32", "uint64": "UInt64"}
 
 
 def _scalar_type_name(dtype):
@@ -137,7 +138,8 @@ def scalar_type_name(dtype):
 _CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
               "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int",
               "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
-              "bool": "bool"}
+              "bool": "bool", "uint16": "short unsigned int", "uint32": "unsigned int",
+              "uint64": "long unsigned int"}
 
 
 def cpp_type_name(dtype):

@@ -2118,6 +2118,9 @@ class Tensor:
     def storage(self):
         return _tensor_memory.storage(self)
 
+    def storage_type(self):
+        return _tensor_memory.storage_type(self)
+
     def _typed_storage(self):
         return _tensor_memory.storage(self)
 
@@ -2220,6 +2223,9 @@ class Tensor:
 
     def slice_inverse(self, src, dim=0, start=None, end=None, step=1):
         return _slice_inverse.slice_inverse(self, src, dim, start, end, step)
+
+    def hash_tensor(self, dim=(), *, keepdim=False, mode=0):
+        return _hash_tensor.hash_tensor(self, dim, keepdim=keepdim, mode=mode)
 
     def geqrf(self):
         return _householder.geqrf(self)
@@ -2336,6 +2342,7 @@ from .ops import view_copies as _view_copies  # noqa: E402
 from .ops import removed_ops as _removed_ops  # noqa: E402
 from .ops import householder as _householder  # noqa: E402
 from .ops import slice_inverse as _slice_inverse  # noqa: E402
+from .ops import hash_tensor as _hash_tensor  # noqa: E402
 
 
 # Every other method PyTorch's parser checks gets PyTorch's TypeErrors through one wrapper

@@ -13,6 +13,7 @@ from ._size import Size
 from ._tensor import Tensor
 from ._typename import typename  # noqa: F401 - ember.typename
 from .ops.creation import empty, tensor
+from ._storage_legacy import is_storage, tensor_from_storage
 
 __all__ = ["tensortype", "typename", "FloatTensor", "DoubleTensor", "HalfTensor",
            "BFloat16Tensor", "ByteTensor", "CharTensor", "ShortTensor", "IntTensor", "LongTensor",
@@ -22,6 +23,8 @@ _SIGNATURES = (" * (*, ember.device device = None)\n{}"
                " * (ember.Storage storage)\n * (Tensor other)\n"
                " * (tuple of ints size, *, ember.device device = None)\n"
                " * (object data, *, ember.device device = None)\n")
+_STORAGE_REFUSED = ("Expected a Storage of type {want} or an UntypedStorage, but got type {got} "
+                    "for argument 1 'storage'")
 # c10's names for the dtypes, as PyTorch's TensorOptions message prints them.
 _C10_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
               "bfloat16": "c10::BFloat16", "uint8": "unsigned char", "int8": "signed char",
@@ -96,6 +99,8 @@ def _construct(dtype, args):
             return data.detach()
         if isinstance(data, str):
             raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+        if is_storage(data):
+            return tensor_from_storage(data, dtype, _STORAGE_REFUSED)
         if not hasattr(data, "__len__") and not hasattr(data, "__array__"):
             raise TypeError(f"new(): data must be a sequence (got {type(data).__name__})")
         return tensor(data, dtype=dtype)

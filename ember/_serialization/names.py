@@ -35,6 +35,10 @@ class TorchGlobal:
 
 
 REBUILD_TENSOR_V2 = TorchGlobal("torch._utils", "_rebuild_tensor_v2")
+# uint16/uint32/uint64 have no legacy storage class: torch writes their bytes as an
+# UntypedStorage and rebuilds the tensor with its dtype given (_rebuild_tensor_v3).
+REBUILD_TENSOR_V3 = TorchGlobal("torch._utils", "_rebuild_tensor_v3")
+UNTYPED_STORAGE_GLOBAL = TorchGlobal("torch.storage", "UntypedStorage")
 REBUILD_PARAMETER = TorchGlobal("torch._utils", "_rebuild_parameter")
 REBUILD_META = TorchGlobal("torch._utils", "_rebuild_meta_tensor_no_storage")
 REBUILD_PARAMETER_WITH_STATE = TorchGlobal("torch._utils", "_rebuild_parameter_with_state")
@@ -286,7 +290,7 @@ TORCH_GLOBALS.update({f"torch.{alias}": _dtype._BY_NAME[name]
 TORCH_GLOBALS.update({f"torch.{name}": StorageType(d, name) for d, name in _STORAGE_NAMES.items()})
 
 _UNSUPPORTED_TORCH = ("Complex", "QInt", "QUInt", "complex", "cfloat", "cdouble", "chalf",
-                      "uint16", "uint32", "uint64", "float8", "qint", "quint", "bits")
+                      "float8", "qint", "quint", "bits")
 
 _MODULE_RENAMES = {"torch.tensor": "torch._tensor"}  # as torch.load maps it
 
@@ -302,7 +306,7 @@ def torch_global(module, name):
     if found is None and module == "torch" and name.startswith(_UNSUPPORTED_TORCH):
         raise RuntimeError(f"ember cannot load torch.{name}: ember has no such dtype "
                            "(supported: bool, uint8, int8, int16, int32, int64, float16, "
-                           "bfloat16, float32, float64)")
+                           "bfloat16, float32, float64, uint16, uint32, uint64)")
     return found
 
 

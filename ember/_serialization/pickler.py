@@ -22,6 +22,8 @@ from .._tensor import Tensor, _address
 from ..nn.parameter import Parameter
 from . import names
 
+_LIMITED_UNSIGNED = _dtype.LIMITED_UNSIGNED
+
 __all__ = []
 
 
@@ -37,8 +39,12 @@ class StorageRef:
         self.array = array
 
     def persistent_id(self):
+        storage_type = names.STORAGE_GLOBALS.get(self.dtype)
+        if storage_type is None:  # a limited unsigned dtype: bytes, as torch writes them
+            return ("storage", names.UNTYPED_STORAGE_GLOBAL, self.key, self.location,
+                    self.array.nbytes)
         numel = self.array.nbytes // self.dtype.itemsize
-        return ("storage", names.STORAGE_GLOBALS[self.dtype], self.key, self.location, numel)
+        return ("storage", storage_type, self.key, self.location, numel)
 
     def host_bytes(self):
         """The storage's bytes on the host, as a flat uint8 array (no copy on the CPU)."""
@@ -163,10 +169,13 @@ class TorchPickler(pickle._Pickler):
         ref, offset, stride = self.storages.locate(tensor)
         args = (ref, offset, tuple(tensor._data.shape), stride, tensor.requires_grad,
                 OrderedDict())
+        rebuild = names.REBUILD_TENSOR_V2
+        if tensor.dtype in _LIMITED_UNSIGNED:
+            rebuild, args = names.REBUILD_TENSOR_V3, args + (tensor.dtype,)
         if type(tensor) is Tensor:
-            return (names.REBUILD_TENSOR_V2, args)
+            return (rebuild, args)
         state = dict(getattr(tensor, "__dict__", None) or {})
-        return (names.REBUILD_FROM_TYPE_V2, (names.REBUILD_TENSOR_V2, type(tensor), args, state))
+        return (names.REBUILD_FROM_TYPE_V2, (rebuild, type(tensor), args, state))
 
     def save_global(self, obj, name=None):
         """pickle's, failing in the words of the C pickler that torch.save runs."""

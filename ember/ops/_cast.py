@@ -5,7 +5,14 @@ PyTorch converts element by element with C++ casts that take three detours:
   (to float32, then to 16 bits): 1 + 2**-8 + 2**-30 becomes 1.0 in bfloat16, not 1.0078125;
 - a bfloat16 is read as the float32 it widens to (exactly), then cast as that float32 is;
 - floating -> uint8 goes through int64, so -1.0 gives 255 and 2.0**40 + 3 gives 3 (NumPy
-  goes through int32 for float64 and saturates past its range).
+  goes through int32 for float64 and saturates past its range);
+- floating -> uint16/uint32/uint64 is x86's truncating conversion to a signed integer
+  (INT_MIN for NaN and values out of its range), with the upper half of an unsigned range
+  shifted down first; NumPy leaves these conversions undefined, so _FLOAT_TO_UNSIGNED
+  spells them out with masks (uint16 through int32: -1.0 gives 65535, 65536.0 gives 0;
+  uint32 and uint64: NaN and -inf give 2**31 or 2**63, +inf and values past the range 0).
+  PyTorch's own scalar loop (tensors shorter than a vector register) gives other values
+  for some out-of-range floats into uint32; the vectorised results are the ones matched.
 Every cast between two dtypes that NumPy or ml_dtypes would do otherwise takes those
 steps here, so results never depend on which ml_dtypes release is installed (0.7's direct
 bfloat16 -> uint8 cast clamps -1 to 0). NaN payload bits are not matched (PyTorch's own
@@ -18,6 +25,46 @@ __all__ = ["cast", "steps_before"]
 _FLOAT32 = _dtype.float32.np_dtype
 _FLOAT64 = _dtype.float64.np_dtype
 _INT64 = _dtype.int64.np_dtype
+_UINT64 = _dtype.uint64.np_dtype
+
+
+def _through_int32(array):
+    """Truncate to int32 as cvttsd2si does (INT32_MIN for NaN and out-of-range values)."""
+    wide = array.astype(_FLOAT64)
+    wide[~((wide > -2147483649.0) & (wide < 2147483648.0))] = -2147483648.0
+    return wide.astype(_INT64)
+
+
+def _to_uint32(array):
+    """Below 2**31 as int32 would; [2**31, 2**32) exactly; above, 0 (mod 2**32 in int64)."""
+    wide = array.astype(_FLOAT64)
+    wide[wide >= 4294967296.0] = 0.0
+    wide[~(wide > -2147483649.0)] = -2147483648.0
+    return wide.astype(_INT64)
+
+
+def _float16_to_uint32(array):
+    """float16 takes the int64 route: NaN and infinities (its only out-of-range values)
+    become INT64_MIN, whose low 32 bits are 0."""
+    wide = array.astype(_FLOAT64)
+    wide[~((wide > -_INFINITY) & (wide < _INFINITY))] = 0.0
+    return wide.astype(_INT64)
+
+
+def _to_uint64(array):
+    """Below 2**63 as int64 would (INT64_MIN = 2**63 for NaN and the far negatives);
+    [2**63, 2**64) exactly; from 2**64 on, 0."""
+    wide = array.astype(_FLOAT64)
+    upper = (wide >= 9223372036854775808.0) & (wide < 18446744073709551616.0)
+    high = wide[upper]
+    wide[wide >= 9223372036854775808.0] = 0.0
+    wide[~(wide > -9223372036854775809.0)] = -9223372036854775808.0
+    result = wide.astype(_INT64).astype(_UINT64)
+    result[upper] = high.astype(_UINT64)
+    return result
+
+
+_INFINITY = float("inf")
 
 
 def _steps(source, target):
@@ -32,6 +79,12 @@ def _steps(source, target):
         return (_FLOAT32,)
     if target is _dtype.uint8 and source is _dtype.float64:
         return (_INT64,)
+    if source.category == _dtype.FLOATING and target in _dtype.LIMITED_UNSIGNED:
+        if target is _dtype.uint16:
+            return (_through_int32,)
+        if target is _dtype.uint32:
+            return (_float16_to_uint32 if source is _dtype.float16 else _to_uint32,)
+        return (_to_uint64,)
     return ()
 
 
@@ -59,7 +112,7 @@ def steps_before(array, np_dtype):
     if array.dtype is np_dtype:  # copy_'s usual case: nothing to look up
         return array
     for step in _ROUTES[array.dtype, np_dtype]:
-        array = array.astype(step)
+        array = step(array) if callable(step) else array.astype(step)
     return array
 
 
@@ -67,5 +120,5 @@ def cast(array, np_dtype, copy=True):
     """`array` as `np_dtype` with PyTorch's values (a new array unless `copy` is False and
     the dtype already matches)."""
     for step in _ROUTES[array.dtype, np_dtype]:
-        array = array.astype(step)
+        array = step(array) if callable(step) else array.astype(step)
     return array.astype(np_dtype, copy=copy)

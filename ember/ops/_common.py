@@ -39,9 +39,11 @@ _np_floating, _np_complex = _numpy.floating, _numpy.complexfloating
 _INF = float("inf")
 _C_NAMES = {_dtype.uint8: "uint8_t", _dtype.int8: "int8_t", _dtype.int16: "int16_t",
             _dtype.int32: "int", _dtype.int64: "int64_t", _dtype.float16: "c10::Half",
-            _dtype.bfloat16: "c10::BFloat16", _dtype.float32: "float", _dtype.float64: "double"}
+            _dtype.bfloat16: "c10::BFloat16", _dtype.float32: "float", _dtype.float64: "double",
+            _dtype.uint16: "uint16_t", _dtype.uint32: "uint32_t", _dtype.uint64: "uint64_t"}
 _INT_BOUNDS = {d.np_dtype: (_dtype.iinfo(d).min, _dtype.iinfo(d).max)
-               for d in (_dtype.uint8, _dtype.int8, _dtype.int16, _dtype.int32, _dtype.int64)}
+               for d in (_dtype.uint8, _dtype.int8, _dtype.int16, _dtype.int32, _dtype.int64,
+                         _dtype.uint16, _dtype.uint32, _dtype.uint64)}
 
 
 def wrap(result, device):

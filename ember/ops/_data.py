@@ -83,6 +83,8 @@ def _infer_array(data, dtype):
     if isinstance(data, _np_ndarray):
         return _copy_ndarray(data, dtype)
     if isinstance(data, _np_generic):
+        if dtype is _UINT64 or dtype is None and data.dtype == _UINT64_NP:
+            raise TypeError(_INTEGER_REQUIRED)  # PyTorch reads neither as a uint64
         inferred = numpy_dtype(data.dtype)
         if dtype is None:
             return _np.array(data, dtype=inferred.np_dtype)
@@ -96,6 +98,8 @@ def _infer_array(data, dtype):
             return _build(float(data), dtype, inferred)
         return _cast(_np.array(data), dtype.np_dtype)
     if isinstance(data, _NUMBER):
+        if dtype is _UINT64:
+            return _unsigned64(data)
         inferred = _SCALAR_DTYPE.get(type(data)) or _defaults.float_dtype
         if dtype is not None and dtype.category == _dtype.INTEGRAL:
             return _checked_cast(_build(data, _INT64 if inferred is not _dtype.bool
@@ -116,6 +120,8 @@ def _infer_array(data, dtype):
     target = dtype or scan.dtype or _defaults.float_dtype
     if scan.has_ndarray:
         warnings.warn(_NDARRAY_LIST_WARNING, UserWarning, stacklevel=4)
+    elif dtype is _UINT64:
+        return _unsigned64(data)
     if scan.has_tensor:
         data = _replace_tensors(data)
     if dtype is not None and dtype.category != _FLOATING:
@@ -142,6 +148,29 @@ def _checked_cast(wide, dtype):
             raise RuntimeError(f"value cannot be converted to type {dtype.name} without "
                                "overflow")
     return wide.astype(dtype.np_dtype)
+
+
+def _unsigned64(data):
+    """Python data as uint64, read as PyTorch reads it: each element must be a Python int
+    (or bool) in [0, 2**64), checked in order, the first offender naming the error."""
+    for value in _leaves(data):
+        kind = type(value)
+        if kind is not int and kind is not bool:
+            raise TypeError(_INTEGER_REQUIRED)
+        if value < 0:
+            raise OverflowError("can't convert negative int to unsigned")
+        if value > 0xFFFFFFFFFFFFFFFF:
+            raise OverflowError("int too big to convert")
+    return _np.array(data, dtype=_UINT64_NP)
+
+
+def _leaves(data):
+    """The scalars of nested lists / tuples / ranges, in order."""
+    if not isinstance(data, _SEQUENCES):
+        yield data
+        return
+    for item in data:
+        yield from _leaves(item)
 
 
 def numpy_dtype(np_dtype):
@@ -171,6 +200,9 @@ def _not_an_index(value):
 
 
 _FLOAT64 = _np.dtype("float64")
+_UINT64 = _dtype.uint64
+_UINT64_NP = _UINT64.np_dtype
+_INTEGER_REQUIRED = "an integer is required"
 _FLOAT32 = _np.dtype("float32")
 _NOT_INDEX_TENSOR = "only integer tensors of a single element can be converted to an index"
 
@@ -261,6 +293,8 @@ class _Scan:
         if kind in _SCALAR_DTYPE:
             self.promote(_SCALAR_DTYPE[kind])
         elif isinstance(item, _np_generic) or isinstance(item, _np_ndarray) and not item.ndim:
+            if item.dtype == _UINT64_NP and isinstance(item, _np_generic):
+                raise TypeError(_INTEGER_REQUIRED)  # PyTorch reads no NumPy uint64 scalar
             self.promote(numpy_dtype(item.dtype))
             if isinstance(item, _np_generic):
                 if self.not_index is None and _is_floating(item.dtype) and item.dtype != _FLOAT64:

@@ -11,6 +11,8 @@ from .. import _dtype, _errors, _memory_format as _mf
 from .._backend import allocate as _allocate, allocating as _allocating
 from .._backend import generic as _np_generic, ndarray as _np_ndarray, numpy as _np
 from .._device import CPU as _CPU, resolve as _resolve_device
+from .._storage import TypedStorage, UntypedStorage
+from .._storage_legacy import tensor_from_storage
 from ._common import Tensor, make_tensor, scalar_to, scalar_value
 from ._data import (_NUMBER, _float_or, _infer_array, _is_sequence, check_out, finish,
                     to_device)
@@ -72,8 +74,16 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         dev = data._device if device is None else _resolve_device(device)
         return _copy_tensor(data, dtype, dev, requires_grad)
     dev = _resolve_device(device)
+    if data.__class__ is TypedStorage:  # PyTorch wraps the storage's memory, uncopied
+        return tensor_from_storage(data, _float_or(dtype), _STORAGE_REFUSED)
     return finish(to_device(_infer_array(data, dtype), dev), dev, requires_grad,
                   keep_strides=isinstance(data, _np_ndarray))
+
+
+_STORAGE_REFUSED = "Expected a Storage of type {want} or an UntypedStorage, but got {got}"
+_LEGACY_STORAGE_REFUSED = ("Expected a Storage of type {want} or an UntypedStorage, but got type "
+                           "{got} for argument 1 'storage'")
+_STORAGES = (TypedStorage, UntypedStorage)
 
 
 def _copy_tensor(data, dtype, dev, requires_grad):
@@ -89,6 +99,11 @@ def legacy_constructor(cls, *args, device=None, **kwargs):
     if kwargs:
         raise TypeError(_legacy_signature_error(args, kwargs))
     dev = _resolve_device(device)
+    if len(args) == 1 and isinstance(args[0], _STORAGES):
+        out = tensor_from_storage(args[0], _dtype.float32, _LEGACY_STORAGE_REFUSED)
+        if cls is not Tensor:
+            out.__class__ = cls
+        return out
     if not args:
         array = dev.xp.empty((0,), dtype=_dtype.float32.np_dtype)
     elif len(args) == 1 and isinstance(args[0], Tensor):
@@ -230,7 +245,10 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, pin_memory
     elif m < 0:
         raise RuntimeError(f"m must be greater or equal to 0, got {m}")
     dev = _resolve_device(device)
-    np_dtype = _float_or(dtype).np_dtype
+    dtype = _float_or(dtype)
+    if dtype in _dtype.LIMITED_UNSIGNED:
+        raise NotImplementedError(_errors.not_implemented_for("eye", dtype))
+    np_dtype = dtype.np_dtype
     with _allocating((n, m), np_dtype):
         array = dev.xp.eye(n, m, dtype=np_dtype)
     return finish(array, dev, requires_grad)

@@ -10,6 +10,7 @@ from .._dtype import is_floating as _is_floating
 from .. import return_types as _rt
 from .. import _dtype  # noqa: F401
 from ..autograd.graph import Node
+from ._limited_uint import LIMITED as _LIMITED, refusal as _refusal
 from ._common import attach, contiguous, dim_aliases, grad_state, inplace, wrap, wrap_dim
 from .reduction import _ACCUMULATE, _constant, _integral_result
 from .gather_scatter import scatter_add
@@ -181,6 +182,8 @@ def cummin(input, dim):
 
 def _cumulative_extreme(input, dim, which, result_type, node_type):
     data = input._data
+    if data.dtype in _LIMITED:
+        raise _refusal(f"cum{which}_cpu", data.dtype)
     xp = input._device.xp
     if data.size == 0:  # PyTorch returns empty results before it checks dim
         return _selected(result_type, node_type, input, contiguous(data.copy(), xp),

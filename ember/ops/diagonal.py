@@ -9,6 +9,7 @@ import functools
 from . import _autocast
 from .. import _dtype, _errors
 from ..autograd.graph import Node
+from ._limited_uint import LIMITED as _LIMITED, refusal as _refusal
 from ._common import attach, grad_state, inplace_overlapping, make_tensor, wrap, wrap_dim
 from .slicing import _EmbedBackward, _embed, diagonal as _diagonal_view, diagonal_backward
 
@@ -62,6 +63,8 @@ def _triangle(input, diagonal, name, node_type):
     data = input._data
     if data.ndim < 2:
         raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
+    if data.dtype in _LIMITED:
+        raise _refusal(name, data.dtype)
     xp = input._device.xp
     out = make_tensor((xp.tril if name == "tril" else xp.triu)(data, diagonal), input._device)
     if grad_state.enabled and input._requires_grad:

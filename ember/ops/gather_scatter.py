@@ -11,6 +11,7 @@ backward shares.
 from .. import _dtype, _errors
 from .._backend import numpy as _numpy
 from ..autograd.graph import Node
+from ._limited_uint import LIMITED as _LIMITED, refusal as _refusal
 from ._common import (Tensor, edge, grad_state, inplace, inplace_overlapping, sum_to_shape, wrap,
                       wrap_dim)
 from .indexing import (_index, _index_put, _scalar_name, _zeros_with, accumulate_at,
@@ -135,6 +136,8 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
                   f"{_errors.cpp_type_name(input.dtype)}, but got "
                   f"{_errors.cpp_type_name(out.dtype)} instead", input, index)
     key, _ = _dim_key(input, dim, index, "gather")
+    if input._data.dtype in _LIMITED:
+        raise _refusal("scatter_gather_tensor_cpu", input._data.dtype)
     result = _keyed_read(input, key, index._data.shape, GatherBackward0)
     return result if out is None else write_out(result, out)
 
@@ -151,6 +154,9 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
         raise RuntimeError("reduce argument must be either add or multiply.")
     key, dim = _dim_key(input, dim, index, "scatter", src)
     data = input._data
+    if data.dtype in _LIMITED:
+        kernel = "scatter_gather_tensor_cpu" if src is not None else "scatter_gather_scalar_cpu"
+        raise _refusal(kernel, data.dtype)
     xp = input._device.xp
     if src is not None:
         values = src._data.reshape(_shape1(src._data.shape))[_prefix(key)]
@@ -225,6 +231,8 @@ def scatter_add(input, dim, index, src):
     """A copy of `input` with `src` added at `index` along `dim` (repeats accumulate)."""
     key, dim = _dim_key(input, dim, index, "scatter", src)
     data = input._data
+    if data.dtype in _LIMITED:
+        raise _refusal("scatter_gather_tensor_cpu", data.dtype)
     result = data.reshape(_shape1(data.shape)).copy()
     accumulate_at(input._device.xp, result, key,
                   src._data.reshape(_shape1(src._data.shape))[_prefix(key)])
@@ -267,6 +275,8 @@ def index_select(input, dim, index, *, out=None):
     idx = index._data
     if idx.dtype not in _INDEX_DTYPES:
         raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+    if input._data.dtype in _LIMITED:
+        raise _refusal("index_select", input._data.dtype)
     if idx.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
     dim, idx = _vector_index(input, dim, index)
@@ -423,6 +433,8 @@ def masked_fill(input, mask, value):
     if m.dtype.kind != "b":
         raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
                            f"{_C_TYPE_NAMES[mask.dtype.name]}")
+    if data.dtype in _LIMITED:
+        raise _refusal("masked_fill", data.dtype)
     value_is_tensor = isinstance(value, Tensor)
     if value_is_tensor and value._data.ndim:
         raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got "
@@ -565,6 +577,8 @@ def nonzero(input, *, as_tuple=False, out=None):
     """The int64 coordinates of the non-zero elements: one row each, or one tensor per dim."""
     data = input._data
     xp = input._device.xp
+    if data.dtype in _LIMITED:
+        raise _refusal("nonzero_count_cpu", data.dtype)
     if out is not None and not as_tuple:
         check_out("nonzero", out, _dtype.int64, "nonzero: Expected out tensor to have scalar "
                   f"type Long but got scalar type{_errors.scalar_type_name(out.dtype)}")

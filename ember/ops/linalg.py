@@ -12,6 +12,7 @@ all are re-exported here, the family's front door.
 from . import _autocast
 from .. import _diagnose, _dtype, _errors
 from ..autograd.graph import Node
+from ._limited_uint import LIMITED as _LIMITED, refusal as _refusal
 from ._common import Tensor, attach, grad_state, make_tensor, sum_to_shape, wrap, wrap_dim
 from .views import _unsafe_view
 from .diagonal import diag, diag_embed, trace, tril, tril_, triu, triu_
@@ -87,7 +88,7 @@ def mm(input, mat2):
     if a.dtype != b.dtype:
         raise RuntimeError(_errors.mm_dtype_mismatch(_dtype.FROM_NUMPY[a.dtype],
                                                      _dtype.FROM_NUMPY[b.dtype]))
-    if a.dtype == _BOOL:
+    if a.dtype == _BOOL or a.dtype in _LIMITED:
         raise _not_implemented("addmm_impl_cpu_", a.dtype)
     device = input._device
     out = make_tensor(_product(device.xp, a, b), device)
@@ -146,7 +147,7 @@ def _check_addmv(self_array, a, b):
                                                                           b.dtype)]
         raise RuntimeError("addmv input tensors must have the same dtype, but got "
                            f"{names[0]}, {names[1]}, and {names[2]}")
-    if a.dtype == _BOOL:
+    if a.dtype == _BOOL or a.dtype in _LIMITED:
         raise _not_implemented("addmv_impl_cpu", a.dtype)
 
 
@@ -187,7 +188,7 @@ def _dot(input, other, fn, node_type):
         raise RuntimeError("dot : expected both vectors to have same dtype, but found "
                            f"{_errors.scalar_type_name(_dtype.FROM_NUMPY[a.dtype])} and "
                            f"{_errors.scalar_type_name(_dtype.FROM_NUMPY[b.dtype])}")
-    if a.dtype == _BOOL:
+    if a.dtype == _BOOL or a.dtype in _LIMITED:
         raise _not_implemented("dot", a.dtype)
     out = wrap(_product(input._device.xp, a, b), input._device)
     if grad_state.enabled and (input._requires_grad or other._requires_grad):
@@ -233,7 +234,7 @@ def _check_bmm(a, b):
             "matmul", a=a.shape, b=b.shape, operation="bmm", names=("batch1", "batch2"))
     if a.dtype != b.dtype:
         raise RuntimeError(f"expected scalar type {_scalar_name(a)} but found {_scalar_name(b)}")
-    if a.dtype == _BOOL:
+    if a.dtype == _BOOL or a.dtype in _LIMITED:
         raise _not_implemented("bmm", a.dtype)
 
 
@@ -385,7 +386,7 @@ def _check_addmm(c, a, b):
         raise RuntimeError("self and mat2 must have the same dtype, but got "
                            f"{_scalar_name(c)} and {_scalar_name(b)}")
     _check_mm_shapes(a, b)
-    if a.dtype == _BOOL:
+    if a.dtype == _BOOL or a.dtype in _LIMITED:
         raise _not_implemented("addmm_impl_cpu_", a.dtype)
 
 

@@ -13,6 +13,7 @@ pointwise_select, pointwise_logic) and are re-exported from here, so that
 from .._dtype import is_floating as _is_floating
 from .. import _backend, _dtype
 from ..autograd.graph import Node
+from ._limited_uint import LIMITED as _LIMITED, refusal as _refusal
 from ._common import (Tensor, any_requires_grad, attach, binary, float_operand, grad_state,
                       inplace, scalar_value, sum_to_shape, wrap)
 from ._elementwise import (DEFAULTS, NotImplementedBackward, broadcast_error, shape_of,
@@ -143,6 +144,8 @@ def _write_in_place(input, other, ufunc):
 def add(input, other, *, alpha=1):
     """input + alpha * other, broadcast, with PyTorch's type promotion."""
     a, b, device = binary(input, other, "add")
+    if a.dtype in _LIMITED:
+        raise _refusal("add_stub", a.dtype)
     try:
         if alpha.__class__ is int and alpha == 1:
             result = a + b
@@ -198,6 +201,8 @@ def sub(input, other, *, alpha=1):
     """input - alpha * other."""
     _check_bool_sub(input, other)
     a, b, device = binary(input, other, "sub")
+    if a.dtype in _LIMITED:
+        raise _refusal("add_stub", a.dtype)
     try:
         if alpha.__class__ is int and alpha == 1:
             result = a - b
@@ -242,6 +247,8 @@ def rsub(input, other, *, alpha=1):
     """other - alpha * input (what `2 - x` calls)."""
     _check_bool_sub(input, other)
     a, b, device = binary(input, other, "rsub")
+    if a.dtype in _LIMITED:
+        raise _refusal("add_stub", a.dtype)
     try:
         result = b - (a if alpha.__class__ is int and alpha == 1
                       else _scaled(a, alpha, a.dtype, device.xp))
@@ -412,6 +419,8 @@ def _divide_arrays(input, other, function, kernel, swap=False, half_number=False
     fmod, whose kernels see the number as a tensor of the common dtype).
     """
     a, b, device = binary(input, other, kernel)
+    if a.dtype in _LIMITED:
+        raise _refusal(kernel, a.dtype)
     if half_number and a.dtype in _REDUCED and b.__class__ in _NUMBERS:
         b = a.dtype.type(b)
     if swap:
@@ -572,6 +581,8 @@ def neg(input):
         raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If "
                            "you are trying to invert a mask, use the `~` or `logical_not()` "
                            "operator instead.")
+    if input._data.dtype in _LIMITED:
+        raise _refusal("neg_cpu", input._data.dtype)
     out_t = wrap(-input._data, input._device)
     if grad_state.enabled and input._requires_grad:
         attach(out_t, NegBackward0(), input)

@@ -6,6 +6,7 @@ record a node. Comparisons promote both sides to PyTorch's common dtype first
 """
 from .._dtype import is_floating as _is_floating
 from .. import _dtype, _errors
+from ._limited_uint import LIMITED as _LIMITED, refusal as _refusal
 from ._common import binary, grad_state, inplace, wrap
 from ._elementwise import broadcast_error, dtype_of, require_tensor, unsupported
 
@@ -29,7 +30,12 @@ def _compare(input, other, name, function):
         raise TypeError(f"{name}() received an invalid combination of arguments - got "
                         "(Tensor, NoneType)")
     a, b, device = binary(input, other, name)
+    if a.dtype in _LIMITED and name in _ORDERINGS:
+        raise _refusal(f"{name}_cpu", a.dtype)
     return _apply(function, a, b, device)
+
+
+_ORDERINGS = {"lt", "le", "gt", "ge"}  # eq and ne have kernels for every dtype
 
 
 def eq(input, other):
@@ -63,6 +69,9 @@ not_equal, less, less_equal, greater, greater_equal = ne, lt, le, gt, ge
 # ---------------------------------------------------------------- logical
 def _logical(input, other, name, function):
     require_tensor(other, name)
+    for array in (input._data, other._data):
+        if array.dtype in _LIMITED:
+            raise _refusal(f"{name}_cpu", array.dtype)
     return _apply(function, input._data, other._data, input._device)
 
 
@@ -80,6 +89,8 @@ def logical_xor(input, other):
 
 
 def logical_not(input):
+    if input._data.dtype in _LIMITED:
+        raise _refusal("logical_not_cpu", input._data.dtype)
     return wrap(input._device.xp.logical_not(input._data), input._device)
 
 
@@ -88,6 +99,8 @@ def _bitwise(input, other, kernel, function, allow_bool=True):
     a, b, device = binary(input, other, kernel)
     if _is_floating(a.dtype) or a.dtype.kind == "b" and not allow_bool:
         raise unsupported(kernel, a)
+    if not allow_bool and a.dtype in _LIMITED:  # the shifts; and / or / xor have kernels
+        raise _refusal(kernel, a.dtype)
     return _apply(function, a, b, device)
 
 
@@ -107,7 +120,7 @@ def bitwise_xor(input, other):
 def bitwise_not(input):
     """NOT of the bits (logical NOT for bool)."""
     a = input._data
-    if _is_floating(a.dtype):
+    if _is_floating(a.dtype) or a.dtype in _LIMITED:
         raise unsupported("bitwise_not_cpu", a)
     return wrap(input._device.xp.invert(a), input._device)
 

@@ -9,6 +9,7 @@ import math
 
 from .. import _dtype, _errors
 from ..autograd.graph import Node
+from ._limited_uint import LIMITED as _LIMITED, refusal as _refusal
 from ._common import Tensor, any_requires_grad, attach, binary, inplace, sum_to_shape, wrap
 from ._elementwise import broadcast_error, unsupported, zeros_like
 from .pointwise_math import log
@@ -122,6 +123,8 @@ def pow(input, exponent):
     a, b, device = binary(input, exponent, "pow")
     if a.dtype.kind == "b":
         raise unsupported("pow", a)
+    if a.dtype in _LIMITED:
+        raise _refusal("pow", a.dtype)
     try:
         if exponent.__class__ in _NUMBERS and _CATEGORY[a.dtype] == _FLOATING:
             out = wrap(_float_power_of_number(device.xp, a, exponent), device)

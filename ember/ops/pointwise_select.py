@@ -11,6 +11,7 @@ from .. import _dtype, _errors
 from .._backend import numpy as _numpy
 from ..autograd.graph import Node
 from ._cast import cast as _cast
+from ._limited_uint import LIMITED as _LIMITED, refusal as _refusal
 from ._common import (Tensor, any_requires_grad, attach, binary, check_uint64_promotion,
                       grad_state, inplace, inplace_overlapping, scalar_number, scalar_to,
                       scalar_value, sum_to_shape, wrap)
@@ -54,6 +55,8 @@ def abs(input):
     a = input._data
     if a.dtype.kind == "b":
         raise unsupported("abs_cpu", a)
+    if a.dtype in _LIMITED:
+        raise _refusal("abs_cpu", a.dtype)
     out = wrap(input._device.xp.abs(a), input._device)
     if grad_state.enabled and input._requires_grad:
         node = AbsBackward0()
@@ -93,6 +96,8 @@ class SgnBackward0(_ZeroGrad):
 
 def _sign(input, node_class):
     a = input._data
+    if a.dtype in _LIMITED:
+        raise _refusal("sign_cpu", a.dtype)
     if a.dtype.kind == "b":
         out = wrap(a.copy(), input._device)
     else:
@@ -246,7 +251,20 @@ def _clamp_arrays(input, min, max):
             raise unsupported(_CLAMP_KERNELS[min is None, max is None], a)
         if tensors == 2:
             raise unsupported("clamp_cpu", a)
+    elif a.dtype in _LIMITED:
+        raise _refusal(_limited_clamp_kernel(min, max), a.dtype)
     return a, _bound(min, result, xp), _bound(max, result, xp)
+
+
+def _limited_clamp_kernel(min, max):
+    """The kernel PyTorch's clamp reaches for these bounds (a tensor bound alone goes
+    through maximum / minimum)."""
+    low, high = isinstance(min, Tensor), isinstance(max, Tensor)
+    if low or high:
+        if low and high:
+            return "clamp_cpu"
+        return "maximum_cpu" if low else "minimum_cpu"
+    return _CLAMP_KERNELS[min is None, max is None]
 
 
 _PLAIN = (float, int, type(None))
@@ -408,6 +426,8 @@ class ClampMaxBackward1(ClampMaxBackward0):
 def _extremum(input, other, name, function, node_class):
     require_tensor(other, name)
     a, b, device = binary(input, other, name)
+    if a.dtype in _LIMITED:
+        raise _refusal(f"{name}_cpu", a.dtype)
     try:
         out = wrap(function(a, b), device)
     except ValueError:

@@ -28,7 +28,8 @@ __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_see
 _FLOATING = _dtype.FLOATING
 _C_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char",
             "int16": "short int", "int32": "int", "int64": "long int", "float16": "c10::Half",
-            "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double"}
+            "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double",
+            "uint16": "short unsigned int", "uint32": "unsigned int", "uint64": "long unsigned int"}
 _P_RANGE_ERROR = ("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error "
                   "message be improved?  If so, please report an enhancement request to "
                   "PyTorch.)")

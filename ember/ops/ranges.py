@@ -23,9 +23,9 @@ _RANGE_DEPRECATED = (
     "ember.range is deprecated and will be removed in a future release because its behavior "
     "is inconsistent with Python's range builtin. Instead, use ember.arange, which produces "
     "values in [start, end).")
-_NOT_IMPLEMENTED_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short",
-                          "int32": "Int", "int64": "Long", "float16": "Half",
-                          "bfloat16": "BFloat16", "float32": "Float", "float64": "Double"}
+_NOT_IMPLEMENTED_NAMES = _dtype.SCALAR_NAMES
+# the dtypes PyTorch's range kernels are not compiled for
+_NO_RANGE_KERNEL = (_dtype.bool,) + _dtype.LIMITED_UNSIGNED
 
 
 def _number(x):
@@ -70,7 +70,7 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     if dtype is None:
         any_float = _is_float(start) or _is_float(end) or _is_float(step)
         dtype = _dtype._defaults.float_dtype if any_float else _dtype.int64
-    if dtype is _dtype.bool:
+    if dtype in _NO_RANGE_KERNEL:
         raise _unsupported("arange_cpu", dtype)
     _check_range(start, end, step)
     if dtype is _dtype.int64:
@@ -249,7 +249,7 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     start, end = _number(start), _number(end)
     steps = _steps_arg(steps, "linspace")
     dtype = _dtype.as_dtype(dtype) or _dtype._defaults.float_dtype
-    if dtype is _dtype.bool:
+    if dtype in _NO_RANGE_KERNEL:
         raise _unsupported("linspace_cpu", dtype)
     with allocating((steps,), dtype.np_dtype):
         values = _linear(start, end, steps, dtype) if steps else _np.empty(0)
@@ -270,7 +270,7 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
     start, end, base = _number(start), _number(end), _number(base)
     steps = _steps_arg(steps, "logspace")
     dtype = _dtype.as_dtype(dtype) or _dtype._defaults.float_dtype
-    if dtype is _dtype.bool:
+    if dtype in _NO_RANGE_KERNEL:
         raise _unsupported("logspace_cpu", dtype)
     if not steps:
         values = _np.empty(0)

@@ -5,6 +5,7 @@ inverse rearrangement of the incoming gradient (summed over copies for repeat).
 """
 from .._errors import shape_list
 from ..autograd.graph import Node
+from ._limited_uint import LIMITED as _LIMITED, refusal as _refusal
 from ._common import attach, grad_state, make_tensor, wrap_dim, wrap_dims
 
 __all__ = []
@@ -72,6 +73,8 @@ def flip(input, *args, dims=None):
         dims = _ints((dims,))
     data = input._data
     axes = wrap_dims(dims, data.ndim)
+    if data.dtype in _LIMITED:
+        raise _refusal("flip_cpu", data.dtype)
     if data.ndim == 0:
         axes = ()  # a 0-d tensor accepts dim 0 or -1, and there is nothing to reverse
     out = make_tensor(input._device.xp.flip(data, axes).copy(), input._device)

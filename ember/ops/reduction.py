@@ -24,6 +24,7 @@ from ..autograd.graph import Node
 from . import pointwise
 from .norms import (LinalgVectorNormBackward0, matrix_norm,  # noqa: F401 - re-exported
                     vector_norm)
+from ._limited_uint import LIMITED as _LIMITED, refusal as _refusal
 from ._common import dim_aliases, attach, grad_state, make_tensor, wrap, wrap_dims
 
 __all__ = ["sum", "nansum", "mean", "nanmean", "prod", "std", "var", "std_mean", "var_mean",
@@ -612,6 +613,8 @@ def any(input, dim=None, keepdim=False, **aliases):
 def count_nonzero(input, dim=None):
     """The number of nonzero elements (along `dim`), as int64."""
     data = input._data
+    if data.dtype in _LIMITED:
+        raise _refusal("nonzero_count_cpu", data.dtype)
     axes = _reduce_axes(input, dim)
     result = (data != 0).sum(axis=axes, dtype=_INT64)
     return wrap(result, input._device)

@@ -14,6 +14,7 @@ from .. import _errors
 from .._backend import numpy as _numpy
 from . import _view_rebase
 from ._cast import steps_before as _steps_before
+from ._limited_uint import LIMITED as _LIMITED, refusal as _refusal
 from ._common import (Tensor, check_no_overlap, check_no_partial_overlap, grad_state,
                       inplace_overlapping, make_view, scalar_number, wrap)
 from .indexing import (_INVALID_0DIM, _MASK, _advanced_key, _apply_basic,
@@ -89,6 +90,9 @@ def _setitem_value(self, value, target, entries):
     """The array to write: a tensor's data with leading 1s dropped (PyTorch does so),
     or a Python number converted with PyTorch's overflow check."""
     data = self._data
+    if entries and data.dtype in _LIMITED:  # PyTorch's masked_fill / index_put kernels
+        single_mask = len(entries) == 1 and entries[0][1] is _MASK
+        raise _refusal("masked_fill" if single_mask else "index_put", data.dtype)
     if isinstance(value, Tensor):
         array = value._data
         shape = array.shape

@@ -18,6 +18,7 @@ from .. import return_types as _rt
 from .. import _arguments, _dtype  # noqa: F401
 from ..autograd.graph import Node
 from . import pointwise
+from ._limited_uint import LIMITED as _LIMITED, refusal as _refusal
 from ._common import dim_aliases, Tensor, attach, grad_state, wrap, wrap_dim
 from .gather_scatter import scatter
 from .reduction import _constant, _kept, _reduce_axes
@@ -85,6 +86,8 @@ def max(input, dim=None, keepdim=False, **aliases):
     """max(): the largest value; max(dim): (values, indices); max(other): `maximum`."""
     if aliases:  # NumPy-style axis=/keepdims=, which PyTorch accepts too
         dim, keepdim = dim_aliases(dim, keepdim, aliases)
+    if input._data.dtype in _LIMITED and not isinstance(dim, Tensor):
+        raise _refusal("max_all" if dim is None else "max_cpu", input._data.dtype)
     if dim is None:
         return _extreme(input, "max", MaxBackward1)
     if isinstance(dim, Tensor):
@@ -104,6 +107,8 @@ def min(input, dim=None, keepdim=False, **aliases):
     """min(): the smallest value; min(dim): (values, indices); min(other): `minimum`."""
     if aliases:  # NumPy-style axis=/keepdims=, which PyTorch accepts too
         dim, keepdim = dim_aliases(dim, keepdim, aliases)
+    if input._data.dtype in _LIMITED and not isinstance(dim, Tensor):
+        raise _refusal("min_all" if dim is None else "min_cpu", input._data.dtype)
     if dim is None:
         return _extreme(input, "min", MinBackward1)
     if isinstance(dim, Tensor):
@@ -180,6 +185,8 @@ def amin(input, dim=(), keepdim=False, **aliases):
 
 def _amax_amin(input, dim, keepdim, name, node_type):
     data = input._data
+    if data.dtype in _LIMITED:
+        raise _refusal(f"{name[1:]}_values_cpu", data.dtype)
     axes = _reduce_axes(input, dim)
     if data.size == 0:
         if axes is None:
@@ -223,6 +230,8 @@ class AminBackward0(AmaxBackward0):
 def aminmax(input, *, dim=None, keepdim=False):
     """(min, max) over `dim` (all dims when None), as `ember.return_types.aminmax`."""
     data = input._data
+    if data.dtype in _LIMITED:
+        raise _refusal("aminmax_cpu", data.dtype)
     if dim is None:
         if data.size == 0:
             raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
@@ -279,6 +288,8 @@ def _arg_extreme(input, dim, keepdim, name):
     xp = input._device.xp
     if data.dtype.kind == _BOOL_KIND:
         raise RuntimeError(f"{name}(): does not support bool input")
+    if data.dtype in _LIMITED:
+        raise _refusal(f"{name}_cpu", data.dtype)
     picker = xp.argmax if name == "argmax" else xp.argmin
     if dim is None:
         if data.size == 0:
@@ -350,6 +361,8 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     xp = input._device.xp
     if data.dtype.kind == _BOOL_KIND:
         raise RuntimeError("topk does not support bool dtypes on CPU")
+    if data.dtype in _LIMITED:
+        raise _refusal("topk_cpu", data.dtype)
     d = wrap_dim(dim, data.ndim)
     size = data.shape[d] if data.ndim else 1
     if k < 0 or k > size:
@@ -371,6 +384,8 @@ class TopkBackward0(_SelectBackward):
 def _not_for_bool(data, kernel):
     if data.dtype.kind == _BOOL_KIND:
         raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+    if data.dtype in _LIMITED:
+        raise _refusal(kernel, data.dtype)
 
 
 def _kth_along(input, d, position, keepdim):

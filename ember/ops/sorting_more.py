@@ -7,6 +7,7 @@ gradients are sorting.py's: scattered back to the picked index along a dim
 """
 from .._dtype import is_floating as _is_floating
 from .. import return_types as _rt
+from ._limited_uint import LIMITED as _LIMITED, refusal as _refusal
 from ._common import attach, grad_state, wrap
 from .sorting import (_EvenlyBackward, _SelectBackward, _dim_along, _empty_median,
                       _index_array, _kth_along, _not_for_bool, _selected)
@@ -59,6 +60,8 @@ def mode(input, dim=-1, keepdim=False):
     """The most frequent value along `dim` (the smallest among equally frequent ones) and
     the index of its last occurrence."""
     data = input._data
+    if data.dtype in _LIMITED:
+        raise _refusal("mode_cpu", data.dtype)
     xp = input._device.xp
     d = _dim_along(input, dim, "mode")
     if not data.ndim:

@@ -14,6 +14,8 @@ from ._common import Tensor, _check_inplace_allowed, attach, grad_state, make_vi
 from .creation import empty_strided
 from .slicing import AsStridedBackward0, as_strided
 
+_STORAGES = (_storage.UntypedStorage, _storage.TypedStorage)
+
 __all__ = ["set_", "as_strided_", "new_empty_strided", "is_set_to", "dim_order", "output_nr",
            "as_subclass", "to_dense", "module_load"]
 
@@ -32,9 +34,14 @@ def set_(input, source=None, storage_offset=0, size=None, stride=None):
     if source is None:
         data = xp.empty((0,), input._data.dtype)
         root = data
-    elif isinstance(source, _storage.UntypedStorage):
+    elif isinstance(source, _STORAGES):
+        if isinstance(source, _storage.TypedStorage) and source.dtype is not input.dtype:
+            raise RuntimeError(
+                f"Expected a Storage of type {_errors.cpp_type_name(input.dtype)} or an "
+                f"UntypedStorage, but got type {_errors.scalar_type_name(source.dtype)} for "
+                "argument 1 'storage'")
+        data = _storage_window(input, source, storage_offset, size, stride, xp)
         root = source._record.root
-        data = _storage_window(input, root, storage_offset, size, stride, xp)
     else:
         if source._data.dtype != input._data.dtype:
             raise RuntimeError(
@@ -45,10 +52,13 @@ def set_(input, source=None, storage_offset=0, size=None, stride=None):
     return input
 
 
-def _storage_window(input, root, storage_offset, size, stride, xp):
-    """The elements of `root`'s bytes, read as `input`'s dtype, that a geometry covers."""
+def _storage_window(input, source, storage_offset, size, stride, xp):
+    """The elements of a storage's bytes, read as `input`'s dtype, that a geometry covers.
+    A geometry past the end grows the storage first, as PyTorch grows a resizable one
+    (the new bytes are zeros here, uninitialised there; tensors already viewing the old
+    bytes keep them)."""
     dtype = input._data.dtype
-    raw = _storage.root_bytes(root)
+    raw = _storage.root_bytes(source._record.root)
     count = raw.size // dtype.itemsize
     flat = raw[:count * dtype.itemsize].view(dtype)
     if size is None:
@@ -60,6 +70,10 @@ def _storage_window(input, root, storage_offset, size, stride, xp):
     if len(size) != len(stride):
         raise RuntimeError("mismatch in length of strides and shape")
     needed = _extent(size, stride, storage_offset)
+    if needed > count and not any(s < 0 for s in size):
+        source.untyped()._resize_bytes(needed * dtype.itemsize)
+        raw = _storage.root_bytes(source._record.root)
+        count = raw.size // dtype.itemsize
     if needed > count:
         raise RuntimeError(
             f"setStorage: sizes {_errors.shape_list(size)}, strides {_errors.shape_list(stride)},"

@@ -9,7 +9,7 @@ front; the new elements are uninitialised.
 """
 import warnings
 
-from .. import _backend, _dtype, _storage, _typename
+from .. import _backend, _dtype, _storage, _storage_legacy, _typename
 from ..autograd.graph import Node
 from ._common import attach, contiguous, grad_state
 
@@ -169,11 +169,16 @@ def _write_each(input, callable, arrays):
 
 # ---------------------------------------------------------------- storage, pin, share
 def untyped_storage(input):
-    return _storage.UntypedStorage(input._storage, input._device)
+    return _storage.UntypedStorage._wrap(input._storage, input._device)
 
 
 def storage(input):
-    return _storage.TypedStorage(input._storage, input._device, input.dtype)
+    return _storage.TypedStorage._wrap(input._storage, input._device, input.dtype)
+
+
+def storage_type(input):
+    """The legacy storage class of the tensor's dtype (None for uint16/32/64, as PyTorch)."""
+    return _storage_legacy.storage_type(input)
 
 
 def is_pinned(input, device=None):

@@ -24,12 +24,14 @@ class SafetensorError(ValueError):
 
 _CODES = {_dtype.bool: "BOOL", _dtype.uint8: "U8", _dtype.int8: "I8", _dtype.int16: "I16",
           _dtype.float16: "F16", _dtype.bfloat16: "BF16", _dtype.int32: "I32",
-          _dtype.float32: "F32", _dtype.float64: "F64", _dtype.int64: "I64"}
+          _dtype.float32: "F32", _dtype.float64: "F64", _dtype.int64: "I64",
+          _dtype.uint16: "U16", _dtype.uint32: "U32", _dtype.uint64: "U64"}
 _FROM_CODE = {code: dtype for dtype, code in _CODES.items()}
 # The reference writer's dtype order (its enum), largest first in a file.
 _RANK = {dtype: rank for rank, dtype in enumerate(
-    (_dtype.bool, _dtype.uint8, _dtype.int8, _dtype.int16, _dtype.float16, _dtype.bfloat16,
-     _dtype.int32, _dtype.float32, _dtype.float64, _dtype.int64))}
+    (_dtype.bool, _dtype.uint8, _dtype.int8, _dtype.int16, _dtype.uint16, _dtype.float16,
+     _dtype.bfloat16, _dtype.int32, _dtype.uint32, _dtype.float32, _dtype.float64, _dtype.int64,
+     _dtype.uint64))}
 _MAX_HEADER = 100_000_000
 _SHARED_MEMORY = (
     "\n            Some tensors share memory, this will lead to duplicate memory on disk and "
