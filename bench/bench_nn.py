@@ -102,7 +102,7 @@ class NumpyConvNet:
     """conv_net's training step written by hand in NumPy: the bar for ember's convolution.
 
     im2col through a strided view and one copy, each product one GEMM, col2im by
-    strided adds over the 9 kernel offsets, max pooling by reshape (stride == kernel).
+    strided adds over the 9 kernel offsets, max pooling by the maximum of the four window corners.
     """
 
     def __init__(self, t_model, lr=0.01):
@@ -124,8 +124,9 @@ class NumpyConvNet:
         cols = np.ascontiguousarray(win).reshape(n, c * kh * kw, h * wd)
         z = np.matmul(w.reshape(o, -1), cols).reshape(n, o, h, wd) + self.b[:, None, None]
         a = np.maximum(z, 0)
-        blocks = a.reshape(n, o, h // 2, 2, wd // 2, 2)
-        pooled = blocks.max(axis=(3, 5))
+        corners = [a[:, :, i::2, j::2] for i in range(2) for j in range(2)]
+        pooled = np.maximum(np.maximum(corners[0], corners[1]),
+                            np.maximum(corners[2], corners[3]))
         flat = pooled.reshape(n, -1)
         logits = flat @ self.fw.T + self.fb
         shifted = logits - logits.max(1, keepdims=True)
@@ -136,8 +137,9 @@ class NumpyConvNet:
         g_logits = p / n
         g_fw, g_fb = g_logits.T @ flat, g_logits.sum(0)
         g_pooled = (g_logits @ self.fw).reshape(pooled.shape)
-        mask = blocks == pooled[:, :, :, None, :, None]
-        g_a = (mask * g_pooled[:, :, :, None, :, None]).reshape(a.shape)
+        g_a = np.empty_like(a)
+        for k, (i, j) in enumerate(((0, 0), (0, 1), (1, 0), (1, 1))):
+            g_a[:, :, i::2, j::2] = g_pooled * (corners[k] == pooled)   # ties: all of them
         g_z = g_a * (z > 0)
         g_flat = g_z.reshape(n, o, h * wd)
         g_w = np.matmul(g_flat, cols.transpose(0, 2, 1)).sum(0).reshape(w.shape)

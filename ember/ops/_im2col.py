@@ -214,7 +214,7 @@ def exact_max_is_safe(x, best, xp):
         return True
     if xp.isnan(best).any():
         return False
-    return not ((best == 0).any() and (xp.signbit(x) & (x == 0)).any())
+    return not ((best == 0).any() and xp.signbit(x).any() and (xp.signbit(x) & (x == 0)).any())
 
 
 def _first_hits(win, n, best, xp):
