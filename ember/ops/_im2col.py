@@ -2,8 +2,11 @@
 
 Everything here works on backend arrays laid out (N, C, *spatial), for any number
 of spatial dims. A window view costs nothing (`as_strided`); the one copy is the
-reshape that feeds a single batched matmul (BLAS). The adjoint (col2im) loops over
-kernel offsets only, each iteration a vectorised strided add over all the rest.
+reshape that feeds a single batched matmul (BLAS), and the forward hands that copy
+back for the weight gradient. The adjoint (col2im) loops over kernel offsets only,
+each iteration a vectorised strided add over all the rest; window maxima and sums
+likewise take one whole-array ufunc per kernel offset (no `ufunc.at`, no argmax over
+a strided axis).
 The differentiable ops built on these live in conv.py and pooling.py.
 """
 import itertools

@@ -3,8 +3,10 @@
 Max and average pooling read strided windows of a padded copy of the input (see
 `_im2col`); 1-D pooling is 2-D pooling over an unsqueezed input, as in PyTorch
 (hence its `SqueezeBackward1` grad_fn). Max pooling routes gradients to the
-first maximum of each window through flat per-plane indices (the `indices` it can
-return); the scatter that does so has the index gather as its own gradient.
+first maximum of each window. Where windows share no element (MaxPool2d(2) and the
+like) the backward finds that maximum again in the saved input and writes through a
+window view; otherwise it goes through flat per-plane indices (the `indices` it can
+return), whose scatter has the index gather as its own gradient.
 Adaptive pooling lives in pooling_adaptive.py and is re-exported here.
 """
 import math
@@ -435,10 +437,8 @@ def _avg_pool_backward(grad, params, input_shape, forward_class):
     g = g / _avg_divisor(size, params, xp) if _is_floating(g.dtype) else g
     g = g.astype(grad._data.dtype)
     cols = xp.broadcast_to(g.reshape(g.shape[:2] + (1,) * n + out), g.shape[:2] + kernel + out)
-    padded = g.shape[:2] + tuple(max(s + 2 * p, (o - 1) * st + k) for s, p, o, st, k in
-                                 zip(size, padding, out, stride, kernel))
-    result = _im2col.crop(_im2col.col2im(cols, padded, stride, (1,) * n, xp), padding, size)
-    result = wrap(xp.ascontiguousarray(result).reshape(input_shape), grad._device)
+    result = _im2col.col2im_cropped(cols, size, padding, stride, (1,) * n, xp)
+    result = wrap(result.reshape(input_shape), grad._device)
     if grad_state.enabled and grad._requires_grad:
         node = AvgPoolBackwardBackward0()
         node.params = params
