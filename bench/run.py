@@ -21,7 +21,8 @@ import numpy as np  # noqa: E402
 import ember  # noqa: E402
 from bench_core import (chain, linear_regression, measure, print_header,  # noqa: E402
                         print_row, print_setup, regression_data, torch)
-from bench_nn import lenet, mlp, paired  # noqa: E402
+from bench_nn import (conv_net, conv_numpy_step, lenet, mlp, paired, resnet_block,  # noqa: E402
+                      vgg_block)
 from bench_optim import optimizer_steps  # noqa: E402
 from bench_seq import lm_pair  # noqa: E402
 from bench_gpt import gpt_pair  # noqa: E402
@@ -84,6 +85,15 @@ WORKLOADS = {
             lambda: paired(mlp, 256, np.random.default_rng(0)), 15, 10),
     "lenet": ("LeNet training step (SGD), batch 64, 28x28",
               lambda: paired(lenet, 64, np.random.default_rng(0)), 11, 5),
+    "conv": ("conv training step (conv3x3 16ch, relu, maxpool2, linear), batch 64, 1x28x28",
+             lambda: paired(conv_net, 64, np.random.default_rng(0)), 11, 10),
+    "conv_numpy": ("the conv step in hand-written NumPy (im2col + GEMM) vs torch",
+                   lambda: [conv_numpy_step(np.random.default_rng(0)),
+                            paired(conv_net, 64, np.random.default_rng(0))[1]], 11, 10),
+    "vgg": ("VGG block step (2x conv3x3 64ch, maxpool), batch 32, 3x32x32",
+            lambda: paired(vgg_block, 32, np.random.default_rng(0), (3, 32, 32)), 7, 2),
+    "resnet": ("ResNet basic block step (64ch, bn), batch 16, 64x16x16",
+               lambda: paired(resnet_block, 16, np.random.default_rng(0), (64, 16, 16)), 7, 2),
     "lstm_lm": ("word LSTM LM training step (2x200, seq 35, batch 20)", lm_pair, 9, 2),
     "adam": ("Adam step over the MLP's parameters", lambda: optimizer_steps("Adam", {}), 15, 50),
     "gpt": ("GPT training step (4 blocks, 128 wide, context 64, batch 16, AdamW)", gpt_pair,

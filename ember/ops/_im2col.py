@@ -2,8 +2,11 @@
 
 Everything here works on backend arrays laid out (N, C, *spatial), for any number
 of spatial dims. A window view costs nothing (`as_strided`); the one copy is the
-reshape that feeds a single batched matmul (BLAS). The adjoint (col2im) loops over
-kernel offsets only, each iteration a vectorised strided add over all the rest.
+reshape that feeds a single batched matmul (BLAS), and the forward hands that copy
+back for the weight gradient. The adjoint (col2im) loops over kernel offsets only,
+each iteration a vectorised strided add over all the rest; window maxima and sums
+likewise take one whole-array ufunc per kernel offset (no `ufunc.at`, no argmax over
+a strided axis).
 The differentiable ops built on these live in conv.py and pooling.py.
 """
 import itertools
@@ -34,15 +37,16 @@ def pad_zeros(x, padding, xp, extra=None, value=0):
     return out
 
 
-def windows(padded, kernel, stride, dilation, out, xp):
-    """A read-only view (N, C, *kernel, *out) of every window of an already padded array."""
+def windows(padded, kernel, stride, dilation, out, xp, writeable=False):
+    """A view (N, C, *kernel, *out) of every window of an already padded array (read-only
+    unless `writeable`: only a gradient buffer whose windows never overlap is written so)."""
     n = len(kernel)
     strides = padded.strides
     spatial = strides[2:]
     shape = padded.shape[:2] + tuple(kernel) + tuple(out)
     view_strides = (strides[:2] + tuple(spatial[i] * dilation[i] for i in range(n))
                     + tuple(spatial[i] * stride[i] for i in range(n)))
-    return _backend.as_strided(padded, shape, view_strides, writeable=False)
+    return _backend.as_strided(padded, shape, view_strides, writeable=writeable)
 
 
 def col2im(cols, padded_shape, stride, dilation, xp):
@@ -56,6 +60,29 @@ def col2im(cols, padded_shape, stride, dilation, xp):
             slice(k * d, k * d + s * (o - 1) + 1, s)
             for k, d, s, o in zip(offset, dilation, stride, out))
         result[target] += cols[(slice(None), slice(None)) + offset]
+    return result
+
+
+def col2im_cropped(cols, size, padding, stride, dilation, xp):
+    """col2im followed by crop, without the padded buffer: each kernel offset adds only the
+    part of its slice that lands inside the image. Every element still receives its terms in
+    kernel-offset order, starting from zero, so the sums are those of col2im + crop."""
+    n = len(size)
+    kernel = cols.shape[2:2 + n]
+    out = cols.shape[2 + n:]
+    result = xp.zeros(cols.shape[:2] + tuple(size), cols.dtype)
+    for offset in itertools.product(*(range(k) for k in kernel)):
+        target, source = [Ellipsis], [slice(None), slice(None), *offset]
+        for k, d, s, o, p, length in zip(offset, dilation, stride, out, padding, size):
+            first = k * d - p                       # image coordinate of output position 0
+            low = max(0, -(first // s))             # first output position inside the image
+            high = min(o - 1, (length - 1 - first) // s)
+            if low > high:
+                break
+            target.append(slice(first + s * low, first + s * high + 1, s))
+            source.append(slice(low, high + 1))
+        else:
+            result[tuple(target)] += cols[tuple(source)]
     return result
 
 
@@ -74,25 +101,31 @@ def _compute_dtype(x, xp):
 
 
 def conv_forward(x, w, stride, padding, dilation, groups, xp):
-    """Cross-correlation: x (N, C, *S), w (O, C/groups, *K) -> (N, O, *out).
+    """Cross-correlation: x (N, C, *S), w (O, C/groups, *K) -> (N, O, *out), and the columns.
 
     The windows are copied once in their natural order (N, G, Cg*K, P), so the
-    batched matmul with the weights (G, Og, Cg*K) lands directly in (N, O, P).
+    batched matmul with the weights (G, Og, Cg*K) lands directly in (N, O, P). The
+    columns come back too (in the compute dtype): the weight gradient is a product
+    with the same matrix, and reusing it saves the backward a second im2col.
     """
     dtype = x.dtype
     work = _compute_dtype(x, xp)
     if work != dtype:
         x, w = x.astype(work), w.astype(work)
-    n_batch, channels = x.shape[:2]
+    out = out_size(x.shape[2:], w.shape[2:], stride, padding, dilation)
+    cols = columns(x, w.shape[2:], stride, padding, dilation, groups, out, xp)
     out_channels = w.shape[0]
-    kernel = w.shape[2:]
-    out = out_size(x.shape[2:], kernel, stride, padding, dilation)
+    weight = w.reshape(groups, out_channels // groups, cols.shape[2])
+    y = xp.matmul(weight, cols).reshape((x.shape[0], out_channels) + out)
+    return (y.astype(dtype) if work != dtype else y), cols
+
+
+def columns(x, kernel, stride, padding, dilation, groups, out, xp):
+    """The im2col matrix (N, G, Cg*K, P) of x: a window view copied once."""
+    n_batch, channels = x.shape[:2]
     cols = windows(pad_zeros(x, padding, xp), kernel, stride, dilation, out, xp)
     cg_k = channels // groups * math.prod(kernel)
-    cols = xp.ascontiguousarray(cols).reshape(n_batch, groups, cg_k, math.prod(out))
-    weight = w.reshape(groups, out_channels // groups, cg_k)
-    y = xp.matmul(weight, cols).reshape((n_batch, out_channels) + out)
-    return y.astype(dtype) if work != dtype else y
+    return xp.ascontiguousarray(cols).reshape(n_batch, groups, cg_k, math.prod(out))
 
 
 def conv_input_grad(g, w, size, stride, padding, dilation, groups, xp):
@@ -110,13 +143,13 @@ def conv_input_grad(g, w, size, stride, padding, dilation, groups, xp):
     weight = w.reshape(groups, og, w.shape[1] * math.prod(kernel)).transpose(0, 2, 1)
     cols = xp.matmul(weight, grad)                                    # (N, G, Cg*K, P)
     cols = cols.reshape((n_batch, channels) + kernel + out)
-    padded_shape = (n_batch, channels) + tuple(s + 2 * p for s, p in zip(size, padding))
-    result = crop(col2im(cols, padded_shape, stride, dilation, xp), padding, size)
-    return result.astype(dtype) if work != dtype else xp.ascontiguousarray(result)
+    result = col2im_cropped(cols, size, padding, stride, dilation, xp)
+    return result.astype(dtype) if work != dtype else result
 
 
-def conv_weight_grad(x, g, kernel, stride, padding, dilation, groups, xp):
-    """Gradient of conv_forward in w: sum over batch and positions of grad x window."""
+def conv_weight_grad(x, g, kernel, stride, padding, dilation, groups, xp, cols=None):
+    """Gradient of conv_forward in w: sum over batch and positions of grad x window.
+    `cols`: the forward's columns of x, when it kept them."""
     dtype = x.dtype
     work = _compute_dtype(x, xp)
     if work != dtype:
@@ -124,11 +157,9 @@ def conv_weight_grad(x, g, kernel, stride, padding, dilation, groups, xp):
     n_batch, channels = x.shape[:2]
     out_channels = g.shape[1]
     out = g.shape[2:]
-    p_numel = math.prod(out)
-    cols = windows(pad_zeros(x, padding, xp), kernel, stride, dilation, out, xp)
-    cg_k = channels // groups * math.prod(kernel)
-    cols = xp.ascontiguousarray(cols).reshape(n_batch, groups, cg_k, p_numel)
-    grad = g.reshape(n_batch, groups, out_channels // groups, p_numel)
+    if cols is None:
+        cols = columns(x, kernel, stride, padding, dilation, groups, out, xp)
+    grad = g.reshape(n_batch, groups, out_channels // groups, math.prod(out))
     result = xp.matmul(grad, cols.transpose(0, 1, 3, 2)).sum(axis=0)   # (G, Og, Cg*K)
     return result.reshape((out_channels, channels // groups) + tuple(kernel)).astype(dtype)
 
@@ -163,3 +194,62 @@ def window_argmax(win, n, xp):
         xp.copyto(best, part, where=take)
         arg[take] = k
     return best, arg
+
+
+def window_max(win, n, xp):
+    """Max over the kernel axes by one in-place `maximum` per kernel offset (a NaN propagates).
+
+    Which of two equal values `maximum` keeps is left to the backend, so a window whose
+    maximum is a zero may come out +0.0 where PyTorch keeps a -0.0 that came first:
+    `exact_max_is_safe` says when that cannot happen.
+    """
+    slices = _offsets(win, n)
+    best = next(slices).copy()
+    for part in slices:
+        xp.maximum(best, part, out=best)
+    return best
+
+
+def exact_max_is_safe(x, best, xp):
+    """Whether `window_max` gave what `window_argmax` would: no NaN among the maxima, and no
+    zero maximum unless the input holds no -0.0 (checked only when a maximum is zero)."""
+    if not _is_floating(best.dtype):
+        return True
+    if xp.isnan(best).any():
+        return False
+    return not ((best == 0).any() and xp.signbit(x).any() and (xp.signbit(x) & (x == 0)).any())
+
+
+def _first_hits(win, n, best, xp):
+    """For each kernel offset in order, where it holds its window's first maximum (needs
+    `exact_max_is_safe`: every window then has one value equal to its maximum)."""
+    found = None
+    for part in _offsets(win, n):
+        hit = part == best
+        if found is None:
+            found = hit.copy()
+        else:
+            hit = xp.greater(hit, found)      # equal, and no earlier offset was
+            found |= hit
+        yield hit
+
+
+def window_first_max(win, n, best, xp):
+    """The flat kernel offset of each window's first maximum (as `window_argmax` finds it)."""
+    arg = xp.zeros(best.shape, xp.int64)
+    for k, hit in enumerate(_first_hits(win, n, best, xp)):
+        if k:
+            arg += hit * k
+    return arg
+
+
+def window_max_grad(win, n, best, grad, padded_shape, stride, dilation, xp):
+    """Gradient of `window_max` over windows that share no element: each output's grad goes
+    to its window's first maximum, written through a window view of the result (no scatter).
+    The grad is added to zeros, as a scatter would, so a -0.0 lands as +0.0."""
+    result = xp.zeros(padded_shape, grad.dtype)
+    kernel = win.shape[2:2 + n]
+    target = windows(result, kernel, stride, dilation, win.shape[2 + n:], xp, writeable=True)
+    for hit, slot in zip(_first_hits(win, n, best, xp), _offsets(target, n)):
+        xp.add(slot, grad * hit, out=slot)
+    return result

@@ -11,7 +11,7 @@ import warnings
 
 from . import _autocast
 from .. import _diagnose, _errors
-from ..autograd.graph import Node
+from ..autograd.graph import Node, _hook_stack
 from ._common import attach, grad_state, wrap
 from . import _im2col
 from .nn_resize import pad as _pad
@@ -196,16 +196,22 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
     return _convolution(input, weight, bias, params, True, out)
 
 
+# The forward's im2col columns are kept for the weight gradient up to this size: 9x a 3x3
+# convolution's input, they are dropped after backward like any saved tensor.
+_KEEP_COLUMNS_BYTES = 128 << 20
+
+
 def _convolution(input, weight, bias, params, transposed, out_spatial):
     """Compute and record, without validation (backward passes come through here)."""
     xp = input._device.xp
     stride, padding, dilation, groups = params
+    cols = None
     if transposed:
         y = _im2col.conv_input_grad(input._data, weight._data, out_spatial, stride, padding,
                                     dilation, groups, xp)
     else:
-        y = _im2col.conv_forward(input._data, weight._data, stride, padding, dilation, groups,
-                                 xp)
+        y, cols = _im2col.conv_forward(input._data, weight._data, stride, padding, dilation,
+                                       groups, xp)
     if bias is not None:
         b = bias._data
         y += (b if b.dtype == y.dtype else b.astype(y.dtype)).reshape((-1,) + (1,) * (y.ndim - 2))
@@ -215,6 +221,10 @@ def _convolution(input, weight, bias, params, transposed, out_spatial):
         node = ConvolutionBackward0()
         node.params = params
         node.transposed = transposed
+        # saved-tensor hooks (save_on_cpu, ...) exist to control what backward keeps
+        keep = (cols is not None and weight._requires_grad and not _hook_stack
+                and cols.nbytes <= _KEEP_COLUMNS_BYTES)
+        node.columns = cols if keep else None
         node.save(input, weight)
         attach(out, node, input, weight, bias)
     return out
@@ -229,7 +239,11 @@ def _fit(t, size):
 
 class ConvolutionBackward0(Node):
     """Input grad: the adjoint convolution; weight grad: `_weight_grad`; bias grad: a sum."""
-    __slots__ = ("params", "transposed")
+    __slots__ = ("params", "transposed", "columns")
+
+    def release(self):
+        super().release()
+        self.columns = None
 
     def backward(self, grad):
         input, weight = self.saved_tensors
@@ -246,17 +260,18 @@ class ConvolutionBackward0(Node):
             if self.transposed:
                 grad_weight = _weight_grad(grad, input, kernel, params)
             else:
-                grad_weight = _weight_grad(input, grad, kernel, params)
+                grad_weight = _weight_grad(input, grad, kernel, params, self.columns)
         if self.needs_input_grad(2):
             grad_bias = grad.sum((0,) + tuple(range(2, grad._data.ndim)))
         return grad_input, grad_weight, grad_bias
 
 
-def _weight_grad(input, grad, kernel, params):
-    """The weight gradient of conv(input, w) given the output's gradient: bilinear in both."""
+def _weight_grad(input, grad, kernel, params, columns=None):
+    """The weight gradient of conv(input, w) given the output's gradient: bilinear in both.
+    `columns`: the forward's im2col of `input`, when it was kept."""
     stride, padding, dilation, groups = params
     y = _im2col.conv_weight_grad(input._data, grad._data, kernel, stride, padding, dilation,
-                                 groups, input._device.xp)
+                                 groups, input._device.xp, columns)
     out = wrap(y, input._device)
     if grad_state.enabled and (input._requires_grad or grad._requires_grad):
         node = ConvolutionBackwardBackward0()

@@ -3,8 +3,10 @@
 Max and average pooling read strided windows of a padded copy of the input (see
 `_im2col`); 1-D pooling is 2-D pooling over an unsqueezed input, as in PyTorch
 (hence its `SqueezeBackward1` grad_fn). Max pooling routes gradients to the
-first maximum of each window through flat per-plane indices (the `indices` it can
-return); the scatter that does so has the index gather as its own gradient.
+first maximum of each window. Where windows share no element (MaxPool2d(2) and the
+like) the backward finds that maximum again in the saved input and writes through a
+window view; otherwise it goes through flat per-plane indices (the `indices` it can
+return), whose scatter has the index gather as its own gradient.
 Adaptive pooling lives in pooling_adaptive.py and is re-exported here.
 """
 import math
@@ -16,7 +18,7 @@ from ..autograd.graph import Node
 from ._common import attach, grad_state, wrap, wrap_dim
 from . import _im2col
 from . import pooling_adaptive
-from ._pool_indexed import _IndexedBackward, _batched, _record_indexed
+from ._pool_indexed import _IndexedBackward, _batched, _plane_scatter, _record_indexed
 # Re-exported: ember.nn.functional reaches every pooling op through this module.
 from .pooling_adaptive import *  # noqa: F401,F403
 
@@ -107,11 +109,16 @@ def _check_pool(input, kernel, stride, padding, dilation, ceil_mode, n, whole_ke
     return out
 
 
-def _padded_windows(x, kernel, stride, padding, dilation, out, fill, xp):
-    """Windows (N, C, *K, *out), padding with `fill` and far enough for ceil_mode."""
+def _padded(x, kernel, stride, padding, dilation, out, fill, xp):
+    """x padded with `fill`, and far enough for ceil_mode (x itself when nothing is added)."""
     extra = tuple(max((o - 1) * s + d * (k - 1) + 1 - (size + 2 * p), 0) for o, s, d, k, size, p
                   in zip(out, stride, dilation, kernel, x.shape[2:], padding))
-    padded = _im2col.pad_zeros(x, padding, xp, extra, fill) if any(padding) or any(extra) else x
+    return _im2col.pad_zeros(x, padding, xp, extra, fill) if any(padding) or any(extra) else x
+
+
+def _padded_windows(x, kernel, stride, padding, dilation, out, fill, xp):
+    """Windows (N, C, *K, *out), padding with `fill` and far enough for ceil_mode."""
+    padded = _padded(x, kernel, stride, padding, dilation, out, fill, xp)
     return _im2col.windows(padded, kernel, stride, dilation, out, xp)
 
 
@@ -150,42 +157,101 @@ def _max_pool_checked(input, kernel_size, stride, padding, dilation, ceil_mode,
     fill = -math.inf if _is_floating(x.dtype) else xp.iinfo(x.dtype).min
     win = _padded_windows(x, kernel, stride, padding, dilation, out, fill, xp)
     record = grad_state.enabled and input._requires_grad
-    values, arg = _im2col.window_argmax(win, n, xp)
-    if not (record or return_indices):
-        return wrap(values.reshape(data.shape[:-n] + out), input._device)
-    indices = _flat_indices(arg, kernel, stride, padding, dilation, x.shape[2:], xp)
+    values = _im2col.window_max(win, n, xp)
+    arg = None
+    if not _im2col.exact_max_is_safe(x, values, xp):   # a NaN, or signed zeros: the slow way
+        values, arg = _im2col.window_argmax(win, n, xp)
     shape = data.shape[:-n] + out
     result = wrap(values.reshape(shape), input._device)
+    if not (record or return_indices):
+        return result
+    node_class = (MaxPool1DWithIndicesBackward0, MaxPool2DWithIndicesBackward0,
+                  MaxPool3DWithIndicesBackward0)[n - 1]
+    if record and arg is None and not return_indices and all(
+            s >= d * (k - 1) + 1 for k, s, d in zip(kernel, stride, dilation)):
+        # windows that share no element: the backward finds each window's first maximum
+        # again from the saved input and writes the grad there, with no index arrays
+        node = node_class()
+        node.indices = None
+        node.input_shape = data.shape
+        node.spatial = n
+        node.window = (kernel, stride, padding, dilation, out, fill)
+        node.maxima = values.copy()     # the output itself may be modified in place
+        node.save(input)
+        attach(result, node, input)
+        return result
+    if arg is None:
+        arg = _im2col.window_first_max(win, n, values, xp)
+    indices = _flat_indices(arg, kernel, stride, padding, dilation, x.shape[2:], xp)
     indices = indices.reshape(shape)
     if record:
-        _record_indexed(result, (MaxPool1DWithIndicesBackward0, MaxPool2DWithIndicesBackward0,
-                                 MaxPool3DWithIndicesBackward0)[n - 1], input, indices, n)
+        _record_indexed(result, node_class, input, indices, n)
+        result.grad_fn.save(input)
     if return_indices:
         return result, wrap(indices, input._device)
     return result
 
 
 def _flat_indices(arg, kernel, stride, padding, dilation, size, xp):
-    """Window-local argmax -> flat index into the unpadded input plane (PyTorch's indices)."""
+    """Window-local argmax -> flat index into the unpadded input plane (PyTorch's indices):
+    each window's origin plus its kernel offset's step, both looked up, not unravelled."""
     n = len(kernel)
-    offsets = xp.unravel_index(arg, kernel)
-    flat = 0
+    plane_steps = [math.prod(size[i + 1:]) for i in range(n)]
+    origin = 0
     for i in range(n):
         position = xp.arange(arg.shape[2 + i]).reshape((-1,) + (1,) * (n - 1 - i))
-        coord = position * stride[i] - padding[i] + offsets[i] * dilation[i]
-        flat = flat * size[i] + coord
-    return flat.astype(xp.int64)
+        origin = origin + (position * stride[i] - padding[i]) * plane_steps[i]
+    steps = 0
+    for i in range(n):
+        offset = xp.arange(kernel[i]).reshape((-1,) + (1,) * (n - 1 - i))
+        steps = steps + offset * dilation[i] * plane_steps[i]
+    return xp.asarray(steps, dtype=xp.int64).reshape(-1).take(arg) + origin
 
 
-class MaxPool1DWithIndicesBackward0(_IndexedBackward):
+class _MaxPoolBackward(_IndexedBackward):
+    """Through the indices when they were built; else from the saved input and maxima."""
+    __slots__ = ("window", "maxima")
+
+    def release(self):
+        super().release()
+        self.maxima = None
+
+    def backward(self, grad):
+        saved = self.saved_tensors          # PyTorch saves the input: in-place changes raise
+        if self.indices is not None:
+            return super().backward(grad)
+        return (_window_max_backward(self, saved[0], grad),)
+
+
+def _window_max_backward(node, input, grad):
+    """Each output's grad to its window's first maximum (windows that share no element)."""
+    kernel, stride, padding, dilation, out, fill = node.window
+    n = node.spatial
+    xp = grad._device.xp
+    x = _batched(input._data, n)
+    padded = _padded(x, kernel, stride, padding, dilation, out, fill, xp)
+    win = _im2col.windows(padded, kernel, stride, dilation, out, xp)
+    if grad_state.enabled and grad._requires_grad:    # create_graph: the recorded scatter
+        arg = _im2col.window_first_max(win, n, node.maxima, xp)
+        indices = _flat_indices(arg, kernel, stride, padding, dilation, x.shape[2:], xp)
+        return _plane_scatter(grad, indices.reshape(grad._data.shape), node.input_shape, n,
+                              type(node))
+    result = _im2col.window_max_grad(win, n, node.maxima, _batched(grad._data, n),
+                                     padded.shape, stride, dilation, xp)
+    if result.shape != x.shape:
+        result = xp.ascontiguousarray(_im2col.crop(result, padding, x.shape[2:]))
+    return wrap(result.reshape(node.input_shape), grad._device)
+
+
+class MaxPool1DWithIndicesBackward0(_MaxPoolBackward):
     __slots__ = ()
 
 
-class MaxPool2DWithIndicesBackward0(_IndexedBackward):
+class MaxPool2DWithIndicesBackward0(_MaxPoolBackward):
     __slots__ = ()
 
 
-class MaxPool3DWithIndicesBackward0(_IndexedBackward):
+class MaxPool3DWithIndicesBackward0(_MaxPoolBackward):
     __slots__ = ()
 
 
@@ -371,10 +437,8 @@ def _avg_pool_backward(grad, params, input_shape, forward_class):
     g = g / _avg_divisor(size, params, xp) if _is_floating(g.dtype) else g
     g = g.astype(grad._data.dtype)
     cols = xp.broadcast_to(g.reshape(g.shape[:2] + (1,) * n + out), g.shape[:2] + kernel + out)
-    padded = g.shape[:2] + tuple(max(s + 2 * p, (o - 1) * st + k) for s, p, o, st, k in
-                                 zip(size, padding, out, stride, kernel))
-    result = _im2col.crop(_im2col.col2im(cols, padded, stride, (1,) * n, xp), padding, size)
-    result = wrap(xp.ascontiguousarray(result).reshape(input_shape), grad._device)
+    result = _im2col.col2im_cropped(cols, size, padding, stride, (1,) * n, xp)
+    result = wrap(result.reshape(input_shape), grad._device)
     if grad_state.enabled and grad._requires_grad:
         node = AvgPoolBackwardBackward0()
         node.params = params
