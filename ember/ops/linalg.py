@@ -12,7 +12,7 @@ all are re-exported here, the family's front door.
 from . import _autocast
 from .. import _diagnose, _dtype, _errors
 from ..autograd.graph import Node
-from ._common import Tensor, attach, grad_state, make_tensor, sum_to_shape, wrap, wrap_dim
+from ._common import Tensor, attach, grad_state, make_tensor, plain, sum_to_shape, wrap, wrap_dim
 from .views import _unsafe_view
 from .diagonal import diag, diag_embed, trace, tril, tril_, triu, triu_
 from .einsum import einsum
@@ -82,6 +82,12 @@ def mm(input, mat2):
         raise RuntimeError("self must be a matrix")
     if b.ndim != 2:
         raise RuntimeError("mat2 must be a matrix")
+    return _mm(input, mat2, a, b)
+
+
+def _mm(input, mat2, a, b):
+    """mm once the operands are known to be two matrices on one device (matmul's 2-D case
+    arrives here directly, its checks already made)."""
     _check_mm_shapes(a, b)
     if a.dtype != b.dtype:
         raise RuntimeError(_errors.mm_dtype_mismatch(_dtype.FROM_NUMPY[a.dtype],
@@ -102,9 +108,28 @@ class MmBackward0(Node):
 
     def backward(self, grad):
         input, mat2 = self.saved_tensors
+        if not _autocast.on and plain(grad, input, mat2):
+            return _mm_backward_arrays(self, grad, input, mat2)
         grad_input = _mm_mat1_backward(grad, input, mat2) if self.needs_input_grad(0) else None
         grad_mat2 = _mm_mat2_backward(grad, input, mat2) if self.needs_input_grad(1) else None
         return grad_input, grad_mat2
+
+
+def _mm_backward_arrays(node, grad, mat1, mat2):
+    """MmBackward0 on the arrays (nothing recorded): the same products in the same layouts."""
+    xp, g, device = grad._device.xp, grad._data, grad._device
+    grad_input = grad_mat2 = None
+    if node.next_functions[0][0] is not None:
+        if _column_major(mat1):
+            grad_input = make_tensor(xp.matmul(mat2._data, g.T).T, device)
+        else:
+            grad_input = make_tensor(xp.matmul(g, mat2._data.T), device)
+    if node.next_functions[1][0] is not None:
+        if _column_major(mat2):
+            grad_mat2 = make_tensor(xp.matmul(g.T, mat1._data).T, device)
+        else:
+            grad_mat2 = make_tensor(xp.matmul(mat1._data.T, g), device)
+    return grad_input, grad_mat2
 
 
 def _column_major(matrix):
@@ -273,7 +298,7 @@ def matmul(input, other):
     a, b = _arrays("matmul", input, other, "other")
     dim1, dim2 = a.ndim, b.ndim
     if dim1 == 2 and dim2 == 2:
-        return mm(input, other)
+        return _mm(input, other, a, b)
     if dim1 == 0 or dim2 == 0:
         raise RuntimeError("both arguments to matmul need to be at least 1D, but they are "
                            f"{dim1}D and {dim2}D")

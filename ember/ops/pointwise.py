@@ -14,7 +14,7 @@ from .._dtype import is_floating as _is_floating
 from .. import _backend, _dtype
 from ..autograd.graph import Node
 from ._common import (Tensor, any_requires_grad, attach, binary, float_operand, grad_state,
-                      inplace, scalar_value, sum_to_shape, wrap)
+                      inplace, make_tensor, plain, scalar_value, sum_to_shape, wrap)
 from ._elementwise import (DEFAULTS, NotImplementedBackward, broadcast_error, shape_of,
                            unsupported, upcast)
 from . import (pointwise_binary, pointwise_logic, pointwise_math, pointwise_power,
@@ -310,7 +310,10 @@ class MulBackward0(Node):
         input, other = self.saved_tensors
         shape_a, shape_b = self.shapes
         if other is None:
-            return grad * self.other_scalar, None
+            scalar = self.other_scalar
+            if scalar.__class__ is float and plain(grad):  # grad * scalar, one NumPy call
+                return make_tensor(grad._data * scalar, grad._device), None
+            return grad * scalar, None
         grad_a = sum_to_shape(grad * other, shape_a) if self.needs_input_grad(0) else None
         grad_b = sum_to_shape(grad * input, shape_b) if self.needs_input_grad(1) else None
         return grad_a, grad_b

@@ -24,7 +24,7 @@ from ..autograd.graph import Node
 from . import pointwise
 from .norms import (LinalgVectorNormBackward0, matrix_norm,  # noqa: F401 - re-exported
                     vector_norm)
-from ._common import dim_aliases, attach, grad_state, make_tensor, wrap, wrap_dims
+from ._common import dim_aliases, attach, grad_state, make_tensor, plain, wrap, wrap_dims
 
 __all__ = ["sum", "nansum", "mean", "nanmean", "prod", "std", "var", "std_mean", "var_mean",
            "norm", "logsumexp", "all", "any", "count_nonzero"]
@@ -223,6 +223,12 @@ class MeanBackward0(Node):
     __slots__ = ("shape", "axes", "keepdim", "count", "dtype")
 
     def backward(self, grad):
+        if self.dtype is None and plain(grad):
+            # expand + divide in one NumPy call: the same float division per element
+            data = _kept_array(grad._data, self.shape, self.axes, self.keepdim)
+            out = grad._device.xp.empty(self.shape, data.dtype)
+            grad._device.xp.divide(data, self.count, out=out)
+            return (make_tensor(out, grad._device),)
         grad = _kept(grad, self.shape, self.axes, self.keepdim).expand(self.shape) / self.count
         return (grad if self.dtype is None else grad.to(self.dtype),)
 
