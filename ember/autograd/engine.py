@@ -27,10 +27,13 @@ def is_checkpoint_valid():
 
 def _dependencies(roots):
     deps = {}
-    seen = set()
-    # Several roots may share a node (e.g. both outputs of aminmax): count it once.
-    stack = list(dict.fromkeys(node for node in roots if node is not None))
-    seen.update(stack)
+    if len(roots) == 1 and roots[0] is not None:  # loss.backward()
+        stack = [roots[0]]
+        seen = {roots[0]}
+    else:
+        # Several roots may share a node (e.g. both outputs of aminmax): count it once.
+        stack = list(dict.fromkeys(node for node in roots if node is not None))
+        seen = set(stack)
     while stack:
         node = stack.pop()
         for child, _ in node.next_functions:

@@ -26,6 +26,7 @@ __all__ = ["matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "ger", 
 _REDUCED = _dtype.COMPUTED_IN_FLOAT32  # float16, and bfloat16 once loaded
 _FLOAT32 = _dtype.float32.np_dtype
 _BOOL = _dtype.bool.np_dtype
+_PLAIN_PRODUCT = {_dtype.float32.np_dtype, _dtype.float64.np_dtype}  # NumPy's matmul as is
 
 
 def _product(xp, a, b):
@@ -88,14 +89,19 @@ def mm(input, mat2):
 def _mm(input, mat2, a, b):
     """mm once the operands are known to be two matrices on one device (matmul's 2-D case
     arrives here directly, its checks already made)."""
-    _check_mm_shapes(a, b)
-    if a.dtype != b.dtype:
+    if a.shape[1] != b.shape[0]:
+        _check_mm_shapes(a, b)
+    dtype = a.dtype
+    if dtype != b.dtype:
         raise RuntimeError(_errors.mm_dtype_mismatch(_dtype.FROM_NUMPY[a.dtype],
                                                      _dtype.FROM_NUMPY[b.dtype]))
-    if a.dtype == _BOOL:
-        raise _not_implemented("addmm_impl_cpu_", a.dtype)
     device = input._device
-    out = make_tensor(_product(device.xp, a, b), device)
+    if dtype in _PLAIN_PRODUCT:
+        out = make_tensor(device.xp.matmul(a, b), device)
+    else:
+        if dtype == _BOOL:
+            raise _not_implemented("addmm_impl_cpu_", dtype)
+        out = make_tensor(_product(device.xp, a, b), device)
     if grad_state.enabled and (input._requires_grad or mat2._requires_grad):
         node = MmBackward0()
         node.save(input, mat2)

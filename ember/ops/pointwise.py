@@ -167,9 +167,10 @@ class AddBackward0(Node):
 
     def backward(self, grad):
         shape_a, shape_b = self.shapes
-        grad_a = sum_to_shape(grad, shape_a) if self.needs_input_grad(0) else None
+        (input_node, _), (other_node, _) = self.next_functions
+        grad_a = sum_to_shape(grad, shape_a) if input_node is not None else None
         grad_b = None
-        if self.needs_input_grad(1):
+        if other_node is not None:
             grad_b = grad if self.alpha == 1 else grad * self.alpha
             grad_b = sum_to_shape(grad_b, shape_b)
         return grad_a, grad_b
@@ -225,9 +226,10 @@ class SubBackward0(Node):
 
     def backward(self, grad):
         shape_a, shape_b = self.shapes
-        grad_a = sum_to_shape(grad, shape_a) if self.needs_input_grad(0) else None
+        (input_node, _), (other_node, _) = self.next_functions
+        grad_a = sum_to_shape(grad, shape_a) if input_node is not None else None
         grad_b = None
-        if self.needs_input_grad(1):
+        if other_node is not None:
             grad_b = sum_to_shape(-grad if self.alpha == 1 else grad * -self.alpha, shape_b)
         return grad_a, grad_b
 

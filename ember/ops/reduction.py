@@ -200,9 +200,10 @@ def mean(input, dim=_ALL_DIMS, keepdim=False, *, dtype=None, **aliases):
         data = data.astype(dtype.np_dtype, copy=False)
     axes = _reduce_axes(input, dim)
     accumulate = _ACCUMULATE.get(data.dtype)
+    count = data.size if axes is None else _count(data.shape, axes)
     if data.size and accumulate is None:
         # sum / count is what ndarray.mean computes, without its Python-level overhead.
-        result = data.sum(axis=axes, keepdims=keepdim) / _count(data.shape, axes)
+        result = data.sum(axis=axes, keepdims=keepdim) / count
     elif data.size:
         result = data.mean(axis=axes, keepdims=keepdim, dtype=accumulate)
     else:   # NaN like PyTorch, without NumPy's "Mean of empty slice" warning
@@ -213,7 +214,7 @@ def mean(input, dim=_ALL_DIMS, keepdim=False, *, dtype=None, **aliases):
         node.shape = data.shape
         node.axes = axes
         node.keepdim = keepdim
-        node.count = _count(data.shape, axes)
+        node.count = count
         node.dtype = input.dtype if dtype is not None and dtype is not input.dtype else None
         attach(out, node, input)
     return out
