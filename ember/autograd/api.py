@@ -56,6 +56,9 @@ def _make_root_grads(tensors, grad_tensors):
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
              grad_variables=None, inputs=None):
     """Accumulate into the leaves' `.grad` the gradient of `tensors` (weighted by `grad_tensors`)."""
+    if tensors.__class__ is _tensor.Tensor and grad_tensors is None and grad_variables is None \
+            and inputs is None and tensors.grad_fn is not None:
+        return _backward_from_loss(tensors, retain_graph, create_graph)
     tensors = _as_tuple(tensors)
     grad_tensors = _optional_tuple(grad_tensors if grad_tensors is not None else grad_variables)
     inputs = _optional_tuple(inputs)
@@ -82,6 +85,21 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
                 tensor._grad = tensor._grad + grad
         return
     engine.run_backward(roots, grads, retain_graph, create_graph)
+
+
+def _backward_from_loss(tensor, retain_graph, create_graph):
+    """`loss.backward()`, the call of every training step: the checks and the root
+    gradient of the general path, without building the tuples it needs for many roots."""
+    if retain_graph is None:
+        retain_graph = create_graph
+    data = tensor._data
+    if data.size != 1:
+        raise _diagnose.noted(RuntimeError(_errors.IMPLICIT_GRAD_SCALAR),
+                              "implicit_grad", shape=tensor.shape)
+    root = _tensor.make_tensor(tensor._device.xp.ones_like(data), tensor._device)
+    retention.note_backward((tensor,), retain_graph)  # warns when old steps' graphs stay alive
+    engine.run_backward([(tensor.grad_fn, tensor._output_nr)], [root], retain_graph,
+                        create_graph)
 
 
 def _run_for_inputs(roots, grads, inputs, retain_graph, create_graph):

@@ -27,10 +27,13 @@ def is_checkpoint_valid():
 
 def _dependencies(roots):
     deps = {}
-    seen = set()
-    # Several roots may share a node (e.g. both outputs of aminmax): count it once.
-    stack = list(dict.fromkeys(node for node in roots if node is not None))
-    seen.update(stack)
+    if len(roots) == 1 and roots[0] is not None:  # loss.backward()
+        stack = [roots[0]]
+        seen = {roots[0]}
+    else:
+        # Several roots may share a node (e.g. both outputs of aminmax): count it once.
+        stack = list(dict.fromkeys(node for node in roots if node is not None))
+        seen = set(stack)
     while stack:
         node = stack.pop()
         for child, _ in node.next_functions:
@@ -102,46 +105,101 @@ def run_backward(roots, grads, retain_graph, create_graph, capture=None):
     _grad_state.enabled = create_graph
     _for_inputs.append(capture is not None)
     try:
-        while ready:
-            node = heapq.heappop(ready)[2]
-            grads_in = buffers.pop(node, None) or [None]
-            if node._pre_hooks:
-                _run_pre_hooks(node, grads_in)
-            if node._retained:
-                _retain(node, grads_in)
-            if capture is not None:
-                if node in capture:
-                    for output_nr, slot in capture[node].items():
-                        if output_nr < len(grads_in):
-                            captured[slot] = grads_in[output_nr]
-                if node not in execute:
-                    continue  # nothing beyond it leads to an input; never touch .grad
-            if anomaly.enabled:
-                grads_out = _backward_with_anomaly_checks(node, grads_in)
-            elif len(grads_in) == 1 and grads_in[0] is not None:
-                grads_out = node.backward(grads_in[0])
-            else:
-                grads_out = _call_backward(node, grads_in)
-            if node._hooks:
-                for hook in tuple(node._hooks):
-                    replaced = hook(tuple(grads_out), tuple(grads_in))
-                    if replaced is not None:  # a post-hook may replace the input gradients
-                        grads_out = _errors.check_node_hook_results(hook, grads_out,
-                                                                    tuple(replaced))
-            _finish(node, retain_graph)
-            for (child, output_nr), grad in zip(node.next_functions, grads_out):
-                if child is None:
-                    continue
-                if grad is not None:
-                    _add_to_buffer(buffers, child, output_nr, grad)
-                remaining = deps[child] - 1
-                deps[child] = remaining
-                if remaining == 0:
-                    heapq.heappush(ready, (-child._sequence_nr, id(child), child))
+        if capture is None and not anomaly.enabled:
+            _run_plain(ready, buffers, deps, retain_graph)
+        else:
+            _run_general(ready, buffers, deps, retain_graph, capture, captured, execute)
     finally:
         _grad_state.enabled = previous_mode
         _for_inputs.pop()
     return captured
+
+
+def _run_plain(ready, buffers, deps, retain_graph):
+    """The loop of an ordinary `backward()`: no captured inputs, no anomaly mode.
+
+    The same steps as `_run_general`, with the per-node work kept to attribute tests
+    and local names: this loop runs once per recorded op of every training step.
+    """
+    heappop, heappush = heapq.heappop, heapq.heappush
+    pop_buffer = buffers.pop
+    while ready:
+        node = heappop(ready)[2]
+        grads_in = pop_buffer(node, None) or [None]
+        if node._pre_hooks:
+            _run_pre_hooks(node, grads_in)
+        if node._retained:
+            _retain(node, grads_in)
+        if len(grads_in) == 1 and grads_in[0] is not None:
+            grads_out = node.backward(grads_in[0])
+        else:
+            grads_out = _call_backward(node, grads_in)
+        if node._hooks:
+            grads_out = _run_post_hooks(node, grads_out, grads_in)
+        if not retain_graph and node._saved is not None:
+            node.release()  # a node that saved nothing has nothing to free
+        for (child, output_nr), grad in zip(node.next_functions, grads_out):
+            if child is None:
+                continue
+            if grad is not None:
+                buf = buffers.get(child)
+                if buf is None:
+                    if output_nr == 0:
+                        buffers[child] = [grad]
+                    else:
+                        _add_to_buffer(buffers, child, output_nr, grad)
+                elif output_nr < len(buf) and buf[output_nr] is not None:
+                    buf[output_nr] = buf[output_nr] + grad
+                else:
+                    _add_to_buffer(buffers, child, output_nr, grad)
+            remaining = deps[child] - 1
+            deps[child] = remaining
+            if remaining == 0:
+                heappush(ready, (-child._sequence_nr, id(child), child))
+
+
+def _run_post_hooks(node, grads_out, grads_in):
+    for hook in tuple(node._hooks):
+        replaced = hook(tuple(grads_out), tuple(grads_in))
+        if replaced is not None:  # a post-hook may replace the input gradients
+            grads_out = _errors.check_node_hook_results(hook, grads_out, tuple(replaced))
+    return grads_out
+
+
+def _run_general(ready, buffers, deps, retain_graph, capture, captured, execute):
+    """The loop with `autograd.grad`'s capture and anomaly mode's checks."""
+    while ready:
+        node = heapq.heappop(ready)[2]
+        grads_in = buffers.pop(node, None) or [None]
+        if node._pre_hooks:
+            _run_pre_hooks(node, grads_in)
+        if node._retained:
+            _retain(node, grads_in)
+        if capture is not None:
+            if node in capture:
+                for output_nr, slot in capture[node].items():
+                    if output_nr < len(grads_in):
+                        captured[slot] = grads_in[output_nr]
+            if node not in execute:
+                continue  # nothing beyond it leads to an input; never touch .grad
+        if anomaly.enabled:
+            grads_out = _backward_with_anomaly_checks(node, grads_in)
+        elif len(grads_in) == 1 and grads_in[0] is not None:
+            grads_out = node.backward(grads_in[0])
+        else:
+            grads_out = _call_backward(node, grads_in)
+        if node._hooks:
+            grads_out = _run_post_hooks(node, grads_out, grads_in)
+        _finish(node, retain_graph)
+        for (child, output_nr), grad in zip(node.next_functions, grads_out):
+            if child is None:
+                continue
+            if grad is not None:
+                _add_to_buffer(buffers, child, output_nr, grad)
+            remaining = deps[child] - 1
+            deps[child] = remaining
+            if remaining == 0:
+                heapq.heappush(ready, (-child._sequence_nr, id(child), child))
 
 
 def _call_backward(node, grads_in):

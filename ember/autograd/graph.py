@@ -70,8 +70,10 @@ class Node:
         if _hook_stack:
             self._saved = tuple(None if t is None else pack(t, False) for t in tensors)
             return
-        self._saved = tuple(
-            None if t is None else (t, t._storage.version, False) for t in tensors)
+        saved = []  # a loop, not a generator: this runs once per recorded op
+        for t in tensors:
+            saved.append(None if t is None else (t, t._storage.version, False))
+        self._saved = tuple(saved)
 
     def save_output(self, tensor, output_nr=0):
         """Remember one of this node's own outputs without a reference cycle.

@@ -22,7 +22,7 @@ __all__ = ["Tensor", "make_tensor", "make_view", "grad_state", "wrap", "edge", "
            "wrap_dim", "wrap_dims", "dim_aliases", "inplace", "inplace_overlapping",
            "check_no_overlap", "check_same_device", "scalar_value", "scalar_number", "scalar_to",
            "scalar_array",
-           "int_overflow", "check_uint64_promotion", "contiguous", "track_view"]
+           "int_overflow", "check_uint64_promotion", "contiguous", "track_view", "plain"]
 
 _NO_EDGE = (None, 0)
 _FLOATING = _dtype.FLOATING
@@ -37,6 +37,7 @@ _UINT64 = _numpy.dtype("uint64")
 _np_bool, _np_integer = _numpy.bool_, _numpy.integer
 _np_floating, _np_complex = _numpy.floating, _numpy.complexfloating
 _INF = float("inf")
+_PLAIN_SUM = {_numpy.dtype("float32"), _numpy.dtype("float64")}  # summed by ndarray.sum
 _C_NAMES = {_dtype.uint8: "uint8_t", _dtype.int8: "int8_t", _dtype.int16: "int16_t",
             _dtype.int32: "int", _dtype.int64: "int64_t", _dtype.float16: "c10::Half",
             _dtype.bfloat16: "c10::BFloat16", _dtype.float32: "float", _dtype.float64: "double",
@@ -65,8 +66,22 @@ def edge(x):
 
 
 def attach(out, node, *inputs):
-    """Record `node` as the producer of `out`, with one edge per input."""
-    node.next_functions = tuple([edge(x) for x in inputs])
+    """Record `node` as the producer of `out`, with one edge per input.
+
+    `edge` is written out inline: this runs once per recorded op.
+    """
+    edges = []
+    for x in inputs:
+        if x.__class__ is Tensor or isinstance(x, Tensor):
+            if x.grad_fn is not None:
+                edges.append((x.grad_fn, x._output_nr))
+            elif x._requires_grad:
+                edges.append((grad_accumulator(x), 0))
+            else:
+                edges.append(_NO_EDGE)
+        else:
+            edges.append(_NO_EDGE)
+    node.next_functions = tuple(edges)
     if anomaly.enabled:
         record_forward_trace(node)
     out.grad_fn = node
@@ -75,6 +90,25 @@ def attach(out, node, *inputs):
     if base is not None and base.grad_fn is not None:
         track_view(out)
     return out
+
+
+def plain(grad, *others):
+    """Whether a backward formula may work on arrays directly instead of through ops.
+
+    True when nothing is being recorded (a backward pass without `create_graph`) and
+    `grad` and every tensor in `others` are plain float32/float64 Tensors of one dtype:
+    then an op would only add its Python overhead to the NumPy call, and the node's
+    array formula gives exactly the op's result. Anything else takes the op path.
+    """
+    if grad_state.enabled or grad.__class__ is not Tensor:
+        return False
+    dtype = grad._data.dtype
+    if dtype not in _PLAIN_SUM:
+        return False
+    for x in others:
+        if x._data.dtype != dtype or x._device is not grad._device:
+            return False
+    return True
 
 
 def track_view(view):
@@ -399,6 +433,13 @@ def sum_to_shape(grad, shape):
     for i, size in enumerate(shape):
         if size == 1 and grad_shape[lead + i] != 1:
             dims.append(lead + i)
+    if plain(grad):
+        # Nothing is recorded (a backward pass without create_graph): one NumPy call
+        # instead of sum + reshape as two ops; the same float sum `sum` computes.
+        data = grad._data
+        if dims:
+            data = data.sum(axis=tuple(dims), keepdims=True)
+        return make_tensor(data.reshape(shape), grad._device)
     if dims:
         grad = grad.sum(tuple(dims), keepdim=True)
     if lead:

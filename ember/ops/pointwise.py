@@ -15,7 +15,7 @@ from .. import _backend, _dtype
 from ..autograd.graph import Node
 from ._limited_uint import LIMITED as _LIMITED, refusal as _refusal
 from ._common import (Tensor, any_requires_grad, attach, binary, float_operand, grad_state,
-                      inplace, scalar_value, sum_to_shape, wrap)
+                      inplace, make_tensor, plain, scalar_value, sum_to_shape, wrap)
 from ._elementwise import (DEFAULTS, NotImplementedBackward, broadcast_error, shape_of,
                            unsupported, upcast)
 from . import (pointwise_binary, pointwise_logic, pointwise_math, pointwise_power,
@@ -170,9 +170,10 @@ class AddBackward0(Node):
 
     def backward(self, grad):
         shape_a, shape_b = self.shapes
-        grad_a = sum_to_shape(grad, shape_a) if self.needs_input_grad(0) else None
+        (input_node, _), (other_node, _) = self.next_functions
+        grad_a = sum_to_shape(grad, shape_a) if input_node is not None else None
         grad_b = None
-        if self.needs_input_grad(1):
+        if other_node is not None:
             grad_b = grad if self.alpha == 1 else grad * self.alpha
             grad_b = sum_to_shape(grad_b, shape_b)
         return grad_a, grad_b
@@ -230,9 +231,10 @@ class SubBackward0(Node):
 
     def backward(self, grad):
         shape_a, shape_b = self.shapes
-        grad_a = sum_to_shape(grad, shape_a) if self.needs_input_grad(0) else None
+        (input_node, _), (other_node, _) = self.next_functions
+        grad_a = sum_to_shape(grad, shape_a) if input_node is not None else None
         grad_b = None
-        if self.needs_input_grad(1):
+        if other_node is not None:
             grad_b = sum_to_shape(-grad if self.alpha == 1 else grad * -self.alpha, shape_b)
         return grad_a, grad_b
 
@@ -317,7 +319,10 @@ class MulBackward0(Node):
         input, other = self.saved_tensors
         shape_a, shape_b = self.shapes
         if other is None:
-            return grad * self.other_scalar, None
+            scalar = self.other_scalar
+            if scalar.__class__ is float and plain(grad):  # grad * scalar, one NumPy call
+                return make_tensor(grad._data * scalar, grad._device), None
+            return grad * scalar, None
         grad_a = sum_to_shape(grad * other, shape_a) if self.needs_input_grad(0) else None
         grad_b = sum_to_shape(grad * input, shape_b) if self.needs_input_grad(1) else None
         return grad_a, grad_b

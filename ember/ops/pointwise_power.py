@@ -10,7 +10,8 @@ import math
 from .. import _dtype, _errors
 from ..autograd.graph import Node
 from ._limited_uint import LIMITED as _LIMITED, refusal as _refusal
-from ._common import Tensor, any_requires_grad, attach, binary, inplace, sum_to_shape, wrap
+from ._common import (Tensor, any_requires_grad, attach, binary, inplace, make_tensor, plain,
+                      sum_to_shape, wrap)
 from ._elementwise import broadcast_error, unsupported, zeros_like
 from .pointwise_math import log
 from .pointwise_select import where
@@ -153,6 +154,11 @@ class PowBackward0(Node):
         exponent = self.exponent
         if exponent == 0:
             return (zeros_like(grad), None)
+        if exponent.__class__ in _NUMBERS and plain(grad, input):
+            # the same three steps as below (power, scale, product) on the arrays
+            data = input._data
+            power = _float_power_of_number(input._device.xp, data, exponent - 1)
+            return (make_tensor(grad._data * (exponent * power), grad._device), None)
         return (grad * (exponent * input.pow(exponent - 1)), None)
 
 

@@ -750,6 +750,12 @@ class ZeroBackward0(_ZeroGrad):
 
 def zero_(input):
     """Set every element to zero, in place."""
+    if input._extras is None and not (grad_state.enabled and input._requires_grad):
+        # Nothing to record or check (what `optimizer.zero_grad` and `w.grad.zero_()`
+        # meet): fill the memory directly, as the general path would end up doing.
+        input._data.fill(0)
+        input._storage.version += 1
+        return input
     return inplace_overlapping(input, _zeroed)
 
 

@@ -25,7 +25,7 @@ from . import pointwise
 from .norms import (LinalgVectorNormBackward0, matrix_norm,  # noqa: F401 - re-exported
                     vector_norm)
 from ._limited_uint import LIMITED as _LIMITED, refusal as _refusal
-from ._common import dim_aliases, attach, grad_state, make_tensor, wrap, wrap_dims
+from ._common import dim_aliases, attach, grad_state, make_tensor, plain, wrap, wrap_dims
 
 __all__ = ["sum", "nansum", "mean", "nanmean", "prod", "std", "var", "std_mean", "var_mean",
            "norm", "logsumexp", "all", "any", "count_nonzero"]
@@ -201,9 +201,10 @@ def mean(input, dim=_ALL_DIMS, keepdim=False, *, dtype=None, **aliases):
         data = data.astype(dtype.np_dtype, copy=False)
     axes = _reduce_axes(input, dim)
     accumulate = _ACCUMULATE.get(data.dtype)
+    count = data.size if axes is None else _count(data.shape, axes)
     if data.size and accumulate is None:
         # sum / count is what ndarray.mean computes, without its Python-level overhead.
-        result = data.sum(axis=axes, keepdims=keepdim) / _count(data.shape, axes)
+        result = data.sum(axis=axes, keepdims=keepdim) / count
     elif data.size:
         result = data.mean(axis=axes, keepdims=keepdim, dtype=accumulate)
     else:   # NaN like PyTorch, without NumPy's "Mean of empty slice" warning
@@ -214,7 +215,7 @@ def mean(input, dim=_ALL_DIMS, keepdim=False, *, dtype=None, **aliases):
         node.shape = data.shape
         node.axes = axes
         node.keepdim = keepdim
-        node.count = _count(data.shape, axes)
+        node.count = count
         node.dtype = input.dtype if dtype is not None and dtype is not input.dtype else None
         attach(out, node, input)
     return out
@@ -224,6 +225,12 @@ class MeanBackward0(Node):
     __slots__ = ("shape", "axes", "keepdim", "count", "dtype")
 
     def backward(self, grad):
+        if self.dtype is None and plain(grad):
+            # expand + divide in one NumPy call: the same float division per element
+            data = _kept_array(grad._data, self.shape, self.axes, self.keepdim)
+            out = grad._device.xp.empty(self.shape, data.dtype)
+            grad._device.xp.divide(data, self.count, out=out)
+            return (make_tensor(out, grad._device),)
         grad = _kept(grad, self.shape, self.axes, self.keepdim).expand(self.shape) / self.count
         return (grad if self.dtype is None else grad.to(self.dtype),)
 

@@ -4,9 +4,10 @@ The denominator is an exponentially weighted maximum u_t = max(beta2 * u_{t-1},
 |g_t| + eps), which needs no bias correction; only the first moment's is applied,
 through the step size lr / (1 - beta1 ** t).
 """
+from .._tensor import Tensor
 from ..ops.creation import zeros_like
 from ..ops.joining import cat
-from . import _checks
+from . import _checks, _kernels
 from .optimizer import Optimizer, _get_value, _to_scalar, _use_grad_for_differentiable
 
 __all__ = ["Adamax"]
@@ -66,9 +67,17 @@ class Adamax(Optimizer):
                                            [r[2]["step"] for r in rows])
             beta1, beta2 = group["betas"]
             lr = _to_scalar(group["lr"])  # a tensor lr rounds the step factors to its dtype
+            eps, weight_decay = group["eps"], group["weight_decay"]
+            numbers = not (group["differentiable"] or isinstance(lr, Tensor)
+                           or isinstance(beta1, Tensor) or isinstance(beta2, Tensor)
+                           or isinstance(weight_decay, Tensor) or isinstance(eps, Tensor))
             for param, grad, state in rows:
-                _adamax_one(param, grad, state, lr, beta1, beta2, group["eps"],
-                            group["weight_decay"], group["maximize"], group["differentiable"])
+                if numbers and _kernels.fast(param, grad):
+                    _adamax_arrays(param, grad, state, lr, beta1, beta2, eps, weight_decay,
+                                   group["maximize"])
+                    continue
+                _adamax_one(param, grad, state, lr, beta1, beta2, eps,
+                            weight_decay, group["maximize"], group["differentiable"])
         return loss
 
 
@@ -91,3 +100,22 @@ def _adamax_one(param, grad, state, lr, beta1, beta2, eps, weight_decay, maximiz
     else:
         exp_inf.copy_(decayed.maximum(fresh))
     param.addcdiv_(exp_avg, exp_inf, value=-_get_value(lr / (1 - beta1 ** step)))
+
+
+def _adamax_arrays(param, grad, state, lr, beta1, beta2, eps, weight_decay, maximize):
+    """`_adamax_one` on number hyper-parameters as in-place array kernels: the same ops in
+    the same order, each tensor's version counted once per in-place op."""
+    xp = param._device.xp
+    exp_avg, exp_inf = state["exp_avg"], state["exp_inf"]
+    p, m, u = param._data, exp_avg._data, exp_inf._data
+    tmp = xp.empty_like(p)
+    g = _kernels.gradient(xp, grad, param, maximize, weight_decay)
+    step = _kernels.step_(state["step"])
+    _kernels.lerp_(xp, m, g, 1 - beta1, tmp)
+    u *= beta2
+    fresh = xp.abs(g, out=tmp)
+    fresh += eps
+    xp.maximum(u, fresh, out=u)
+    _kernels.bump(exp_avg, exp_inf, exp_inf)
+    _kernels.addcdiv_(xp, p, m, u, -(lr / (1 - beta1 ** step)), tmp)
+    _kernels.bump(param)
