@@ -1,0 +1,274 @@
+"""Wrong-type errors of the functions PyTorch writes in Python, in PyTorch's order.
+
+`torch.einsum`, `torch.cdist`, `F.mse_loss`, `F.elu` and their kind are Python functions
+in PyTorch: no argument parser guards their entry. A wrong argument fails wherever it is
+first touched: an attribute read (`target.size()` gives "'list' object has no attribute
+'size'") or the argument parser of the first C++ op it reaches, which names that op
+("soft_margin_loss(): argument 'target' (position 2) must be Tensor, not NoneType").
+ember's versions are written differently, so they would fail elsewhere, in other words.
+
+`STEPS` lists, per function, what PyTorch's code touches first, in order (read off
+PyTorch's source; facts only). Each step is a small Python expression over the function's
+parameters, parsed once when the function is wired:
+- `target.size`: the attribute is read (AttributeError, in Python's own words);
+- `soft_margin_loss(input, target, 1)`: the named C++ op's signatures (ember/_signatures,
+  or `_arguments.SIGNATURES`) parse these arguments, and refuse them as PyTorch would;
+- `input.sigmoid()`: the attribute is read, then Tensor.sigmoid's signatures parse;
+- `cond and step`: the step applies only where `cond` holds (a branch PyTorch takes);
+- an expression giving an exception instance: that exception (a Python-level check).
+
+The door (`door`) runs ember's function first and walks the steps only after it raised,
+so the success path pays one frame; a parameter whose C++ type ember's function would
+quietly accept from a wrong class (`log_input=1.5` as a bool) is screened by class
+before the call, and only an unusual class costs the walk. When every step passes, the
+original error was a genuine one and is re-raised.
+"""
+import ast as _ast
+import inspect as _inspect
+
+from . import _arguments
+from ._tensor import Tensor as _Tensor
+
+__all__ = ["STEPS", "FUNCTIONAL_STEPS", "door", "wire"]
+
+_CDIST_MODES = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
+                "donot_use_mm_for_euclid_dist")
+_SIZE_THEN_BROADCAST = ("target.size", "input.size", "broadcast_tensors([input, target])")
+
+# ember.* functions (and Tensor methods) that are Python in PyTorch
+STEPS = {
+    "einsum": ("isinstance(args[0], str) and len(args) > 1 and not (len(args) == 2 and "
+               "isinstance(args[1], (list, tuple))) and einsum(args[0], args[1:])",),
+    "tensordot": ("isinstance(dims, int) and dims >= 0 and a.dim", "isinstance(dims, int) and "
+                  "dims >= 0 and b.dim", "tensordot(a, b, [], [])"),
+    "cdist": ("not (isinstance(compute_mode, str) and compute_mode in _CDIST_MODES) and "
+              "ValueError(f'{compute_mode} is not a valid value for compute_mode')",
+              "cdist(x1, x2, p, None)"),
+    "chain_matmul": ("chain_matmul(matrices)",),
+    "block_diag": ("block_diag(tensors)",),
+    "cartesian_prod": ("cartesian_prod(tensors)",),
+    "broadcast_tensors": ("broadcast_tensors(tensors)",),
+    "atleast_1d": ("atleast_1d(tensors[0] if len(tensors) == 1 else tensors)",),
+    "atleast_2d": ("atleast_2d(tensors[0] if len(tensors) == 1 else tensors)",),
+    "atleast_3d": ("atleast_3d(tensors[0] if len(tensors) == 1 else tensors)",),
+    "norm": ("input.layout", "(p is None or not isinstance(p, str) or p == 'fro' and "
+             "(dim is None or isinstance(dim, int) or len(dim) <= 2)) and linalg_vector_norm("
+             "input, 2 if p is None or isinstance(p, str) else p, dim, keepdim, dtype=dtype)"),
+    "Tensor.norm": ("(p is None or not isinstance(p, str) or p == 'fro' and "
+                    "(dim is None or isinstance(dim, int) or len(dim) <= 2)) and "
+                    "linalg_vector_norm(self, 2 if p is None or isinstance(p, str) else p, dim, "
+                    "keepdim, dtype=dtype)",),
+    "unravel_index": ("indices.is_complex",),
+}
+
+# nn.functional names that are Python in PyTorch
+FUNCTIONAL_STEPS = {
+    "celu": ("celu(input, alpha)",),
+    "elu": ("elu(input, alpha)",),
+    "leaky_relu": ("leaky_relu(input, negative_slope)",),
+    "rrelu": ("rrelu(input, lower, upper, training)",),
+    "threshold": ("threshold(input, threshold, value)",),
+    "sigmoid": ("input.sigmoid()",),
+    "tanh": ("input.tanh()",),
+    "normalize": ("input.norm", "linalg_vector_norm(input, p, dim, True)"),
+    "layer_norm": ("layer_norm(input, normalized_shape, weight, bias, eps, True)",),
+    "rms_norm": ("rms_norm(input, normalized_shape, weight, eps)",),
+    "instance_norm": ("use_input_stats and input.size",
+                      "instance_norm(input, weight, bias, running_mean, running_var, "
+                      "use_input_stats, momentum, eps, True)"),
+    "embedding": ("padding_idx is not None and padding_idx != 0 and weight.size",
+                  "max_norm is not None and input.contiguous",
+                  "max_norm is not None and embedding_renorm_(weight, input, max_norm, "
+                  "norm_type)",
+                  "embedding(weight, input, -1 if padding_idx is None else padding_idx, "
+                  "scale_grad_by_freq, sparse)"),
+    "embedding_bag": ("weight.dtype", "per_sample_weights is not None and input.size",
+                      "per_sample_weights is not None and per_sample_weights.size",
+                      "weight.dim", "input.dim"),
+    "grid_sample": ("grid_sampler(input, grid, 0, 0, False if align_corners is None else "
+                    "align_corners)",),
+    "pad": ("pad(input, pad, mode, value)",),
+    "kl_div": ("kl_div(input, target, 1, log_target=log_target)",),
+    "nll_loss": ("nll_loss_nd(input, target, weight, 1, ignore_index)",),
+    "cross_entropy": ("cross_entropy_loss(input, target, weight, 1, ignore_index, "
+                      "label_smoothing)",),
+    "cosine_embedding_loss": ("cosine_embedding_loss(input1, input2, target, margin, 1)",),
+    "hinge_embedding_loss": ("hinge_embedding_loss(input, target, margin, 1)",),
+    "margin_ranking_loss": ("input1.dim", "input2.dim", "target.dim",
+                            "margin_ranking_loss(input1, input2, target, margin, 1)"),
+    "huber_loss": _SIZE_THEN_BROADCAST + ("weight is not None and weight.size",
+                                          "huber_loss(input, target, 1, delta)"),
+    "l1_loss": _SIZE_THEN_BROADCAST + ("weight is not None and weight.size",
+                                       "weight is None and l1_loss(input, target, 1)"),
+    "mse_loss": _SIZE_THEN_BROADCAST + ("weight is not None and weight.size",
+                                        "weight is None and mse_loss(input, target, 1)"),
+    "smooth_l1_loss": _SIZE_THEN_BROADCAST + ("smooth_l1_loss(input, target, 1, beta)",),
+    "binary_cross_entropy": ("target.size", "input.size",
+                             "weight is not None and weight.size",
+                             "binary_cross_entropy(input, target, weight, 1)"),
+    "binary_cross_entropy_with_logits": (
+        "target.size", "input.size",
+        "binary_cross_entropy_with_logits(input, target, weight, pos_weight, 1)"),
+    "multi_margin_loss": ("weight is not None and weight.dim",
+                          "multi_margin_loss(input, target, p, margin, weight, 1)"),
+    "multilabel_margin_loss": ("multilabel_margin_loss(input, target, 1)",),
+    "multilabel_soft_margin_loss": ("log_sigmoid(input)",),
+    "poisson_nll_loss": ("poisson_nll_loss(input, target, log_input, full, eps, 1)",),
+    "soft_margin_loss": ("soft_margin_loss(input, target, 1)",),
+    "triplet_margin_loss": ("triplet_margin_loss(anchor, positive, negative, margin, p, eps, "
+                            "swap, 1)",),
+    "triplet_margin_with_distance_loss": ("anchor.ndim", "positive.ndim", "negative.ndim"),
+    "ctc_loss": ("ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, 1, "
+                 "zero_infinity)",),
+    "max_unpool1d": ("input.size", "input.unsqueeze", "indices.unsqueeze"),
+    "max_unpool2d": ("input.size", "max_unpool2d(input, indices, [1, 1])"),
+    "max_unpool3d": ("input.size", "max_unpool3d(input, indices, [1, 1, 1], [1, 1, 1], "
+                     "[0, 0, 0])"),
+}
+
+_NAMES = {"_CDIST_MODES": _CDIST_MODES, "Tensor": _Tensor, "isinstance": isinstance,
+          "len": len, "bool": bool, "str": str, "int": int, "list": list, "tuple": tuple,
+          "ValueError": ValueError}
+
+
+class _Step:
+    """One parsed step: an optional condition, then an attribute read, a parse, or an
+    exception to raise."""
+    __slots__ = ("condition", "kind", "owner", "attribute", "op", "args", "names", "keywords",
+                 "value")
+
+    def __init__(self, text):
+        node = _ast.parse(text, mode="eval").body
+        self.condition = None
+        if isinstance(node, _ast.BoolOp) and isinstance(node.op, _ast.And):
+            self.condition = _compiled(_ast.BoolOp(_ast.And(), node.values[:-1])
+                                       if len(node.values) > 2 else node.values[0])
+            node = node.values[-1]
+        self.owner = self.attribute = self.op = self.value = None
+        self.args, self.names, self.keywords = (), (), ()
+        if isinstance(node, _ast.Attribute):
+            self.kind, self.owner, self.attribute = "attribute", _compiled(node.value), node.attr
+        elif isinstance(node, _ast.Call) and isinstance(node.func, _ast.Name) and \
+                node.func.id[0].islower() and node.func.id not in _NAMES:
+            self.kind, self.op = "parse", node.func.id
+            self._arguments(node)
+        elif isinstance(node, _ast.Call) and isinstance(node.func, _ast.Attribute):
+            self.kind, self.op = "method", "Tensor." + node.func.attr
+            self.owner, self.attribute = _compiled(node.func.value), node.func.attr
+            self._arguments(node)
+        else:
+            self.kind, self.value = "raise", _compiled(node)
+
+    def _arguments(self, node):
+        self.args = tuple(_compiled(arg) for arg in node.args)
+        self.names = tuple(arg.id if isinstance(arg, _ast.Name) else None for arg in node.args)
+        self.keywords = tuple((k.arg, _compiled(k.value)) for k in node.keywords)
+
+    def error(self, bound):
+        """The exception PyTorch raises at this step for these arguments, or None."""
+        try:
+            if self.condition is not None and not eval(self.condition, _NAMES, bound):
+                return None
+            if self.kind == "raise":
+                found = eval(self.value, _NAMES, bound)
+                return found if isinstance(found, Exception) else None
+            if self.kind in ("attribute", "method"):
+                owner = eval(self.owner, _NAMES, bound)
+                if not hasattr(owner, self.attribute):
+                    return AttributeError(f"'{type(owner).__name__}' object has no attribute "
+                                          f"'{self.attribute}'")
+                if self.kind == "attribute":
+                    return None
+            args = tuple(eval(arg, _NAMES, bound) for arg in self.args)
+            kwargs = {key: eval(value, _NAMES, bound) for key, value in self.keywords}
+        except Exception:   # noqa: BLE001 - a step that does not apply to these arguments
+            return None
+        return _arguments.explain(self.op, args, kwargs)
+
+
+def _compiled(node):
+    return compile(_ast.fix_missing_locations(_ast.Expression(node)), "<step>", "eval")
+
+
+def _pytorch_error(signature, steps, args, kwargs):
+    try:
+        bound = signature.bind(*args, **kwargs)
+    except TypeError:
+        return None
+    bound.apply_defaults()
+    values = bound.arguments
+    for step in steps:
+        error = step.error(values)
+        if error is not None:
+            return error
+    return None
+
+
+def _screens(signature, steps):
+    """(position, keyword, usual classes) of each parameter a parse step hands straight
+    to a C++ parameter of a screenable type (bool, int, float, Number)."""
+    found = []
+    names = list(signature.parameters)
+    for step in steps:
+        if step.kind != "parse":
+            continue
+        parsed = _arguments._PARSED.get(step.op) or _arguments._parsed(step.op)
+        if parsed is None or len(parsed) != 1:
+            continue
+        params = parsed[0].params
+        for i, name in enumerate(step.names):
+            if name not in names or i >= len(params):
+                continue
+            usual = _arguments._usual_for(params[i])
+            if isinstance(usual, frozenset) and params[i].type_name in _SCREENED:
+                found.append((names.index(name), name, usual))
+    return tuple(found)
+
+
+_SCREENED = frozenset({"bool", "int", "SymInt", "float", "Number"})
+
+
+def door(function, steps_text):
+    """`function` behind a try that raises PyTorch's error for a wrong-typed argument."""
+    signature = _inspect.signature(function)
+    steps = tuple(_Step(text) for text in steps_text)
+    screens = _screens(signature, steps)
+
+    def wrapped(*args, **kwargs):
+        for position, name, usual in screens:
+            value = args[position] if position < len(args) else kwargs.get(name, None)
+            if value is not None and value.__class__ not in usual:
+                error = _pytorch_error(signature, steps, args, kwargs)
+                if error is not None:
+                    raise error
+                break
+        try:
+            return function(*args, **kwargs)
+        except Exception:
+            error = _pytorch_error(signature, steps, args, kwargs)
+            if error is not None:
+                raise error from None
+            raise
+    wrapped.__name__, wrapped.__qualname__ = function.__name__, function.__qualname__
+    wrapped.__doc__, wrapped.__wrapped__ = function.__doc__, function
+    wrapped.__module__ = function.__module__
+    wrapped.__signature__ = signature
+    return wrapped
+
+
+def wire(namespace, table):
+    """Put a `door` around each `namespace[name]` for `name` in `table` (idempotent)."""
+    for name, steps in table.items():
+        function = namespace.get(name)
+        if function is not None and getattr(function, "__wrapped__", None) is None:
+            namespace[name] = door(function, steps)
+
+
+def wire_methods(cls):
+    """The Tensor methods that are Python in PyTorch ("Tensor.norm")."""
+    for key, steps in STEPS.items():
+        if key.startswith("Tensor."):
+            name = key[len("Tensor."):]
+            function = cls.__dict__.get(name)
+            if function is not None and getattr(function, "__wrapped__", None) is None:
+                setattr(cls, name, door(function, steps))
