@@ -33,14 +33,27 @@ __all__ = ["STEPS", "FUNCTIONAL_STEPS", "door", "wire"]
 
 _CDIST_MODES = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
                 "donot_use_mm_for_euclid_dist")
-_SIZE_THEN_BROADCAST = ("target.size", "input.size", "broadcast_tensors([input, target])")
+
+# Steps shared by the losses: the legacy size_average/reduce flags are read first, else
+# the reduction's name is looked up (a ValueError for an unknown one)
+_LEGACY = ("(size_average is not None or reduce is not None) and _legacy(size_average, reduce)",
+           "size_average is None and reduce is None and _bad_reduction(reduction)")
+_SIZES = ("target.size", "input.size")
+_BROADCAST = "broadcast_tensors([input, target])"
+_MARGIN = "margin <= 0 and ValueError(f'margin must be greater than 0, got {margin}')"
 
 # ember.* functions (and Tensor methods) that are Python in PyTorch
 STEPS = {
     "einsum": ("isinstance(args[0], str) and len(args) > 1 and not (len(args) == 2 and "
                "isinstance(args[1], (list, tuple))) and einsum(args[0], args[1:])",),
-    "tensordot": ("isinstance(dims, int) and dims >= 0 and a.dim", "isinstance(dims, int) and "
-                  "dims >= 0 and b.dim", "tensordot(a, b, [], [])"),
+    "tensordot": (
+        "not isinstance(dims, (tuple, list, Tensor, int)) and RuntimeError('tensordot expects "
+        "dims to be int or tuple[list[int], list[int]] or list[list[int]] containing two "
+        "lists, but got dims=' + f'{dims}')",
+        "isinstance(dims, int) and dims < 0 and RuntimeError(f'tensordot expects dims >= 0, "
+        "but got dims={dims}')",
+        "isinstance(dims, int) and a.dim", "isinstance(dims, int) and b.dim",
+        "tensordot(a, b, [], [])"),
     "cdist": ("not (isinstance(compute_mode, str) and compute_mode in _CDIST_MODES) and "
               "ValueError(f'{compute_mode} is not a valid value for compute_mode')",
               "cdist(x1, x2, p, None)"),
@@ -70,13 +83,15 @@ FUNCTIONAL_STEPS = {
     "threshold": ("threshold(input, threshold, value)",),
     "sigmoid": ("input.sigmoid()",),
     "tanh": ("input.tanh()",),
-    "normalize": ("input.norm", "linalg_vector_norm(input, p, dim, True)"),
+    "normalize": ("input.norm", "not isinstance(p, str) and linalg_vector_norm(input, 2.0 if p "
+                  "is None else p, dim, True)"),
     "layer_norm": ("layer_norm(input, normalized_shape, weight, bias, eps, True)",),
     "rms_norm": ("rms_norm(input, normalized_shape, weight, eps)",),
     "instance_norm": ("use_input_stats and input.size",
                       "instance_norm(input, weight, bias, running_mean, running_var, "
                       "use_input_stats, momentum, eps, True)"),
-    "embedding": ("padding_idx is not None and padding_idx != 0 and weight.size",
+    "embedding": ("padding_idx is not None and _raises(lambda: padding_idx > 0)",
+                  "padding_idx is not None and padding_idx != 0 and weight.size",
                   "max_norm is not None and input.contiguous",
                   "max_norm is not None and embedding_renorm_(weight, input, max_norm, "
                   "norm_type)",
@@ -85,48 +100,96 @@ FUNCTIONAL_STEPS = {
     "embedding_bag": ("weight.dtype", "per_sample_weights is not None and input.size",
                       "per_sample_weights is not None and per_sample_weights.size",
                       "weight.dim", "input.dim"),
-    "grid_sample": ("grid_sampler(input, grid, 0, 0, False if align_corners is None else "
-                    "align_corners)",),
+    "grid_sample": (
+        "mode not in ('bilinear', 'nearest', 'bicubic') and ValueError('nn.functional.grid_"
+        "sample(): expected mode to be ' + f\"'bilinear', 'nearest' or 'bicubic', but got: "
+        "'{mode}'\")",
+        "padding_mode not in ('zeros', 'border', 'reflection') and ValueError('nn.functional."
+        "grid_sample(): expected padding_mode to be ' + f\"'zeros', 'border', or 'reflection',"
+        " but got: '{padding_mode}'\")",
+        "grid_sampler(input, grid, 0, 0, False if align_corners is None else align_corners)"),
     "pad": ("pad(input, pad, mode, value)",),
-    "kl_div": ("kl_div(input, target, 1, log_target=log_target)",),
-    "nll_loss": ("nll_loss_nd(input, target, weight, 1, ignore_index)",),
-    "cross_entropy": ("cross_entropy_loss(input, target, weight, 1, ignore_index, "
-                      "label_smoothing)",),
-    "cosine_embedding_loss": ("cosine_embedding_loss(input1, input2, target, margin, 1)",),
-    "hinge_embedding_loss": ("hinge_embedding_loss(input, target, margin, 1)",),
-    "margin_ranking_loss": ("input1.dim", "input2.dim", "target.dim",
-                            "margin_ranking_loss(input1, input2, target, margin, 1)"),
-    "huber_loss": _SIZE_THEN_BROADCAST + ("weight is not None and weight.size",
-                                          "huber_loss(input, target, 1, delta)"),
-    "l1_loss": _SIZE_THEN_BROADCAST + ("weight is not None and weight.size",
+    "kl_div": (_LEGACY[0], "size_average is None and reduce is None and _bad_reduction("
+               "reduction, ('batchmean',))", "kl_div(input, target, 1, log_target=log_target)"),
+    "nll_loss": _LEGACY + ("nll_loss_nd(input, target, weight, 1, ignore_index)",),
+    "cross_entropy": _LEGACY + ("cross_entropy_loss(input, target, weight, 1, ignore_index, "
+                                "label_smoothing)",),
+    "cosine_embedding_loss": _LEGACY + ("cosine_embedding_loss(input1, input2, target, margin, "
+                                        "1)",),
+    "hinge_embedding_loss": _LEGACY + ("hinge_embedding_loss(input, target, margin, 1)",),
+    "margin_ranking_loss": _LEGACY + ("input1.dim", "input2.dim", "target.dim",
+                                      "margin_ranking_loss(input1, input2, target, margin, 1)"),
+    "huber_loss": _SIZES + (_BROADCAST, "_bad_reduction(reduction)",
+                            "weight is not None and weight.size",
+                            "huber_loss(input, target, 1, delta)"),
+    "l1_loss": _SIZES + _LEGACY[:1] + (_BROADCAST, "weight is not None and weight.size",
                                        "weight is None and l1_loss(input, target, 1)"),
-    "mse_loss": _SIZE_THEN_BROADCAST + ("weight is not None and weight.size",
+    "mse_loss": _SIZES + _LEGACY[:1] + (_BROADCAST, "weight is not None and weight.size",
                                         "weight is None and mse_loss(input, target, 1)"),
-    "smooth_l1_loss": _SIZE_THEN_BROADCAST + ("smooth_l1_loss(input, target, 1, beta)",),
-    "binary_cross_entropy": ("target.size", "input.size",
-                             "weight is not None and weight.size",
-                             "binary_cross_entropy(input, target, weight, 1)"),
-    "binary_cross_entropy_with_logits": (
-        "target.size", "input.size",
-        "binary_cross_entropy_with_logits(input, target, weight, pos_weight, 1)"),
-    "multi_margin_loss": ("weight is not None and weight.dim",
-                          "multi_margin_loss(input, target, p, margin, weight, 1)"),
-    "multilabel_margin_loss": ("multilabel_margin_loss(input, target, 1)",),
-    "multilabel_soft_margin_loss": ("log_sigmoid(input)",),
-    "poisson_nll_loss": ("poisson_nll_loss(input, target, log_input, full, eps, 1)",),
-    "soft_margin_loss": ("soft_margin_loss(input, target, 1)",),
-    "triplet_margin_loss": ("triplet_margin_loss(anchor, positive, negative, margin, p, eps, "
-                            "swap, 1)",),
-    "triplet_margin_with_distance_loss": ("anchor.ndim", "positive.ndim", "negative.ndim"),
-    "ctc_loss": ("ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, 1, "
-                 "zero_infinity)",),
-    "max_unpool1d": ("input.size", "input.unsqueeze", "indices.unsqueeze"),
-    "max_unpool2d": ("input.size", "max_unpool2d(input, indices, [1, 1])"),
-    "max_unpool3d": ("input.size", "max_unpool3d(input, indices, [1, 1, 1], [1, 1, 1], "
-                     "[0, 0, 0])"),
+    "smooth_l1_loss": _SIZES + _LEGACY[:1] + (_BROADCAST,
+                                              "smooth_l1_loss(input, target, 1, beta)"),
+    "binary_cross_entropy": _LEGACY + _SIZES + ("weight is not None and weight.size",
+                                                "binary_cross_entropy(input, target, weight, "
+                                                "1)"),
+    "binary_cross_entropy_with_logits": _LEGACY + _SIZES + (
+        "binary_cross_entropy_with_logits(input, target, weight, pos_weight, 1)",),
+    "multi_margin_loss": _LEGACY + (
+        "p != 1 and p != 2 and ValueError('only p == 1 and p == 2 supported')",
+        "weight is not None and weight.dim",
+        "weight is not None and weight.dim() != 1 and ValueError('weight must be "
+        "one-dimensional')",
+        "multi_margin_loss(input, target, p, margin, weight, 1)"),
+    "multilabel_margin_loss": _LEGACY + ("multilabel_margin_loss(input, target, 1)",),
+    "multilabel_soft_margin_loss": _LEGACY[:1] + ("log_sigmoid(input)",),
+    "poisson_nll_loss": _LEGACY[:1] + (
+        "size_average is None and reduce is None and reduction not in ('none', 'mean', 'sum') "
+        "and ValueError(reduction + ' is not a valid value for reduction')",
+        "poisson_nll_loss(input, target, log_input, full, eps, 1)"),
+    "soft_margin_loss": _LEGACY + ("soft_margin_loss(input, target, 1)",),
+    "triplet_margin_loss": _LEGACY + (_MARGIN, "triplet_margin_loss(anchor, positive, negative, "
+                                      "margin, p, eps, swap, 1)"),
+    "triplet_margin_with_distance_loss": (
+        "reduction not in ('mean', 'sum', 'none') and ValueError(f'{reduction} is not a valid "
+        "value for reduction')", _MARGIN, "anchor.ndim", "positive.ndim", "negative.ndim"),
+    "ctc_loss": ("_bad_reduction(reduction)", "ctc_loss(log_probs, targets, input_lengths, "
+                 "target_lengths, blank, 1, zero_infinity)"),
 }
 
-_NAMES = {"_CDIST_MODES": _CDIST_MODES, "Tensor": _Tensor, "isinstance": isinstance,
+_REDUCTIONS = ("none", "mean", "sum", "elementwise_mean")
+
+
+def _legacy(size_average, reduce):
+    """What PyTorch's legacy size_average/reduce translation raises: it takes the truth
+    of each flag (a tensor of several values, or none, is refused there)."""
+    try:
+        if (True if size_average is None else size_average) and (True if reduce is None
+                                                                 else reduce):
+            return None
+    except Exception as error:  # noqa: BLE001 - the error is the answer
+        return error
+    try:
+        bool(True if reduce is None else reduce)
+    except Exception as error:  # noqa: BLE001
+        return error
+    return None
+
+
+def _bad_reduction(reduction, extra=()):
+    if isinstance(reduction, str) and (reduction in _REDUCTIONS or reduction in extra):
+        return None
+    return ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _raises(thunk):
+    try:
+        thunk()
+    except Exception as error:  # noqa: BLE001
+        return error
+    return None
+
+
+_NAMES = {"_CDIST_MODES": _CDIST_MODES, "_legacy": _legacy, "_bad_reduction": _bad_reduction,
+          "_raises": _raises, "RuntimeError": RuntimeError, "min": min, "Tensor": _Tensor, "isinstance": isinstance,
           "len": len, "bool": bool, "str": str, "int": int, "list": list, "tuple": tuple,
           "ValueError": ValueError}
 
@@ -166,21 +229,23 @@ class _Step:
 
     def error(self, bound):
         """The exception PyTorch raises at this step for these arguments, or None."""
+        names = dict(_NAMES)
+        names.update(bound)
         try:
-            if self.condition is not None and not eval(self.condition, _NAMES, bound):
+            if self.condition is not None and not eval(self.condition, names):
                 return None
             if self.kind == "raise":
-                found = eval(self.value, _NAMES, bound)
+                found = eval(self.value, names)
                 return found if isinstance(found, Exception) else None
             if self.kind in ("attribute", "method"):
-                owner = eval(self.owner, _NAMES, bound)
+                owner = eval(self.owner, names)
                 if not hasattr(owner, self.attribute):
                     return AttributeError(f"'{type(owner).__name__}' object has no attribute "
                                           f"'{self.attribute}'")
                 if self.kind == "attribute":
                     return None
-            args = tuple(eval(arg, _NAMES, bound) for arg in self.args)
-            kwargs = {key: eval(value, _NAMES, bound) for key, value in self.keywords}
+            args = tuple(eval(arg, names) for arg in self.args)
+            kwargs = {key: eval(value, names) for key, value in self.keywords}
         except Exception:   # noqa: BLE001 - a step that does not apply to these arguments
             return None
         return _arguments.explain(self.op, args, kwargs)
