@@ -723,8 +723,11 @@ def _screen(name, method, args, kwargs, positions, keywords):
     given = count - method + len(kwargs)
     for key, value in kwargs.items():
         found = keywords.get(key)
-        if found is not None and (given < found[2] or found[0] is not None and
-                                  not _usual(value, found[0], found[1])):
+        # a tensor parameter named by keyword takes a tensor: pow(input=2.0, ...) fits only
+        # an overload that names it otherwise (self), so the parse refuses it
+        if found is not None and (given < found[2] or found[0] is not None and (
+                not _usual(value, found[0], found[1]) or
+                found[1] is _TENSOR and not isinstance(value, _Tensor))):
             check(name, args[1:] if method else args, kwargs)
             return
 

@@ -38,9 +38,17 @@ _CDIST_MODES = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
 # the reduction's name is looked up (a ValueError for an unknown one)
 _LEGACY = ("(size_average is not None or reduce is not None) and _legacy(size_average, reduce)",
            "size_average is None and reduce is None and _bad_reduction(reduction)")
-_SIZES = ("target.size", "input.size")
+_SIZES = ("target.size()", "input.size()")
 _BROADCAST = "broadcast_tensors([input, target])"
 _MARGIN = "margin <= 0 and ValueError(f'margin must be greater than 0, got {margin}')"
+
+
+
+def _unpool(n):
+    """The unpools size their output in Python first, from input.size()'s last n sizes."""
+    return ("input.size()", f"_raises(lambda: input.size()[-{n}])",
+            "output_size is not None and _raises(lambda: len(output_size))")
+
 
 # ember.* functions (and Tensor methods) that are Python in PyTorch
 STEPS = {
@@ -119,8 +127,8 @@ FUNCTIONAL_STEPS = {
     "hinge_embedding_loss": _LEGACY + ("hinge_embedding_loss(input, target, margin, 1)",),
     "margin_ranking_loss": _LEGACY + ("input1.dim", "input2.dim", "target.dim",
                                       "margin_ranking_loss(input1, input2, target, margin, 1)"),
-    "huber_loss": _SIZES + (_BROADCAST, "_bad_reduction(reduction)",
-                            "weight is not None and weight.size",
+    "huber_loss": _SIZES + (_BROADCAST, "weight is not None and weight.size",
+                            "weight is None and _bad_reduction(reduction)",
                             "huber_loss(input, target, 1, delta)"),
     "l1_loss": _SIZES + _LEGACY[:1] + (_BROADCAST, "weight is not None and weight.size",
                                        "weight is None and l1_loss(input, target, 1)"),
@@ -128,10 +136,15 @@ FUNCTIONAL_STEPS = {
                                         "weight is None and mse_loss(input, target, 1)"),
     "smooth_l1_loss": _SIZES + _LEGACY[:1] + (_BROADCAST,
                                               "smooth_l1_loss(input, target, 1, beta)"),
-    "binary_cross_entropy": _LEGACY + _SIZES + ("weight is not None and weight.size",
+    "binary_cross_entropy": _LEGACY + _SIZES + (
+        "target.size() != input.size() and ValueError(f'Using a target size ({target.size()}) "
+        "that is different to the input size ({input.size()}) is deprecated. Please ensure "
+        "they have the same size.')", "weight is not None and weight.size",
                                                 "binary_cross_entropy(input, target, weight, "
                                                 "1)"),
     "binary_cross_entropy_with_logits": _LEGACY + _SIZES + (
+        "target.size() != input.size() and ValueError(f'Target size ({target.size()}) must be "
+        "the same as input size ({input.size()})')",
         "binary_cross_entropy_with_logits(input, target, weight, pos_weight, 1)",),
     "multi_margin_loss": _LEGACY + (
         "p != 1 and p != 2 and ValueError('only p == 1 and p == 2 supported')",
@@ -151,6 +164,11 @@ FUNCTIONAL_STEPS = {
     "triplet_margin_with_distance_loss": (
         "reduction not in ('mean', 'sum', 'none') and ValueError(f'{reduction} is not a valid "
         "value for reduction')", _MARGIN, "anchor.ndim", "positive.ndim", "negative.ndim"),
+    "max_unpool1d": _unpool(1) + ("input.unsqueeze", "indices.unsqueeze",
+                                  "max_unpool2d(input, indices, [1, 1])"),
+    "max_unpool2d": _unpool(2) + ("max_unpool2d(input, indices, [1, 1])",),
+    "max_unpool3d": _unpool(3) + ("max_unpool3d(input, indices, [1, 1, 1], [1, 1, 1], "
+                                  "[0, 0, 0])",),
     "ctc_loss": ("_bad_reduction(reduction)", "ctc_loss(log_probs, targets, input_lengths, "
                  "target_lengths, blank, 1, zero_infinity)"),
 }
@@ -243,6 +261,11 @@ class _Step:
                     return AttributeError(f"'{type(owner).__name__}' object has no attribute "
                                           f"'{self.attribute}'")
                 if self.kind == "attribute":
+                    return None
+                found = getattr(owner, self.attribute)
+                if not callable(found):   # a NumPy scalar's .size is a number
+                    return TypeError(f"'{type(found).__name__}' object is not callable")
+                if not isinstance(owner, _Tensor):
                     return None
             args = tuple(eval(arg, names) for arg in self.args)
             kwargs = {key: eval(value, names) for key, value in self.keywords}
