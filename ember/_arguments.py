@@ -611,6 +611,7 @@ SIGNATURES = {
     "atleast_3d": (f"({_T})", "(tuple of Tensors tensors)"),
     "linalg_vector_norm": (f"({_T}, Number ord = 2, tuple of ints[1] dim = None, bool keepdim "
                            "= False, *, ember.dtype dtype = None, Tensor out = None)",),
+    "_lu_with_info": (f"({_T}, bool pivot = True, bool check_errors = True)",),
     "embedding_renorm_": (f"({_T}, Tensor indices, float max_norm, float norm_type)",),
     "ctc_loss": ("(Tensor log_probs, Tensor targets, tuple of ints input_lengths, tuple of ints "
                  "target_lengths, int blank = 0, int reduction = at::Reduction::Mean, bool "

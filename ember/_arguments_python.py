@@ -80,6 +80,10 @@ STEPS = {
                     "linalg_vector_norm(self, 2 if p is None or isinstance(p, str) else p, dim, "
                     "keepdim, dtype=dtype)",),
     "unravel_index": ("indices.is_complex",),
+    "lu": ("_raises(lambda: not get_infos)",
+           "_lu_with_info(A, pivot=pivot, check_errors=not get_infos)"),
+    "Tensor.lu": ("_raises(lambda: not get_infos)",
+                  "_lu_with_info(self, pivot=pivot, check_errors=not get_infos)"),
 }
 
 # nn.functional names that are Python in PyTorch
@@ -216,7 +220,7 @@ class _Step:
     """One parsed step: an optional condition, then an attribute read, a parse, or an
     exception to raise."""
     __slots__ = ("condition", "kind", "owner", "attribute", "op", "args", "names", "keywords",
-                 "value")
+                 "keyword_names", "value")
 
     def __init__(self, text):
         node = _ast.parse(text, mode="eval").body
@@ -226,11 +230,11 @@ class _Step:
                                        if len(node.values) > 2 else node.values[0])
             node = node.values[-1]
         self.owner = self.attribute = self.op = self.value = None
-        self.args, self.names, self.keywords = (), (), ()
+        self.args, self.names, self.keywords, self.keyword_names = (), (), (), ()
         if isinstance(node, _ast.Attribute):
             self.kind, self.owner, self.attribute = "attribute", _compiled(node.value), node.attr
         elif isinstance(node, _ast.Call) and isinstance(node.func, _ast.Name) and \
-                node.func.id[0].islower() and node.func.id not in _NAMES:
+                node.func.id not in _NAMES:
             self.kind, self.op = "parse", node.func.id
             self._arguments(node)
         elif isinstance(node, _ast.Call) and isinstance(node.func, _ast.Attribute):
@@ -244,6 +248,8 @@ class _Step:
         self.args = tuple(_compiled(arg) for arg in node.args)
         self.names = tuple(arg.id if isinstance(arg, _ast.Name) else None for arg in node.args)
         self.keywords = tuple((k.arg, _compiled(k.value)) for k in node.keywords)
+        self.keyword_names = tuple((k.arg, k.value.id) for k in node.keywords
+                                   if isinstance(k.value, _ast.Name))
 
     def error(self, bound):
         """The exception PyTorch raises at this step for these arguments, or None."""
@@ -304,11 +310,14 @@ def _screens(signature, steps):
         if parsed is None or len(parsed) != 1:
             continue
         params = parsed[0].params
-        for i, name in enumerate(step.names):
-            if name not in names or i >= len(params):
+        by_name = {param.name: param for param in params}
+        pairs = [(params[i], name) for i, name in enumerate(step.names) if i < len(params)]
+        pairs += [(by_name[key], name) for key, name in step.keyword_names if key in by_name]
+        for param, name in pairs:
+            if name not in names:
                 continue
-            usual = _arguments._usual_for(params[i])
-            if isinstance(usual, frozenset) and params[i].type_name in _SCREENED:
+            usual = _arguments._usual_for(param)
+            if isinstance(usual, frozenset) and param.type_name in _SCREENED:
                 found.append((names.index(name), name, usual))
     return tuple(found)
 
@@ -341,6 +350,7 @@ def door(function, steps_text):
     wrapped.__doc__, wrapped.__wrapped__ = function.__doc__, function
     wrapped.__module__ = function.__module__
     wrapped.__signature__ = signature
+    wrapped._python_level = True
     return wrapped
 
 
@@ -348,7 +358,7 @@ def wire(namespace, table):
     """Put a `door` around each `namespace[name]` for `name` in `table` (idempotent)."""
     for name, steps in table.items():
         function = namespace.get(name)
-        if function is not None and getattr(function, "__wrapped__", None) is None:
+        if function is not None and not getattr(function, "_python_level", False):
             namespace[name] = door(function, steps)
 
 
@@ -358,5 +368,5 @@ def wire_methods(cls):
         if key.startswith("Tensor."):
             name = key[len("Tensor."):]
             function = cls.__dict__.get(name)
-            if function is not None and getattr(function, "__wrapped__", None) is None:
+            if function is not None and not getattr(function, "_python_level", False):
                 setattr(cls, name, door(function, steps))

@@ -40,10 +40,10 @@ _OPEN = {
         "*index_put*", "*index_copy*", "*index_fill*", "Tensor.gather", "histc",
         "Tensor.histc", "full_like"],
     ("argument checking", "single cases: out_dtype= on bmm/mm (torch: NotImplementedError), "
-     "rsub's alpha position, as_tensor's positional dtype, copy_/new_tensor/resize_as of "
+     "rsub's alpha position, as_tensor's positional dtype, new_tensor/resize_as of "
      "odd values, where(cond, None, x), torch.compile's keywords, repeat_interleave(dim=None)"
      ", log_normal_/normal_ argument words"): [
-        "bmm", "mm", "rsub", "as_tensor", "Tensor.copy_", "Tensor.new_tensor",
+        "bmm", "mm", "rsub", "as_tensor", "Tensor.new_tensor",
         "Tensor.resize_as", "where", "compile", "repeat_interleave", "Tensor.log_normal_",
         "Tensor.normal_", "broadcast_shapes", "slice_copy"],
     ("dtype support", "which dtypes a kernel refuses and when: pools, convolutions with "
@@ -96,18 +96,6 @@ KNOWN = [
     ("native_batch_norm", "*", "the low-level kernel answers degenerate inputs (0-dim, empty, "
      "eval without running statistics) in its own words; ember's goes through F.batch_norm's "
      "checks (surface11)"),
-    ("frobenius_norm", "*", "degenerate inputs (0-dim, bool): PyTorch words the dtype and "
-     "rank refusals through norm(), ember through linalg.vector_norm (surface11, merged late)"),
-    ("nuclear_norm", "*", "0-dim input with an int dim: ember fails unpacking the dim before "
-     "matrix_norm's rank check"),
-    ("lu", "*", "torch.lu passes pivot to _lu_with_info's parser (a non-bool pivot is its "
-     "TypeError); ember checks the rank first"),
-    ("Tensor.lu", "*", "as lu: the pivot's type is checked after the rank"),
-    ("Tensor.module_load", "*", "a NumPy bool as assign: PyTorch's Python-level check words "
-     "it differently"),
-    ("nn.Transformer*Layer", "*", "a bool input into a layer whose "
-     "norm runs first (norm_first): PyTorch's mixed-dtype check comes before layer_norm's "
-     "shape check"),
     ("slice_copy", "*", "a bool or float tensor as a bound trips PyTorch's internal assert "
      "(scalar.isIntegral); ember refuses it as a bound (pinned in test_fuzz_regressions)"),
     ("meshgrid", "*", "torch prints [ ember.DoubleTensor{...} ] in this message"),

@@ -704,6 +704,39 @@ def test_python_level_functions_still_work():
                     L.ones(3).norm(1), L.cdist(L.ones(2, 2), L.zeros(3, 2))))
 
 
+# ---------------------------------------------------------------- argcheck10: late single cases
+@pytest.mark.parametrize("call", [
+    "L.frobenius_norm(L.tensor(3, dtype=L.int32), dim=0)",
+    "L.frobenius_norm(L.ones(2, dtype=L.bool), dim=0)", "L.frobenius_norm(L.tensor(3.), dim=1)",
+    "L.frobenius_norm(L.ones(2, 2), dim=(0, 1, 1))", "L.frobenius_norm(L.ones(2, 2), dim=(0, 0))",
+    "L.frobenius_norm(L.ones(2, 2, dtype=L.int64), dim=5)", "L.frobenius_norm(L.ones(2, 2), dim=())",
+    "L.nuclear_norm(L.ones(3, 0, dtype=L.uint8), dim=1)", "L.nuclear_norm(L.ones(3, 2), dim=1)",
+    "L.nuclear_norm(L.tensor(1.), dim=1)", "L.nuclear_norm(L.ones(3, 3), dim=(0,))",
+    "L.lu(L.ones(()), pivot=None, get_infos=L.ones(()))", "L.lu(L.ones(0, 2, 3), 1.5)",
+    "L.ones(2).lu(L.ones(2))", "L.lu(L.ones(2, 2), get_infos=L.ones(2))", "L.eye(3).lu(get_infos=True)",
+    "L.ones(2, 2).lu(pivot=None)",
+    "L.tensor([-1, -5, -2], dtype=L.int16).copy_(np.float16(1.5))", "L.ones(2).copy_(np.True_)",
+    "L.ones(3, 0, dtype=L.float64).module_load(np.True_)", "L.ones(2).copy_(np.str_('a'))",
+    "F.layer_norm(L.tensor(True), [1], L.ones(1), L.ones(1))",
+    "F.layer_norm(L.ones(2, dtype=L.float64), [3], L.ones(3))",
+    "F.layer_norm(L.ones(2), [3], L.ones(3, dtype=L.float64))",
+    "F.layer_norm(L.ones(2, dtype=L.int32), [2], L.ones(2))",
+    "F.layer_norm(L.ones(2, dtype=L.bfloat16), [2], L.ones(2))",
+    "L.nn.TransformerEncoderLayer(1, 1, 1, 0.0, norm_first=True)(L.tensor([[True]]))",
+    "L.ctc_loss(L.ones(0), L.ones(0), 1.5, L.ones(0), blank=1.5)",
+    "L.nn.CTCLoss(blank=1, zero_infinity=1)(L.tensor(True), L.tensor(True), L.tensor(True), "
+    "L.tensor(True))",
+    "L.nn.PoissonNLLLoss(log_input=1)(L.ones(3), L.ones(3))",
+    "L.nn.TripletMarginLoss(swap=3)(L.ones(()), L.ones(()), L.ones(()))",
+    "L.pow(input=2.0, exponent=L.ones(2))", "L.isin(L.ones(2), test_elements=1.5)",
+    "F.max_unpool1d(L.ones(()), None, -1, output_size=-1)",
+    "F.max_unpool2d(L.ones(1, 2, 3, 3), 1.5, 2)", "F.max_unpool3d(L.ones(1, 2, 3, 3, 3), None, 2)",
+    "F.max_unpool2d(L.ones(1, 2, 3, 3), L.ones(1, 2, 3, 3), 2, output_size=-1)",
+])
+def test_single_cases_in_torch_order(call):
+    same(lambda L: eval(call, {"L": L, "F": L.nn.functional, "np": np}))
+
+
 # ---------------------------------------------------------------- fuzz10: what remains open
 # One representative call per remaining KNOWN family (tests/test_fuzz.py); each fails today.
 _OPEN = [
