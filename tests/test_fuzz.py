@@ -34,7 +34,7 @@ _OPEN = {
      "fractional, lp, unpool) and pool sizes past int64: the parser's or the overflow "
      "message comes first"): [
         "F.adaptive_max_pool1d*", "F.fractional_max_pool?d*", "F.avg_pool?d", "F.lp_pool3d",
-        "F.max_pool?d", "F.max_pool1d_with_indices", "max_pool2d", "F.max_unpool?d"],
+        "F.max_pool?d", "max_pool2d"],
     ("argument checking", "out-of-range indices and values: the message PyTorch's kernel "
      "gives for an empty or mismatched index (classed here by its 'out of bounds' words)"): [
         "*index_put*", "*index_copy*", "*index_fill*", "Tensor.gather", "histc",
@@ -46,24 +46,25 @@ _OPEN = {
         "bmm", "mm", "rsub", "as_tensor", "Tensor.new_tensor",
         "Tensor.resize_as", "where", "compile", "repeat_interleave", "Tensor.log_normal_",
         "Tensor.normal_", "broadcast_shapes", "slice_copy"],
-    ("dtype support", "which dtypes a kernel refuses and when: pools, convolutions with "
-     "integer inputs (slow_conv_dilated), upsampling, norms and the margin losses check "
-     "dtypes in another order or with other kernel names"): [
-        "F.adaptive_*pool*", "F.fractional_max_pool*", "nn.AdaptiveAvgPool3d", "nn.AvgPool3d",
-        "conv?d", "F.conv?d", "nn.Conv?d", "nn.LazyConv3d", "nn.Upsampl*", "nn.GroupNorm",
-        "nn.CrossMapLRN2d", "*bilinear", "nn.Bilinear", "*binary_cross_entropy*",
-        "nn.BCEWithLogitsLoss", "*huber_loss", "nn.HuberLoss", "*margin_loss",
-        "nn.*MarginLoss"],
+    ("dtype support", "which dtypes a kernel refuses and when: fractional and 3-d average "
+     "pools, convolutions with integer inputs (slow_conv_dilated), upsampling's channels-last "
+     "kernel names, group norm, binary_cross_entropy's target dtype and the margin losses "
+     "check dtypes in another order or with other kernel names"): [
+        "F.fractional_max_pool*", "nn.AvgPool3d", "conv?d", "F.conv?d", "nn.Conv?d",
+        "nn.LazyConv3d", "nn.Upsampl*", "nn.GroupNorm", "nn.CrossMapLRN2d",
+        "*binary_cross_entropy", "*margin_loss", "nn.*MarginLoss"],
     ("dtype support", "in-place ops given a NumPy float scalar or another dtype: PyTorch's "
      "cast check ('result type Float can't be cast') comes before the kernel's dtype check"): [
         "Tensor.__i*__", "Tensor.bitwise_*_", "Tensor.hypot_", "Tensor.igamma*_",
-        "Tensor.cumsum_", "Tensor.cumprod_", "Tensor.nextafter_"],
+        "Tensor.nextafter_"],
     ("dtype support", "single ops: nextafter lacks bfloat16, cross/cholesky_solve/histc/"
      "take_along_dim/repeat_interleave/normal/meshgrid check dtypes in another order"): [
         "*nextafter", "*cross", "cholesky_solve", "*histc", "*take_along_dim",
         "repeat_interleave", "normal", "meshgrid"],
     ("huge sizes", "sizes near 2**40 exhaust NumPy (MemoryError) where torch refuses or "
      "never allocates"): ["tri?_indices", "F.adaptive_max_pool1d_with_indices"],
+    ("refuses what torch accepts", "logspace with bounds near 2**40: Python's float power "
+     "overflows (OverflowError) where torch gives inf"): ["logspace"],
 }
 
 KNOWN = [
