@@ -47,7 +47,24 @@ _MARGIN = "margin <= 0 and ValueError(f'margin must be greater than 0, got {marg
 def _unpool(n):
     """The unpools size their output in Python first, from input.size()'s last n sizes."""
     return ("input.size()", f"_raises(lambda: input.size()[-{n}])",
-            "output_size is not None and _raises(lambda: len(output_size))")
+            "output_size is not None and _raises(lambda: len(output_size))",
+            f"output_size is None and _unpool_size(input, kernel_size, stride, padding, {n})")
+
+
+def _unpool_size(input, kernel_size, stride, padding, n):
+    """The ValueError of an unpool's default output size below zero."""
+    def expand(value):
+        return tuple(value) if isinstance(value, (tuple, list)) else (value,) * n
+    kernel = expand(kernel_size)
+    step = kernel if stride is None else expand(stride)
+    pad = expand(padding)
+    shape = input.size()
+    for d in range(n):
+        size = (shape[d - n] - 1) * step[d] + kernel[d] - 2 * pad[d]
+        if size < 0:
+            return ValueError("max_unpooling: output_size must contain non-negative spatial "
+                              f"dimensions, but got output_size[{d}]={size}")
+    return None
 
 
 # ember.* functions (and Tensor methods) that are Python in PyTorch
@@ -211,6 +228,7 @@ def _raises(thunk):
 
 
 _NAMES = {"_CDIST_MODES": _CDIST_MODES, "_legacy": _legacy, "_bad_reduction": _bad_reduction,
+          "_unpool_size": _unpool_size,
           "_raises": _raises, "RuntimeError": RuntimeError, "min": min, "Tensor": _Tensor, "isinstance": isinstance,
           "len": len, "bool": bool, "str": str, "int": int, "list": list, "tuple": tuple,
           "ValueError": ValueError}
