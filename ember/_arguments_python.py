@@ -227,11 +227,12 @@ def _raises(thunk):
     return None
 
 
+# What a step's expression may name besides the function's parameters
 _NAMES = {"_CDIST_MODES": _CDIST_MODES, "_legacy": _legacy, "_bad_reduction": _bad_reduction,
-          "_unpool_size": _unpool_size,
-          "_raises": _raises, "RuntimeError": RuntimeError, "min": min, "Tensor": _Tensor, "isinstance": isinstance,
-          "len": len, "bool": bool, "str": str, "int": int, "list": list, "tuple": tuple,
-          "ValueError": ValueError}
+          "_unpool_size": _unpool_size, "_raises": _raises, "Tensor": _Tensor,
+          "isinstance": isinstance, "len": len, "bool": bool, "str": str, "int": int,
+          "list": list, "tuple": tuple, "min": min, "ValueError": ValueError,
+          "RuntimeError": RuntimeError}
 
 
 class _Step:
