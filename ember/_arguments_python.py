@@ -40,6 +40,8 @@ _LEGACY = ("(size_average is not None or reduce is not None) and _legacy(size_av
            "size_average is None and reduce is None and _bad_reduction(reduction)")
 _SIZES = ("target.size()", "input.size()")
 _BROADCAST = "broadcast_tensors([input, target])"
+_WEIGHT = ("weight is not None and weight.size", "weight is not None and weight.size() != "
+           "input.size() and ValueError('Weights and input must have the same size.')")
 _MARGIN = "margin <= 0 and ValueError(f'margin must be greater than 0, got {margin}')"
 
 
@@ -77,6 +79,7 @@ STEPS = {
         "lists, but got dims=' + f'{dims}')",
         "isinstance(dims, int) and dims < 0 and RuntimeError(f'tensordot expects dims >= 0, "
         "but got dims={dims}')",
+        "isinstance(dims, (tuple, list)) and _unpack_two(dims)",
         "isinstance(dims, int) and a.dim", "isinstance(dims, int) and b.dim",
         "tensordot(a, b, [], [])"),
     "cdist": ("not (isinstance(compute_mode, str) and compute_mode in _CDIST_MODES) and "
@@ -105,11 +108,14 @@ STEPS = {
 
 # nn.functional names that are Python in PyTorch
 FUNCTIONAL_STEPS = {
-    "celu": ("celu(input, alpha)",),
-    "elu": ("elu(input, alpha)",),
-    "leaky_relu": ("leaky_relu(input, negative_slope)",),
-    "rrelu": ("rrelu(input, lower, upper, training)",),
-    "threshold": ("threshold(input, threshold, value)",),
+    "celu": ("inplace and celu_(input, alpha)", "celu(input, alpha)"),
+    "elu": ("inplace and elu_(input, alpha)", "elu(input, alpha)"),
+    "leaky_relu": ("inplace and leaky_relu_(input, negative_slope)",
+                   "leaky_relu(input, negative_slope)"),
+    "rrelu": ("inplace and rrelu_(input, lower, upper, training)",
+              "rrelu(input, lower, upper, training)"),
+    "threshold": ("inplace and threshold_(input, threshold, value)",
+                  "threshold(input, threshold, value)"),
     "sigmoid": ("input.sigmoid()",),
     "tanh": ("input.tanh()",),
     "normalize": ("input.norm", "not isinstance(p, str) and linalg_vector_norm(input, 2.0 if p "
@@ -122,6 +128,7 @@ FUNCTIONAL_STEPS = {
     "embedding": ("padding_idx is not None and _raises(lambda: padding_idx > 0)",
                   "padding_idx is not None and padding_idx != 0 and weight.size",
                   "max_norm is not None and input.contiguous",
+                  "max_norm is not None and weight.detach",
                   "max_norm is not None and embedding_renorm_(weight, input, max_norm, "
                   "norm_type)",
                   "embedding(weight, input, -1 if padding_idx is None else padding_idx, "
@@ -148,13 +155,13 @@ FUNCTIONAL_STEPS = {
     "hinge_embedding_loss": _LEGACY + ("hinge_embedding_loss(input, target, margin, 1)",),
     "margin_ranking_loss": _LEGACY + ("input1.dim", "input2.dim", "target.dim",
                                       "margin_ranking_loss(input1, input2, target, margin, 1)"),
-    "huber_loss": _SIZES + (_BROADCAST, "weight is not None and weight.size",
+    "huber_loss": _SIZES + (_BROADCAST,) + _WEIGHT + (
                             "weight is None and _bad_reduction(reduction)",
                             "huber_loss(input, target, 1, delta)"),
-    "l1_loss": _SIZES + _LEGACY[:1] + (_BROADCAST, "weight is not None and weight.size",
-                                       "weight is None and l1_loss(input, target, 1)"),
-    "mse_loss": _SIZES + _LEGACY[:1] + (_BROADCAST, "weight is not None and weight.size",
-                                        "weight is None and mse_loss(input, target, 1)"),
+    "l1_loss": _SIZES + _LEGACY[:1] + (_BROADCAST,) + _WEIGHT + (
+        "weight is None and l1_loss(input, target, 1)",),
+    "mse_loss": _SIZES + _LEGACY[:1] + (_BROADCAST,) + _WEIGHT + (
+        "weight is None and mse_loss(input, target, 1)",),
     "smooth_l1_loss": _SIZES + _LEGACY[:1] + (_BROADCAST,
                                               "smooth_l1_loss(input, target, 1, beta)"),
     "binary_cross_entropy": _LEGACY + _SIZES + (
@@ -219,6 +226,15 @@ def _bad_reduction(reduction, extra=()):
     return ValueError(f"{reduction} is not a valid value for reduction")
 
 
+def _unpack_two(value):
+    """Python's own error for `first, second = value`, or None."""
+    try:
+        first, second = value   # noqa: F841 - the unpacking is the check
+    except Exception as error:  # noqa: BLE001
+        return error
+    return None
+
+
 def _raises(thunk):
     try:
         thunk()
@@ -229,7 +245,8 @@ def _raises(thunk):
 
 # What a step's expression may name besides the function's parameters
 _NAMES = {"_CDIST_MODES": _CDIST_MODES, "_legacy": _legacy, "_bad_reduction": _bad_reduction,
-          "_unpool_size": _unpool_size, "_raises": _raises, "Tensor": _Tensor,
+          "_unpool_size": _unpool_size, "_raises": _raises, "_unpack_two": _unpack_two,
+          "Tensor": _Tensor,
           "isinstance": isinstance, "len": len, "bool": bool, "str": str, "int": int,
           "list": list, "tuple": tuple, "min": min, "ValueError": ValueError,
           "RuntimeError": RuntimeError}
@@ -283,13 +300,13 @@ class _Step:
             if self.kind in ("attribute", "method"):
                 owner = eval(self.owner, names)
                 if not hasattr(owner, self.attribute):
-                    return AttributeError(f"'{type(owner).__name__}' object has no attribute "
-                                          f"'{self.attribute}'")
+                    return AttributeError(f"'{_arguments.typename(owner)}' object has no "
+                                          f"attribute '{self.attribute}'")
                 if self.kind == "attribute":
                     return None
                 found = getattr(owner, self.attribute)
                 if not callable(found):   # a NumPy scalar's .size is a number
-                    return TypeError(f"'{type(found).__name__}' object is not callable")
+                    return TypeError(f"'{_arguments.typename(found)}' object is not callable")
                 if not isinstance(owner, _Tensor):
                     return None
             args = tuple(eval(arg, names) for arg in self.args)
@@ -341,6 +358,7 @@ def _screens(signature, steps):
     return tuple(found)
 
 
+_MISSING = object()
 _SCREENED = frozenset({"bool", "int", "SymInt", "float", "Number"})
 
 
@@ -352,8 +370,8 @@ def door(function, steps_text):
 
     def wrapped(*args, **kwargs):
         for position, name, usual in screens:
-            value = args[position] if position < len(args) else kwargs.get(name, None)
-            if value is not None and value.__class__ not in usual:
+            value = args[position] if position < len(args) else kwargs.get(name, _MISSING)
+            if value is not _MISSING and value.__class__ not in usual:
                 error = _pytorch_error(signature, steps, args, kwargs)
                 if error is not None:
                     raise error

@@ -692,9 +692,17 @@ def test_checks_in_torch_order_and_words(call):
     "F.l1_loss(L.ones(2), None)", "F.mse_loss([1], L.ones(2))",
     "L.linspace(L.ones(2), 1, 3)", "L.logspace(1, L.ones(2, 1), 3)",
     "L.linspace(L.ones(()), L.ones(2), 3)", "L.logspace(L.ones(2), L.ones(2), -1)",
+    # found by the 40-example search after the table landed
+    "F.leaky_relu(L.ones(0, requires_grad=True), negative_slope=None)",
+    "F.threshold(L.ones(0, requires_grad=True), None, 0)",
+    "F.rrelu(L.tensor(True), lower=None, upper=False, inplace=True)",
+    "F.margin_ranking_loss(L.ones(2, 2), np.uint8(1), L.ones(2))",
+    "F.mse_loss(L.tensor(False), L.tensor(True), weight=L.tensor([True]))",
+    "L.tensordot(L.tensor(True), 0.0, dims=())", "F.embedding(L.ones(2, dtype=L.long), object(), "
+    "max_norm=1.0)",
 ])
 def test_python_level_functions_refuse_wrong_types_where_torch_does(call):
-    same(lambda L: eval(call, {"L": L, "F": L.nn.functional}))
+    same(lambda L: eval(call, {"L": L, "F": L.nn.functional, "np": np}))
 
 
 def test_python_level_functions_still_work():
