@@ -169,4 +169,8 @@ from .ops import _out  # noqa: E402
 _arguments.wire(globals(), _signatures.FUNCTIONS, _out.call,
                 ("gather", "index_select", "masked_select", "nonzero", "hash_tensor"))
 _out.wire_where(globals())
+from . import _arguments_python  # noqa: E402  (functions that are Python in PyTorch)
+_arguments_python.wire(globals(), _arguments_python.STEPS)
+_arguments.wire(globals(), ("ctc_loss",))  # a C++ function, its signatures in _arguments
+_arguments_python.wire_methods(Tensor)
 del _out

@@ -604,6 +604,28 @@ SIGNATURES = {
                            "int dim = None)",),
     # Tensor.unflatten is Python in PyTorch too, around this C++ method
     "Tensor.unflatten": ("(int dim, tuple of ints sizes)",),
+    # the C++ functions behind PyTorch's Python-level ones (_arguments_python.STEPS)
+    "einsum": ("(str equation, tuple of Tensors tensors, *, tuple of ints path = None)",),
+    "cdist": ("(Tensor x1, Tensor x2, float p = 2, int compute_mode = None)",),
+    "tensordot": (f"({_T}, Tensor other, tuple of ints dims_self, tuple of ints dims_other, "
+                  "*, Tensor out = None)",),
+    "chain_matmul": ("(tuple of Tensors matrices, *, Tensor out = None)",),
+    "broadcast_tensors": ("(tuple of Tensors tensors)",),
+    "block_diag": ("(tuple of Tensors tensors)",),
+    "cartesian_prod": ("(tuple of Tensors tensors)",),
+    "atleast_1d": (f"({_T})", "(tuple of Tensors tensors)"),
+    "atleast_2d": (f"({_T})", "(tuple of Tensors tensors)"),
+    "atleast_3d": (f"({_T})", "(tuple of Tensors tensors)"),
+    "linalg_vector_norm": (f"({_T}, Number ord = 2, tuple of ints[1] dim = None, bool keepdim "
+                           "= False, *, ember.dtype dtype = None, Tensor out = None)",),
+    "_lu_with_info": (f"({_T}, bool pivot = True, bool check_errors = True)",),
+    "embedding_renorm_": (f"({_T}, Tensor indices, float max_norm, float norm_type)",),
+    "ctc_loss": ("(Tensor log_probs, Tensor targets, tuple of ints input_lengths, tuple of ints "
+                 "target_lengths, int blank = 0, int reduction = at::Reduction::Mean, bool "
+                 "zero_infinity = False)",
+                 "(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, "
+                 "int blank = 0, int reduction = at::Reduction::Mean, bool zero_infinity = "
+                 "False)"),
 }
 
 
@@ -709,8 +731,11 @@ def _screen(name, method, args, kwargs, positions, keywords):
     given = count - method + len(kwargs)
     for key, value in kwargs.items():
         found = keywords.get(key)
-        if found is not None and (given < found[2] or found[0] is not None and
-                                  not _usual(value, found[0], found[1])):
+        # a tensor parameter named by keyword takes a tensor: pow(input=2.0, ...) fits only
+        # an overload that names it otherwise (self), so the parse refuses it
+        if found is not None and (given < found[2] or found[0] is not None and (
+                not _usual(value, found[0], found[1]) or
+                found[1] is _TENSOR and not isinstance(value, _Tensor))):
             check(name, args[1:] if method else args, kwargs)
             return
 

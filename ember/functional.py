@@ -18,3 +18,7 @@ from .ops.views import atleast_1d, atleast_2d, atleast_3d, broadcast_shapes, bro
 __all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "broadcast_shapes",
            "broadcast_tensors", "cartesian_prod", "cdist", "einsum", "meshgrid", "norm",
            "split", "tensordot", "unique", "unique_consecutive"]
+
+# PyTorch's wrong-type errors for these Python-level functions, as ember.einsum gets them
+from . import _arguments_python  # noqa: E402
+_arguments_python.wire(globals(), _arguments_python.STEPS)

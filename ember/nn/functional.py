@@ -26,5 +26,8 @@ from ..ops.attention_mha import multi_head_attention_forward  # noqa: F401
 # its argument parser's TypeErrors through one wrapper each, applied here.
 from .. import _arguments, _signatures  # noqa: E402
 _arguments.wire(globals(), _signatures.NN_FUNCTIONAL)
+# ... and the names that are Python in PyTorch get its wrong-type errors in its order
+from .. import _arguments_python  # noqa: E402
+_arguments_python.wire(globals(), _arguments_python.FUNCTIONAL_STEPS)
 from . import grad  # noqa: E402,F401  (last11a: PyTorch's F.grad is the module nn.grad)
 from ..ops.linear_cross_entropy import linear_cross_entropy  # noqa: E402,F401  (last11a)

@@ -233,7 +233,9 @@ def copy_(self, src, non_blocking=False):
     goes through `_common.inplace` and records CopyBackwards.
     """
     if not isinstance(src, Tensor):
-        if isinstance(src, (bool, int, float)):
+        # PyTorch's parser takes a number here, NumPy's scalars included (argcheck10)
+        if isinstance(src, (bool, int, float)) or isinstance(src, _np.generic) and \
+                src.dtype.kind in "biuf":
             src = make_tensor(self._device.xp.asarray(src), self._device)
         else:
             kind = src.__class__

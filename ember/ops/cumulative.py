@@ -89,9 +89,18 @@ def cumsum_(input, dim, *, dtype=None):
         raise RuntimeError(f"Bad in-place call: input tensor dtype "
                            f"{_INPLACE_NAMES[input.dtype.name]} and output tensor dtype "
                            f"{_INPLACE_NAMES[dtype.name]} should match")
-    if input._data.dtype.kind == _BOOL_KIND:
-        raise NotImplementedError('"cumsum_out_cpu" not implemented for \'Bool\'')
+    if input._data.dtype.kind == _BOOL_KIND and _bool_scan_(input, dim, "cumsum_out_cpu"):
+        return input
     return inplace(input, cumsum, dim)
+
+
+def _bool_scan_(input, dim, kernel):
+    """A bool tensor's in-place scan: PyTorch wraps the dim, then copies a 0-dim or empty
+    input without its kernel (True: nothing to do), else the kernel refuses Bool."""
+    wrap_dim(dim, max(input._data.ndim, 1))
+    if input._data.ndim == 0 or input._data.size == 0:
+        return True
+    raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
 
 
 def cumprod(input, dim=None, *, dtype=None, **aliases):

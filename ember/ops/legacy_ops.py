@@ -4,6 +4,7 @@ modern op with PyTorch's deprecation warning and the node name its own kernel re
 """
 import warnings
 
+from .. import _errors
 from ..autograd.graph import Node
 from ._common import Tensor
 from ._elementwise import zeros_like
@@ -66,6 +67,13 @@ class FillBackward1(Node):
 def frobenius_norm(input, dim, keepdim=False):
     """The 2-norm over `dim`, recorded as at::norm records it (NormBackward1)."""
     _warn_once(_FROBENIUS)
+    # at::frobenius_norm's own checks come before vector_norm's (argcheck10)
+    count = 1 if isinstance(dim, int) else len(dim)
+    if count > 2:
+        raise RuntimeError(f"Expected at most 2 dimensions, but got {count} dimensions instead.")
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise RuntimeError(f"norm(): input dtype should be either floating point or complex. "
+                           f"Got {_errors.scalar_type_name(input.dtype)} instead.")
     out = vector_norm(input, 2, dim, keepdim)
     if out.grad_fn is not None:
         out.grad_fn.__class__ = NormBackward1
@@ -77,7 +85,9 @@ def nuclear_norm(input, dim=None, keepdim=False):
     if isinstance(dim, bool):  # nuclear_norm(A, keepdim) is PyTorch's other signature
         dim, keepdim = None, dim
     _warn_once(_NUCLEAR)
-    return matrix_norm(input, "nuc", (0, 1) if dim is None else tuple(dim), keepdim)
+    # a single int fills both dims, as PyTorch's int[2] parameter does (argcheck10)
+    dims = (0, 1) if dim is None else (dim, dim) if isinstance(dim, int) else tuple(dim)
+    return matrix_norm(input, "nuc", dims, keepdim)
 
 
 def lu(A, pivot=True, get_infos=False):

@@ -12,7 +12,7 @@ from .. import _dtype, _errors
 from ..autograd.grad_mode import no_grad
 from ..autograd.graph import Node
 from ._common import Tensor, attach, grad_state, inplace, make_tensor, sum_to_shape
-from .cumulative import cumprod
+from .cumulative import _bool_scan_, cumprod
 from .linalg import (_add_scaled, _arrays, _product, _scaled, _scalar_name, addmm, addmv,
                      baddbmm, bmm, mm, mv)
 from .norms import _norm_backward, vector_norm
@@ -191,6 +191,8 @@ def cumprod_(input, dim, *, dtype=None):
         raise RuntimeError(f"Bad in-place call: input tensor dtype "
                            f"{_errors.cpp_type_name(input.dtype)} and output tensor dtype "
                            f"{_errors.cpp_type_name(dtype)} should match")
+    if input.dtype is _dtype.bool and _bool_scan_(input, dim, "cumprod_out_cpu"):
+        return input
     return inplace(input, cumprod, dim, dtype=dtype)
 
 

@@ -13,6 +13,7 @@ from . import _autocast
 from .. import _arguments, _dtype, _errors
 from ..autograd.graph import Node
 from . import losses_nll, views
+from .pointwise import _BOOL_SUB_BOTH
 from ._common import attach, grad_state, make_tensor
 from ._loss_common import (MEAN, SUM, _compute, _legacy_reduction,  # noqa: F401 - nn.modules.loss
                            _not_differentiable, _reduce, _reduce_array, _reduction_enum, _resolve)
@@ -183,8 +184,10 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     dtype = input.dtype
     if not dtype.is_floating_point:   # the loss is computed into a tensor like `input`
-        raise RuntimeError(_errors.cannot_cast(
-            _dtype.promote_types(dtype, target.dtype), dtype))
+        result = _dtype.promote_types(dtype, target.dtype)
+        if not _dtype.can_cast(result, dtype):
+            raise RuntimeError(_errors.cannot_cast(result, dtype))
+        raise NotImplementedError(_errors.not_implemented_for("huber_cpu", result))
     input, target = _float_operands(input, target, "huber_cpu", dtype)
     xp = input._device.xp
     distance = xp.abs(_compute(input._data) - _compute(target._data))
@@ -287,7 +290,12 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if target.size() != input.size():
         raise ValueError(f"Target size ({target.size()!r}) must be the same as input size "
                          f"({input.size()!r})")
-    dtype = target.dtype   # PyTorch computes in place into `1 - target`
+    # PyTorch takes log_sigmoid(input) first, then computes in place into `1 - target`
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(_errors.not_implemented_for("log_sigmoid_cpu", input.dtype))
+    dtype = target.dtype
+    if dtype is _dtype.bool:
+        raise RuntimeError(_BOOL_SUB_BOTH)
     if not dtype.is_floating_point:
         raise RuntimeError(_errors.cannot_cast(
             _dtype.promote_types(input.dtype, _dtype.float32), dtype))

@@ -36,6 +36,10 @@ def _grad_scale(grad, reduction, count):
 
 
 # ---------------------------------------------------------------- soft margin (native)
+_NEGATE_BOOL = ("Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+                "to invert a mask, use the `~` or `logical_not()` operator instead.")
+
+
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """log(1 + exp(-target * input)), reduced."""
     if _autocast.on:
@@ -43,12 +47,14 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     reduction = _resolve(size_average, reduce, reduction)
     if _errors.broadcast_mismatch(tuple(input.shape), tuple(target.shape)):
         raise RuntimeError(_errors.broadcast_mismatch(tuple(input.shape), tuple(target.shape)))
+    if input.dtype is _dtype.bool:   # PyTorch negates the input first
+        raise RuntimeError(_NEGATE_BOOL)
     if not input.dtype.is_floating_point:
         raise RuntimeError(_errors.cannot_cast(_dtype.float32, input.dtype))
     _not_differentiable("soft_margin_loss", "target", target)
     xp = input._device.xp
     x, t = _compute(input._data), _compute(target._data)
-    loss = xp.log1p(xp.exp(-t * x))
+    loss = xp.log1p(xp.exp(-x * t))
     if loss.shape != x.shape:   # PyTorch writes into an output shaped like `input`
         raise RuntimeError(_errors.inplace_broadcast(x.shape, loss.shape))
     out = wrap(_reduce_array(xp, loss, reduction).astype(input._data.dtype, copy=False),

@@ -70,6 +70,11 @@ def _flattened_linear(input, weight, bias):
 
 def bilinear(input1, input2, weight, bias=None):
     """x1^T A_o x2 + b_o for each output feature o (PyTorch's _trilinear decomposition)."""
+    given = (("input1", input1), ("input2", input2), ("weight", weight)) + (
+        () if bias is None else (("bias", bias),))
+    if any(t.dtype is not input1.dtype for _, t in given):   # before any shape (argcheck10)
+        raise RuntimeError("All tensors must have the same dtype, got " + ", ".join(
+            f"{name}: {_errors.cpp_type_name(t.dtype)}" for name, t in given))
     ndim = input1.dim()
     if ndim != input2.dim():
         raise RuntimeError(f"bilinear(): input dimensions do not match: got {ndim} and "

@@ -45,6 +45,19 @@ def _check_param_dtypes(input, *params):
             return
 
 
+def _check_mixed_dtypes(input, *params):
+    """layer_norm's CPU rule, checked before any shape: when the first given parameter's
+    dtype differs from the input's, every parameter must be float32 and the input half or
+    bfloat16 (argcheck10)."""
+    first = next((p for p in params if p is not None), None)
+    if first is None or first.dtype is input.dtype:
+        return
+    if any(p is not None and p.dtype is not _dtype.float32 for p in params):
+        raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+    if input._data.dtype not in _REDUCED:
+        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+
+
 def _statistics(x, axes):
     """Mean and biased variance over `axes` (kept as size-1 dims), in NumPy."""
     mean = x.mean(axis=axes, keepdims=True)
@@ -218,6 +231,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
         raise TypeError("layer_norm(): argument 'normalized_shape' (position 2) must be tuple "
                         f"of ints, not {type(normalized_shape).__name__}")
     normalized_shape = tuple(int(s) for s in normalized_shape)
+    _check_mixed_dtypes(input, weight, bias)
     _check_layer_norm_shapes(input, normalized_shape, weight, bias)
     x = _compute_array(input, "LayerNormKernelImpl")
     _check_param_dtypes(input, weight, bias)

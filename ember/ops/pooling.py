@@ -88,9 +88,12 @@ def _check_pool(input, kernel, stride, padding, dilation, ceil_mode, n, whole_ke
     if any(p < 0 for p in padding):
         raise RuntimeError(f"pad must be non-negative, but got pad: {min(padding)}")
     shape = input._data.shape
-    if len(shape) not in (n + 1, n + 2) or any(s == 0 for s in shape[-n - 1:]):
+    if len(shape) not in (n + 1, n + 2) or n != 2 and any(s == 0 for s in shape[-n - 1:]):
         raise RuntimeError(f"non-empty {n + 1}D or {n + 2}D (batch mode) tensor expected for "
                            f"input")
+    if any(s == 0 for s in shape[-n - 1:]):   # the 2-d check words an empty input so
+        raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with optional 0 dim batch "
+                           f"size for input, but got:{_errors.shape_list(shape)}")
     for k, p, d in zip(kernel, padding, dilation):
         if p > ((k - 1) * d + 1) // 2:
             raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
@@ -283,14 +286,15 @@ def _max_pool1d_checked(input, kernel_size, stride, padding, dilation, ceil_mode
     stride = _param(stride, 1, "stride", "max_pool1d", default=kernel)
     padding = _param(padding, 1, "padding", "max_pool1d")
     dilation = _param(dilation, 1, "dilation", "max_pool1d")
-    if not (return_indices or grad_state.enabled and input._requires_grad):
+    if not return_indices:   # PyTorch 2.13 takes this kernel's checks with grad too
         _check_pool1d(input, kernel[0], stride[0], padding[0], dilation[0], ceil_mode)
         if not _is_floating(input._data.dtype):
             raise NotImplementedError(_errors.not_implemented_for("max_pool1d_impl",
                                                                   input.dtype))
-    if input._data.ndim not in (2, 3):
-        raise RuntimeError(f"max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 "
-                           f"dim batch size for input, but got:{_errors.shape_list(input.shape)}")
+    if input._data.ndim not in (2, 3):   # max_pool1d_with_indices's checkDimRange (argcheck10)
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input._data.ndim}-dimensional "
+                           f"tensor for argument #1 'self' (while checking arguments for "
+                           f"max_pool1d)")
     result = _max_pool(input.unsqueeze(-2), (1,) + kernel, (1,) + stride, (0,) + padding,
                        (1,) + dilation, ceil_mode, return_indices, 2)
     if return_indices:

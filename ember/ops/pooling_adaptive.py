@@ -29,7 +29,7 @@ class AdaptiveMaxPool3DBackward0(_IndexedBackward):
 
 
 def _adaptive_sizes(input, output_size, n, what):
-    """Validated output size (None keeps the input's size), PyTorch's messages."""
+    """The requested output size (None keeps the input's size), PyTorch's messages."""
     shape = input._data.shape
     if isinstance(output_size, int):
         output_size = (output_size,) * n
@@ -41,7 +41,12 @@ def _adaptive_sizes(input, output_size, n, what):
         if what.startswith("adaptive_max"):
             raise RuntimeError(f"{what}(): internal error: output_size.size() must be {n}")
         raise RuntimeError(f"{what}: output_size must be {n}")
-    output_size = tuple(s if s is not None else shape[-n + i] for i, s in enumerate(output_size))
+    return tuple(s if s is not None else shape[-n + i] for i, s in enumerate(output_size))
+
+
+def _check_adaptive_input(input, output_size, n, what):
+    """The kernel's checks of the input against a requested size, PyTorch's messages."""
+    shape = input._data.shape
     if len(shape) not in (n + 1, n + 2):
         tail = ": " if what.startswith("adaptive_max") else ""
         raise RuntimeError(f"{what}(): Expected {n + 1}D or {n + 2}D tensor, but got"
@@ -55,8 +60,9 @@ def _adaptive_sizes(input, output_size, n, what):
         raise RuntimeError(f"{what}: elements of output_size must be greater than or equal to 0 "
                            f"but received {{{', '.join(str(s) for s in output_size)}}}")
     if not _is_floating(input._data.dtype):
-        raise NotImplementedError(_errors.not_implemented_for(what, input.dtype))
-    return output_size
+        # the 3-d kernels name their CPU dispatch (argcheck10)
+        kernel = what + "_cpu" if n == 3 else what
+        raise NotImplementedError(_errors.not_implemented_for(kernel, input.dtype))
 
 
 def _bounds(size, out, xp):
@@ -71,7 +77,9 @@ def _adaptive_avg_pool_nd(input, output_size, n):
     what = f"adaptive_avg_pool{n}d"
     output_size = _adaptive_sizes(input, output_size, n, what)
     if all(s == 1 for s in output_size):
+        # PyTorch's shortcut, taken before the kernel checks rank and dtype: a mean
         return input.mean(tuple(range(-n, 0)), keepdim=True)
+    _check_adaptive_input(input, output_size, n, what)
     xp = input._device.xp
     work = xp.dtype("float64") if input._data.dtype.name == "float64" else xp.dtype("float32")
     matrices = []
@@ -130,6 +138,7 @@ def adaptive_avg_pool3d(input, output_size):
 def _adaptive_max_pool(input, output_size, return_indices, n):
     what = f"adaptive_max_pool{n}d"
     output_size = _adaptive_sizes(input, output_size, n, what)
+    _check_adaptive_input(input, output_size, n, what)
     data = input._data
     xp = input._device.xp
     x = _batched(data, n)

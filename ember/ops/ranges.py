@@ -37,6 +37,19 @@ def _number(x):
     return x
 
 
+def _check_bounds(start, end, name):
+    """PyTorch's tensor overloads of linspace/logspace take only 0-dim bounds; its message
+    names the tensor bounds given (both when both are tensors)."""
+    start_dims = start.dim() if isinstance(start, Tensor) else 0
+    end_dims = end.dim() if isinstance(end, Tensor) else 0
+    if start_dims or end_dims:
+        given = [f"{label} with {dims} dimension(s)" for label, bound, dims in
+                 (("start", start, start_dims), ("end", end, end_dims))
+                 if isinstance(bound, Tensor)]
+        raise RuntimeError(f"{name} only supports 0-dimensional start and end tensors, but got "
+                           f"{' and '.join(given)}.")
+
+
 def _is_float(x):
     return isinstance(x, float)
 
@@ -246,6 +259,7 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
              pin_memory=False, requires_grad=False):
     """`steps` evenly spaced values from start to end inclusive."""
     check_out(out, "linspace")
+    _check_bounds(start, end, "linspace")
     start, end = _number(start), _number(end)
     steps = _steps_arg(steps, "linspace")
     dtype = _dtype.as_dtype(dtype) or _dtype._defaults.float_dtype
@@ -267,6 +281,7 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
     truncate).
     """
     check_out(out, "logspace")
+    _check_bounds(start, end, "logspace")
     start, end, base = _number(start), _number(end), _number(base)
     steps = _steps_arg(steps, "logspace")
     dtype = _dtype.as_dtype(dtype) or _dtype._defaults.float_dtype

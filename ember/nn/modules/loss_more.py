@@ -1,6 +1,6 @@
 """The margin, embedding and likelihood loss layers: thin modules around ember/ops/losses_more.py
 (the rest of PyTorch's loss.py; the common bases are loss.py's)."""
-from ...ops import losses_more as F
+from .. import functional as F  # the doors: PyTorch's wrong-type errors (argcheck10)
 from .fold import PairwiseDistance
 from .loss import _Loss, _WeightedLoss
 

@@ -2,6 +2,7 @@
 from collections import namedtuple
 
 from ...ops import ctc
+from .. import functional as _functional  # its door: PyTorch's wrong-type errors
 from ...ops.joining import cat
 from ...ops.nn_activation import log_softmax
 from .container import ModuleList, Sequential
@@ -20,8 +21,8 @@ class CTCLoss(_Loss):
         self.blank, self.zero_infinity = blank, zero_infinity
 
     def forward(self, log_probs, targets, input_lengths, target_lengths):
-        return ctc.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank,
-                            self.reduction, self.zero_infinity)
+        return _functional.ctc_loss(log_probs, targets, input_lengths, target_lengths,
+                                    self.blank, self.reduction, self.zero_infinity)
 
 
 _ASMoutput = namedtuple("_ASMoutput", ["output", "loss"])
