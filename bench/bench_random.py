@@ -4,8 +4,9 @@
 
 Workloads (issue: random numbers matching PyTorch's CPU generator): `rand` and
 `randn` of 10 million float32 values, where both libraries produce the same
-numbers from the same seed. Prints one line per workload: ember time, torch
-time, ratio (target: ratio <= 2).
+numbers from the same seed (target: ratio <= 1), and small calls, where the
+per-call set-up dominates (`randn(8)`: target ratio <= 2; `bench/run.py
+--only randn_small`). Prints one line per workload: ember time, torch time, ratio.
 """
 import os
 import sys

@@ -71,10 +71,10 @@ def matmul_pair(n=2048):
     return steps
 
 
-def sampler_pair(name):
+def sampler_pair(name, n=N):
     for lib in (ember, torch):
         lib.manual_seed(0)
-    return [lambda fn=getattr(lib, name): fn(N) for lib in (ember, torch)]
+    return [lambda fn=getattr(lib, name): fn(n) for lib in (ember, torch)]
 
 
 # key: (row label, builder of [ember_fn, torch_fn], repeats, calls per repeat)
@@ -102,6 +102,7 @@ WORKLOADS = {
     "matmul": ("2048x2048 float32 matmul fwd+bwd", matmul_pair, 7, 1),
     "randn": (f"randn({N:_})", lambda: sampler_pair("randn"), 11, 2),
     "rand": (f"rand({N:_})", lambda: sampler_pair("rand"), 11, 2),
+    "randn_small": ("randn(8), per call", lambda: sampler_pair("randn", 8), 11, 2000),
 }
 
 

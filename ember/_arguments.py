@@ -779,6 +779,7 @@ _USUAL = {"int": frozenset({int}), "SymInt": frozenset({int}), "bool": frozenset
 
 
 _UNSIZED_INT_LIST = frozenset({tuple, list, Size})
+_VARARGS_INT_LIST = _UNSIZED_INT_LIST | {int}
 
 
 def _usual_for(param):
@@ -831,6 +832,9 @@ def _plan(name, offset):
         position = 0
         for param in params:
             entry = (_usual_for(param), param.type_name == "tuple of ints")
+            if last_position == 0 and position == 0 and entry[0] is _UNSIZED_INT_LIST:
+                # randn(8): a varargs size's first int is usual (a full parse costs 20 µs)
+                entry = (_VARARGS_INT_LIST, True)
             if not param.keyword_only:
                 by_position.setdefault(position, []).append(entry)
                 position += 1

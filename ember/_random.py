@@ -50,6 +50,9 @@ _LAYOUT = np.dtype([("the_initial_seed", "<u8"), ("left", "<i4"), ("seeded", "<i
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 _RANDPERM_64_BITS = (2 ** 32 - 1) // 20   # from here randperm draws 64 bits (inside-out)
 _TWO_PI = 2.0 * math.pi
+_SMALL = 64                      # up to this many normals, Python floats do the work
+_MASK53, _EPS53 = (1 << 53) - 1, 2.0 ** -53
+_sqrt, _log1p, _cos, _sin = math.sqrt, math.log1p, math.cos, math.sin
 
 
 def _init_genrand(seed):
@@ -228,6 +231,9 @@ class Generator:
         """
         n = _numel(shape)
         if n < 16 or not contiguous:
+            if n <= _SMALL and mean == 0.0 and std == 1.0 and (np_dtype == _F32 or
+                                                              np_dtype == _F64):
+                return np.array(self._few_normals(n), np_dtype).reshape(shape)
             return _narrow(self._normal_doubles(n, mean, std), np_dtype).reshape(shape)
         full = n - n % 16
         if np_dtype == _F64:
@@ -272,7 +278,9 @@ class Generator:
             normals[0], start = self._next_double_normal, 1
             self._next_double_normal = None
         pairs = (n - start + 1) // 2
-        if pairs:
+        if 0 < pairs <= 64:       # _libm's threshold: the C library for up to 64 pairs
+            normals[start:] = self._few_normals(n - start)
+        elif pairs:
             u = self._unit64(2 * pairs).reshape(pairs, 2)
             radius = np.sqrt(-2.0 * _libm("log1p", -u[:, 1]))
             theta = _TWO_PI * u[:, 0]
@@ -282,6 +290,24 @@ class Generator:
             if (n - start) % 2:
                 self._next_double_normal = float(fresh[-1])
         return _fma64(normals, std, mean)
+
+    def _few_normals(self, n):
+        """`_normal_doubles(n)` (mean 0, std 1) for a few values as a list of Python floats
+        (IEEE doubles, the C library's log1p, cos and sin, as PyTorch's scalar path): for
+        randn(8), NumPy's per-call costs outweigh the arithmetic. Each 64-bit draw is two
+        raw 32-bit outputs, high word first; 53 of its bits make the uniform."""
+        fresh = []
+        if self._next_double_normal is not None:
+            fresh.append(self._next_double_normal)
+            self._next_double_normal = None
+        raw = iter(self._bits.random_raw(4 * ((n - len(fresh) + 1) // 2)).tolist())
+        for high1, low1, high2, low2 in zip(raw, raw, raw, raw):
+            radius = _sqrt(-2.0 * _log1p(-((high2 << 32 | low2) & _MASK53) * _EPS53))
+            theta = _TWO_PI * (((high1 << 32 | low1) & _MASK53) * _EPS53)
+            fresh += (radius * _cos(theta), radius * _sin(theta))
+        if len(fresh) > n:
+            self._next_double_normal = fresh.pop()
+        return fresh
 
     def _draw_log_normal(self, shape, np_dtype, mean, std):
         """`lognormal_distribution<double>`: exp of a scalar-path normal, for every size."""

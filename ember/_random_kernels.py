@@ -99,9 +99,15 @@ def _avx2_rows(bits, out, mean, std):
     fused multiply-add wherever the compiler fuses one (found against PyTorch's
     output), through per-thread buffers (NumPy's masked and mixed-type loops are slow).
     """
-    work = getattr(_local, "work", None)
-    if work is None or work.rows != len(bits):
-        work = _local.work = _Workspace(len(bits))
+    rows = len(bits)
+    spaces = getattr(_local, "spaces", None)
+    if spaces is None:
+        spaces = _local.spaces = {}
+    work = spaces.get(rows)
+    if work is None:
+        if len(spaces) >= 4:     # randn(1000) needs 62 rows and 1: keep a few sizes
+            spaces.clear()
+        work = spaces[rows] = _Workspace(rows)
     np.bitwise_and(bits, 0xFFFFFF, out=work.raw)
     np.copyto(work.unit, work.raw, casting="unsafe")
     work.unit *= np.float32(2.0 ** -24)

@@ -659,3 +659,15 @@ def test_batch_permutation_resolution_matches_sequential_swaps():
                 expected[i] = expected[z]
                 expected[z] = i
             assert _inside_out_shuffle(picks).tolist() == expected
+
+
+def test_small_normal_calls_in_a_row_match_torch(torch):
+    """randn's lean path (Python floats for a few values) keeps torch's stream: odd sizes
+    hand the cached second normal to the next call, whatever its dtype or path."""
+    def calls(lib):
+        return [lib.randn(1), lib.randn(8), lib.randn(3, 5), lib.randn((2, 3)),
+                lib.randn(7, dtype=lib.float64), lib.randn(()), lib.randn(2, 0),
+                lib.empty(5, 9).t().normal_(), lib.randn(33), lib.randn(64),
+                lib.empty(3, 43).t().normal_(), lib.randn(15, dtype=lib.float16)]
+    for seed in (0, 5, 99):
+        _same_stream(torch, calls, seed)

@@ -10,7 +10,7 @@ import math
 
 from .. import _dtype, _errors, _random
 from .._backend import allocate, numpy as _np
-from .._device import META as _META, resolve as _resolve_device
+from .._device import CPU as _CPU, META as _META, _defaults, resolve as _resolve_device
 from .._meta import meta_array as _meta_array
 from .._random import (Generator, default_generator, get_rng_state, in_memory_order,
                        initial_seed, manual_seed, seed, set_rng_state)
@@ -83,6 +83,14 @@ def rand(*args, size=None, generator=None, out=None, dtype=None, layout=None,
 def randn(*args, size=None, generator=None, out=None, dtype=None, layout=None,
           device=None, pin_memory=False, requires_grad=False):
     """Standard normal samples."""
+    if (args and size is None and generator is None and out is None and dtype is None
+            and device is None and not requires_grad and _defaults.device is _CPU):
+        # the common call, randn(8) or randn(2, 3): a lean path around the set-up below
+        shape = args if args[0].__class__ is int or len(args) > 1 else args[0]
+        if shape.__class__ is tuple and all(s.__class__ is int and s >= 0 for s in shape):
+            values = allocate(default_generator._draw_normal, shape,
+                              _dtype._defaults.float_dtype.np_dtype)
+            return finish(values, _CPU, False)
     check_out(out, "randn")
     shape = size_arg(args, "randn", size)
     dtype = _float_dtype(dtype)
