@@ -24,6 +24,7 @@ _SPIN_SECONDS = 0.0002
 _SPIN_SECONDS_PER_BYTE = 1e-9
 _SHORT_SLEEP = 0.00005
 _POLL_SLEEP = 0.0005
+_ABORT_GRACE_S = 0.2  # before MPI_Abort, for the traceback to reach the launcher
 LARGE = 1 << 20
 
 _OPS = {"sum": MPI.SUM, "avg": MPI.SUM, "product": MPI.PROD, "min": MPI.MIN, "max": MPI.MAX,
@@ -90,6 +91,10 @@ def abort_on_uncaught():
         previous(kind, value, traceback)
         sys.stderr.flush()
         sys.stdout.flush()
+        # MPI_Abort tears the job down at once, and Hydra's proxy drops what it has not yet
+        # forwarded from this rank's pipes: on a busy machine the traceback was cut after
+        # its first line. A moment's grace lets the proxy pass it on.
+        time.sleep(_ABORT_GRACE_S)
         MPI.COMM_WORLD.Abort(1)
 
     if getattr(sys.excepthook, "_ember_abort", False):
