@@ -5,7 +5,7 @@ In PyTorch these classes are names rather than types of their own: `FloatStorage
 builds a plain TypedStorage of float32, and `isinstance(s, FloatStorage)` asks whether a
 TypedStorage holds float32. ember keeps that: each class's constructor returns a
 TypedStorage, and a small metaclass answers isinstance by dtype (the one question a
-metaclass is needed for here; nothing else is generated).
+metaclass is needed for here); `_legacy_class` makes the ten classes from their dtypes.
 """
 from . import _dtype, _errors
 from ._backend import numpy as _np
@@ -49,65 +49,22 @@ class _LegacyStorage(TypedStorage, metaclass=_LegacyStorageType):
         return TypedStorage._wrap(_Record(values.astype(cls.dtype.np_dtype)), _CPU, cls.dtype)
 
 
-class DoubleStorage(_LegacyStorage):
-    __slots__ = ()
-    __module__ = "ember"
-    dtype = _dtype.float64
+def _legacy_class(name, dtype):
+    """One legacy class: PyTorch's name for "a TypedStorage of `dtype`"."""
+    return _LegacyStorageType(name, (_LegacyStorage,), {
+        "__slots__": (), "__module__": "ember", "__qualname__": name, "dtype": dtype})
 
 
-class FloatStorage(_LegacyStorage):
-    __slots__ = ()
-    __module__ = "ember"
-    dtype = _dtype.float32
-
-
-class HalfStorage(_LegacyStorage):
-    __slots__ = ()
-    __module__ = "ember"
-    dtype = _dtype.float16
-
-
-class BFloat16Storage(_LegacyStorage):
-    __slots__ = ()
-    __module__ = "ember"
-    dtype = _dtype.bfloat16
-
-
-class LongStorage(_LegacyStorage):
-    __slots__ = ()
-    __module__ = "ember"
-    dtype = _dtype.int64
-
-
-class IntStorage(_LegacyStorage):
-    __slots__ = ()
-    __module__ = "ember"
-    dtype = _dtype.int32
-
-
-class ShortStorage(_LegacyStorage):
-    __slots__ = ()
-    __module__ = "ember"
-    dtype = _dtype.int16
-
-
-class CharStorage(_LegacyStorage):
-    __slots__ = ()
-    __module__ = "ember"
-    dtype = _dtype.int8
-
-
-class ByteStorage(_LegacyStorage):
-    __slots__ = ()
-    __module__ = "ember"
-    dtype = _dtype.uint8
-
-
-class BoolStorage(_LegacyStorage):
-    __slots__ = ()
-    __module__ = "ember"
-    dtype = _dtype.bool
-
+DoubleStorage = _legacy_class("DoubleStorage", _dtype.float64)
+FloatStorage = _legacy_class("FloatStorage", _dtype.float32)
+HalfStorage = _legacy_class("HalfStorage", _dtype.float16)
+BFloat16Storage = _legacy_class("BFloat16Storage", _dtype.bfloat16)
+LongStorage = _legacy_class("LongStorage", _dtype.int64)
+IntStorage = _legacy_class("IntStorage", _dtype.int32)
+ShortStorage = _legacy_class("ShortStorage", _dtype.int16)
+CharStorage = _legacy_class("CharStorage", _dtype.int8)
+ByteStorage = _legacy_class("ByteStorage", _dtype.uint8)
+BoolStorage = _legacy_class("BoolStorage", _dtype.bool)
 
 Storage = FloatStorage  # PyTorch's alias, from the days of a float default tensor type
 
