@@ -115,6 +115,16 @@ def test_adaptive_avg_pool1d_with_nan():
         lib.tensor([[[1.0, float("nan"), -2.0, 4, float("inf"), 5, -float("inf"), 6]]]), 4))
 
 
+def test_threshold_passes_nan_and_its_gradient():
+    """PyTorch tests x <= threshold: a NaN compares false and keeps its value and gradient."""
+    def run(lib):
+        x = lib.tensor([float("nan"), 1.0, -1.0, 2.0], requires_grad=True)
+        lib.nn.functional.threshold(x, 0.5, 9.0).sum().backward()
+        return lib.nn.functional.threshold(x.detach(), 0.5, 9.0), x.grad
+    same(run)
+    same(lambda lib: lib.nn.Threshold(1e30, 0.5)(lib.tensor([float("nan"), 2.0]).half()))
+
+
 def test_adaptive_avg_pool2d_with_nan_and_inf():
     nan, inf = float("nan"), float("inf")
     same(lambda lib: lib.nn.functional.adaptive_avg_pool2d(

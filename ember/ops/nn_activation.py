@@ -574,7 +574,8 @@ def _threshold(input, threshold, value, node_class):
         threshold_, value_ = int(threshold), int(value)   # PyTorch casts both to the dtype
     else:
         threshold_, value_ = threshold, value
-    result = xp.where(a > threshold_, a, value_).astype(a.dtype, copy=False)
+    # PyTorch's test is x <= threshold -> value: a NaN compares false and passes through
+    result = xp.where(a <= threshold_, value_, a).astype(a.dtype, copy=False)
     return _finish(input, result, node_class, threshold)
 
 
@@ -583,7 +584,7 @@ class ThresholdBackward0(_SavedInput):
 
     def backward(self, grad):
         (input,) = self.saved_tensors
-        return (where(input > self.params, grad, 0.0),)
+        return (where(input <= self.params, 0.0, grad),)  # NaN inputs pass their gradient
 
 
 class ThresholdBackward1(ThresholdBackward0):
