@@ -164,6 +164,8 @@ def test_retain_graph_backward_twice_and_then_freed(torch):
     ({"stride": 2, "padding": 2, "dilation": 2}, (2, 4, 9, 8), (6, 4, 3, 2)),
     ({"groups": 2, "stride": (1, 3)}, (1, 4, 6, 9), (4, 2, 2, 3)),
     ({"padding": 3}, (2, 2, 5, 5), (3, 2, 3, 3)),            # padding past the kernel
+    ({"padding": 1, "stride": (2, 1)}, (3, 2, 9, 20), (4, 2, 3, 3)),   # rows over 16: (N, C, K, P)
+    ({"padding": 2, "dilation": (1, 2)}, (5, 1, 12, 14), (6, 1, 5, 5)),  # LeNet-like, batch-last
 ])
 def test_conv_gradients_with_kept_columns_and_under_hooks(torch, kwargs, x_shape, w_shape):
     """Same gradients whether the forward kept its columns or saved-tensor hooks stop it."""
@@ -205,3 +207,22 @@ def test_conv_transpose_output_padding_lands_in_place(torch):
             outs.append((y, x.grad))
         assert_same(outs[0][0], outs[1][0], 1e-5, 1e-5)
         assert_same(outs[0][1], outs[1][1], 1e-5, 1e-5)
+
+
+@pytest.mark.parametrize("n, x_shape, w_shape, kwargs", [
+    (1, (3, 2, 11), (4, 2, 3), {"stride": 2, "padding": 1}),
+    (1, (2, 2, 30), (3, 2, 4), {"dilation": 2}),
+    (3, (2, 2, 5, 6, 7), (3, 2, 2, 3, 2), {"padding": 1, "stride": (1, 2, 1)}),
+])
+def test_conv_1d_3d_both_column_layouts_match_torch(torch, n, x_shape, w_shape, kwargs):
+    """Batch-last (short rows) and (N, C, K, P) columns (long rows), 1-d and 3-d, with grads."""
+    rng = np.random.default_rng(9)
+    arrays = [rng.standard_normal(s).astype(np.float32) for s in (x_shape, w_shape)]
+    results = []
+    for lib in (ember, torch):
+        x, w = (lib.tensor(a, requires_grad=True) for a in arrays)
+        y = getattr(lib.nn.functional, f"conv{n}d")(x, w, **kwargs)
+        y.backward(lib.tensor(np.sin(np.arange(y.numel())).reshape(y.shape).astype(np.float32)))
+        results.append((y, x.grad, w.grad))
+    for got, expected in zip(*results):
+        assert_same(got, expected, 1e-5, 1e-5)
