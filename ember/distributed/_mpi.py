@@ -17,10 +17,13 @@ __all__ = ["MPI", "world", "wait", "wait_all", "op_for", "abort_on_uncaught"]
 # the transfer (measured: 70% of Allreduce's bandwidth on 25 MB with 0.5 ms sleeps), and a
 # pure Test() spin was slower still on a shared machine (it starves the peer rank). A wait
 # therefore polls every 50 us for as long as its bytes should take at a modest 1 GB/s
-# (plus 0.2 ms), then every 0.5 ms: by then it waits for a rank that is still busy.
+# (plus 5 ms), then every 0.5 ms: by then it waits for a rank that is still busy. The 5 ms
+# cover a DDP step's end, where one rank finishes backward a little before the other:
+# with 0.2 ms there, the 0.5 ms sleeps overshot and a 2-rank MLP step took 7.1 ms instead
+# of 5.8 (50 us sleeps cost next to no CPU).
 # Blocking collectives of at least LARGE bytes first wait politely for every rank to
 # arrive (Ibarrier), then let MPI's own Wait drive the transfer at full speed.
-_SPIN_SECONDS = 0.0002
+_SPIN_SECONDS = 0.005
 _SPIN_SECONDS_PER_BYTE = 1e-9
 _SHORT_SLEEP = 0.00005
 _POLL_SLEEP = 0.0005
