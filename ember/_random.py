@@ -244,11 +244,25 @@ class Generator:
                 values[n - 16:] = _normal_fill_double(self._unit64(16).reshape(1, 16),
                                                       mean, std).ravel()
             return values.reshape(shape)
+        # float draws the ragged end too, then throws it away; half and bfloat16 do not
+        skipped = n - full if np_dtype == _F32 else 0
+        if n < 16 * _CHUNK or _THREADS == 1:
+            # One pass of the kernel (its ~120 NumPy calls cost as much as its arithmetic
+            # up to a few thousand values), the ragged end's 16 draws as one more row.
+            bits = self._draw_bits32(full + skipped + (16 if full != n else 0))
+            if full != n:
+                bits = np.concatenate((bits[:full], bits[-16:]))
+            block = _normal_fill_avx2(bits.reshape(-1, 16), mean, std).ravel()
+            if full != n:
+                values = np.empty(n, dtype=np.float32)
+                values[:full] = block[:full]
+                values[n - 16:] = block[full:]
+                block = values
+            return _narrow(block, np_dtype).reshape(shape)
         values = np.empty(n, dtype=np.float32)
         self._normal_floats(values[:full].reshape(-1, 16), mean, std)
         if full != n:
-            if np_dtype == _F32:      # float draws the ragged end too, then throws it away
-                self._draw_bits32(n - full)
+            self._draw_bits32(skipped)
             values[n - 16:] = _normal_fill_avx2(self._draw_bits32((1, 16)), mean, std).ravel()
         return _narrow(values, np_dtype).reshape(shape)
 
@@ -256,9 +270,6 @@ class Generator:
         """Fill rows of 16 with the float kernel, drawing chunk by chunk in order while
         worker threads transform the chunks already drawn (both release the GIL)."""
         rows = len(out)
-        if rows <= _CHUNK or _THREADS == 1:
-            out[...] = _normal_fill_avx2(self._draw_bits32((rows, 16)), mean, std)
-            return
         pool = _worker_pool()
         pending = [pool.submit(_avx2_rows, self._draw_bits32((len(part), 16)), part, mean, std)
                    for part in (out[start:start + _CHUNK] for start in range(0, rows, _CHUNK))]
