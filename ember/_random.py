@@ -258,6 +258,11 @@ class Generator:
             return self._draw_bits64(shape).view(np.int64)
         if wide is None:
             wide = span >= 1 << 28
+        if not wide and _numel(shape) <= _SMALL_UNIFORM:   # randint(10, (8,)): Python ints
+            if self._streak:
+                self._settle()
+            words = self._bits.random_raw(_numel(shape)).tolist()
+            return np.array([word % span + low for word in words], np.int64).reshape(shape)
         bits = self._draw_bits64(shape) if wide else self._draw_bits32(shape)
         return (bits % np.uint64(span)).astype(np.int64) + np.int64(low)
 
