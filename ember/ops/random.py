@@ -657,6 +657,10 @@ def bernoulli_(self, p=0.5, *, generator=None):
         return _sample_(self, _bernoulli_tensor_draw(gen, p.dtype), BernoulliBackward1, p,
                         operands=(probabilities,))
     _check_p(p)
+    if _fill_plain(self, generator):     # dropout's mask: straight into the array
+        self._data[...] = gen._draw_bernoulli(self._data.shape, p)
+        self._storage.version += 1
+        return self
     return _sample_(self, lambda shape, contiguous: gen._draw_bernoulli(shape, p),
                     BernoulliBackward2)
 
