@@ -382,7 +382,7 @@ class Generator:
         pairs = (n - len(fresh) + 1) // 2
         self._streak += 1
         if self._streak > 1 and pairs:
-            batch = max(pairs, min(8 << self._streak, _AHEAD_MOST))
+            batch = max(pairs, 8 << self._streak if self._streak < 6 else _AHEAD_MOST)
             self._ahead_start = self._bits.state
             ahead = self._pairs_ahead(batch)
             taken = n - len(fresh)
