@@ -6,7 +6,7 @@ Workloads (issue: random numbers matching PyTorch's CPU generator): `rand` and
 `randn` of 10 million float32 values, where both libraries produce the same
 numbers from the same seed (target: ratio <= 1), and small calls, where the
 per-call set-up dominates (`randn(8)`: target ratio <= 2; `bench/run.py
---only randn_small`). Prints one line per workload: ember time, torch time, ratio.
+--only randn_small`; also rand, randint, normal_ and uniform_ of 8 values). Prints one line per workload: ember time, torch time, ratio.
 """
 import os
 import sys
@@ -29,6 +29,14 @@ def main():
             number=3)
     compare("randn(1000)", lambda: ember.randn(1000), lambda: torch.randn(1000), number=200)
     compare("randn(8)", lambda: ember.randn(8), lambda: torch.randn(8), number=500)
+    compare("rand(8)", lambda: ember.rand(8), lambda: torch.rand(8), number=500)
+    compare("randint(0, 10, (8,))", lambda: ember.randint(0, 10, (8,)),
+            lambda: torch.randint(0, 10, (8,)), number=500)
+    small = {lib: lib.empty(8) for lib in (ember, torch)}
+    compare("empty(8).normal_()", lambda: small[ember].normal_(),
+            lambda: small[torch].normal_(), number=500)
+    compare("empty(8).uniform_()", lambda: small[ember].uniform_(),
+            lambda: small[torch].uniform_(), number=500)
 
 
 if __name__ == "__main__":

@@ -51,8 +51,10 @@ _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 _RANDPERM_64_BITS = (2 ** 32 - 1) // 20   # from here randperm draws 64 bits (inside-out)
 _TWO_PI = 2.0 * math.pi
 _SMALL = 64                      # up to this many normals, Python floats do the work
-_MASK53, _EPS53 = (1 << 53) - 1, 2.0 ** -53
-_sqrt, _log1p, _cos, _sin = math.sqrt, math.log1p, math.cos, math.sin
+_MASK53, _EPS53, _EPS24 = (1 << 53) - 1, 2.0 ** -53, 2.0 ** -24
+_SMALL_UNIFORM = 16              # up to this many uniforms, Python floats do the work
+_FEW_PAIRS, _AHEAD_MOST = 64, 512  # pairs: the scalar path's limit, the largest batch ahead
+_sqrt, _log1p, _cos, _sin, _prod = math.sqrt, math.log1p, math.cos, math.sin, math.prod
 
 
 def _init_genrand(seed):
@@ -81,7 +83,8 @@ class Generator:
     """A source of random numbers with its own state: `Generator().manual_seed(0)`."""
 
     __slots__ = ("_device", "_seed", "_bits", "_np", "_next_double_normal",
-                 "_next_float_normal", "__weakref__")
+                 "_next_float_normal", "_ahead", "_ahead_used", "_ahead_start", "_streak",
+                 "__weakref__")
 
     def __init__(self, device="cpu"):
         self._device = _device_type(device)
@@ -96,6 +99,7 @@ class Generator:
     def _reseed(self, seed):
         self._seed = seed
         self._next_double_normal = self._next_float_normal = None
+        self._ahead, self._ahead_used, self._streak = None, 0, 0
         self._bits.state = {"bit_generator": "MT19937",
                             "state": {"key": _init_genrand(seed), "pos": _STATE_WORDS}}
 
@@ -115,6 +119,7 @@ class Generator:
 
     def get_state(self):
         """The state as a uint8 tensor in PyTorch's CPU layout (5056 bytes)."""
+        self._settle()
         state = self._bits.state["state"]
         pos = int(state["pos"])
         record = np.zeros((), dtype=_LAYOUT)
@@ -143,6 +148,7 @@ class Generator:
         left, next_index = int(record["left"]), int(record["next"])
         pos = _STATE_WORDS if left <= 1 else next_index
         self._seed = int(record["the_initial_seed"])
+        self._ahead, self._ahead_used, self._streak = None, 0, 0
         self._bits.state = {"bit_generator": "MT19937",
                             "state": {"key": record["state"].astype(np.uint32), "pos": pos}}
         self._next_double_normal = (float(record["normal_y"]) if record["normal_is_valid"]
@@ -155,12 +161,34 @@ class Generator:
         return f"<ember.Generator object at {hex(id(self))}>"
 
     # ------------------------------------------------------------ raw draws
+    def _settle(self):
+        """Put the generator where its draws so far leave it: undo the normals computed
+        ahead (`_few_normals`) but not handed out, and end the run of small normal calls.
+        Every other draw, and the state's readers, call this first."""
+        self._streak = 0
+        ahead = self._ahead
+        if ahead is not None:
+            used = self._ahead_used
+            self._ahead = None
+            self._bits.state = self._ahead_start
+            self._bits.random_raw(4 * ((used + 1) // 2))   # four 32-bit draws a pair
+            self._next_double_normal = ahead[used] if used % 2 else None
+
+    def _bit_state(self):
+        """NumPy's state of the bit generator, settled (for samplers that rewind it)."""
+        self._settle()
+        return self._bits.state
+
     def _draw_bits32(self, shape):
         """32-bit draws (`random()`); full-range uint32 integers are the raw outputs."""
+        if self._streak:
+            self._settle()
         return self._np.integers(0, 1 << 32, size=shape, dtype=np.uint32)
 
     def _draw_bits64(self, shape):
         """64-bit draws (`random64()`): NumPy's next_uint64 is also high word first."""
+        if self._streak:
+            self._settle()
         return self._np.integers(0, 1 << 64, size=shape, dtype=np.uint64)
 
     def _unit32(self, n):
@@ -188,6 +216,9 @@ class Generator:
         x * (to - from) + from, fused, in float (or double).
         """
         n = _numel(shape)
+        if n <= _SMALL_UNIFORM and low == 0.0 and high == 1.0 and (np_dtype == _F32 or
+                                                                   np_dtype == _F64):
+            return np.array(self._few_uniforms(n, np_dtype == _F64), np_dtype).reshape(shape)
         if np_dtype == _F64:
             values = self._unit64(n)
             if low != 0.0 or high != 1.0:
@@ -204,6 +235,17 @@ class Generator:
             values[values >= top] = bottom
         return values.reshape(shape)
 
+    def _few_uniforms(self, n, double):
+        """`_draw_uniform(n)` in [0, 1) for a few values, as Python floats: the same bits
+        (24 of each 32-bit draw, or 53 of a 64-bit one, high word first) without NumPy's
+        per-call costs, which dominate rand(8)."""
+        if self._streak:
+            self._settle()
+        if not double:
+            return [(word & 0xFFFFFF) * _EPS24 for word in self._bits.random_raw(n).tolist()]
+        raw = iter(self._bits.random_raw(2 * n).tolist())
+        return [((high << 32 | low) & _MASK53) * _EPS53 for high, low in zip(raw, raw)]
+
     def _draw_integers(self, low, high, shape, wide=None):
         """Integers in [low, high) as int64, as PyTorch's random_ draws them.
 
@@ -216,6 +258,11 @@ class Generator:
             return self._draw_bits64(shape).view(np.int64)
         if wide is None:
             wide = span >= 1 << 28
+        if not wide and _numel(shape) <= _SMALL_UNIFORM:   # randint(10, (8,)): Python ints
+            if self._streak:
+                self._settle()
+            words = self._bits.random_raw(_numel(shape)).tolist()
+            return np.array([word % span + low for word in words], np.int64).reshape(shape)
         bits = self._draw_bits64(shape) if wide else self._draw_bits32(shape)
         return (bits % np.uint64(span)).astype(np.int64) + np.int64(low)
 
@@ -244,11 +291,25 @@ class Generator:
                 values[n - 16:] = _normal_fill_double(self._unit64(16).reshape(1, 16),
                                                       mean, std).ravel()
             return values.reshape(shape)
+        # float draws the ragged end too, then throws it away; half and bfloat16 do not
+        skipped = n - full if np_dtype == _F32 else 0
+        if n < 16 * _CHUNK or _THREADS == 1:
+            # One pass of the kernel (its ~120 NumPy calls cost as much as its arithmetic
+            # up to a few thousand values), the ragged end's 16 draws as one more row.
+            bits = self._draw_bits32(full + skipped + (16 if full != n else 0))
+            if full != n:
+                bits = np.concatenate((bits[:full], bits[-16:]))
+            block = _normal_fill_avx2(bits.reshape(-1, 16), mean, std).ravel()
+            if full != n:
+                values = np.empty(n, dtype=np.float32)
+                values[:full] = block[:full]
+                values[n - 16:] = block[full:]
+                block = values
+            return _narrow(block, np_dtype).reshape(shape)
         values = np.empty(n, dtype=np.float32)
         self._normal_floats(values[:full].reshape(-1, 16), mean, std)
         if full != n:
-            if np_dtype == _F32:      # float draws the ragged end too, then throws it away
-                self._draw_bits32(n - full)
+            self._draw_bits32(skipped)
             values[n - 16:] = _normal_fill_avx2(self._draw_bits32((1, 16)), mean, std).ravel()
         return _narrow(values, np_dtype).reshape(shape)
 
@@ -256,9 +317,6 @@ class Generator:
         """Fill rows of 16 with the float kernel, drawing chunk by chunk in order while
         worker threads transform the chunks already drawn (both release the GIL)."""
         rows = len(out)
-        if rows <= _CHUNK or _THREADS == 1:
-            out[...] = _normal_fill_avx2(self._draw_bits32((rows, 16)), mean, std)
-            return
         pool = _worker_pool()
         pending = [pool.submit(_avx2_rows, self._draw_bits32((len(part), 16)), part, mean, std)
                    for part in (out[start:start + _CHUNK] for start in range(0, rows, _CHUNK))]
@@ -272,6 +330,9 @@ class Generator:
         theta = 2 pi u1; r cos(theta) is returned and r sin(theta) cached for the
         next call.
         """
+        if n <= 2 * _FEW_PAIRS:
+            return _fma64(np.array(self._few_normals(n)), std, mean)
+        self._settle()
         normals = np.empty(n)
         start = 0
         if n and self._next_double_normal is not None:
@@ -295,12 +356,39 @@ class Generator:
         """`_normal_doubles(n)` (mean 0, std 1) for a few values as a list of Python floats
         (IEEE doubles, the C library's log1p, cos and sin, as PyTorch's scalar path): for
         randn(8), NumPy's per-call costs outweigh the arithmetic. Each 64-bit draw is two
-        raw 32-bit outputs, high word first; 53 of its bits make the uniform."""
-        fresh = []
-        if self._next_double_normal is not None:
-            fresh.append(self._next_double_normal)
-            self._next_double_normal = None
-        raw = iter(self._bits.random_raw(4 * ((n - len(fresh) + 1) // 2)).tolist())
+        raw 32-bit outputs, high word first; 53 of its bits make the uniform.
+
+        From the second call of a run of such calls (randn(8) in a loop) normals are
+        computed ahead, in batches that double from 32 to 512 pairs, vectorised but for
+        the C library's functions; the next calls hand them out. The bit generator then
+        stands past the batch, and `_settle` (any other draw, or reading the state) puts
+        it back where the normals handed out leave it: a run cut short wastes at most
+        one batch, tens of microseconds.
+        """
+        ahead = self._ahead
+        if ahead is not None:
+            used = self._ahead_used
+            end = used + n
+            if end <= len(ahead):
+                self._ahead_used = end
+                return ahead[used:end]
+            fresh = ahead[used:]     # all handed out: the generator stands right after them
+            self._ahead = None
+        else:
+            fresh = []
+            if self._next_double_normal is not None:
+                fresh.append(self._next_double_normal)
+                self._next_double_normal = None
+        pairs = (n - len(fresh) + 1) // 2
+        self._streak += 1
+        if self._streak > 1 and pairs:
+            batch = max(pairs, 8 << self._streak if self._streak < 6 else _AHEAD_MOST)
+            self._ahead_start = self._bits.state
+            ahead = self._pairs_ahead(batch)
+            taken = n - len(fresh)
+            self._ahead, self._ahead_used = ahead, taken
+            return fresh + ahead[:taken]
+        raw = iter(self._bits.random_raw(4 * pairs).tolist())
         for high1, low1, high2, low2 in zip(raw, raw, raw, raw):
             radius = _sqrt(-2.0 * _log1p(-((high2 << 32 | low2) & _MASK53) * _EPS53))
             theta = _TWO_PI * (((high1 << 32 | low1) & _MASK53) * _EPS53)
@@ -308,6 +396,26 @@ class Generator:
         if len(fresh) > n:
             self._next_double_normal = fresh.pop()
         return fresh
+
+    def _pairs_ahead(self, pairs):
+        """`pairs` Box-Muller pairs as `_few_normals` computes them, as one list (cosine
+        half, sine half, ...): NumPy for the uniforms, IEEE sqrt and products, and cos and
+        sin (the C library's values, as in `_normal_doubles`); the C library (`math`) for
+        log1p, whose NumPy version differs in the last bit for some inputs."""
+        raw = self._bits.random_raw(4 * pairs).reshape(pairs, 2, 2)   # (u1, u2) x (high, low)
+        high = raw[:, :, 0] & 0x1FFFFF
+        high <<= 32
+        high |= raw[:, :, 1]
+        u = high * _EPS53
+        radius = np.fromiter(map(_log1p, (-u[:, 1]).tolist()), float, pairs)
+        radius *= -2.0
+        np.sqrt(radius, out=radius)
+        theta = _TWO_PI * u[:, 0]
+        out = np.empty((pairs, 2))
+        np.cos(theta, out=out[:, 0])
+        np.sin(theta, out=out[:, 1])
+        out *= radius[:, None]
+        return out.ravel().tolist()
 
     def _draw_log_normal(self, shape, np_dtype, mean, std):
         """`lognormal_distribution<double>`: exp of a scalar-path normal, for every size."""
@@ -406,10 +514,7 @@ def in_memory_order(array, draw, *operands):
 
 
 def _numel(shape):
-    n = 1
-    for s in shape:
-        n *= s
-    return n
+    return _prod(shape)
 
 
 default_generator = Generator()

@@ -69,7 +69,7 @@ def _normal_fill_double(u, mean, std):
     return _fma64(out, std, mean)
 
 
-_CHUNK = 8192   # rows of 16 per pass of the float32 kernel: its buffers stay in cache
+_CHUNK = 4096   # rows of 16 per pass of the float32 kernel: its buffers stay near the core
 _SAME_KIND = "same_kind"
 _F32_CONSTANTS = {name: np.float32(value) for name, value in dict(
     sqrt_half=0.707106781186547524, two_pi=_TWO_PI, four_over_pi=1.27323954473516,
@@ -81,6 +81,12 @@ _LOG_POLY = [np.float32(c) for c in (
 _COS_POLY = [np.float32(c) for c in (2.443315711809948E-005, -1.388731625493765E-003,
                                      4.166664568298827E-002)]
 _SIN_POLY = [np.float32(c) for c in (-1.9515295891E-4, 8.3321608736E-3, -1.6666654611E-1)]
+# The same constants as float64 values, for the steps done in double.
+_LOG_POLY64, _COS_POLY64, _SIN_POLY64 = ([float(c) for c in poly]
+                                         for poly in (_LOG_POLY, _COS_POLY, _SIN_POLY))
+_DP3_64 = float(_F32_CONSTANTS["dp3"])
+# theta = (k 2**-24) * 2 pi in float is k * (2 pi 2**-24): scaling by 2**-24 is exact.
+_F32_CONSTANTS["two_pi_scaled"] = np.float32(_F32_CONSTANTS["two_pi"] * np.float32(2.0 ** -24))
 
 
 def _normal_fill_avx2(bits, mean, std):
@@ -97,10 +103,17 @@ def _avx2_rows(bits, out, mean, std):
     The draws become float uniforms; the kernel's log256_ps and sincos256_ps
     (avx_mathfun.h: Cephes polynomials in float) are replayed step by step, with a
     fused multiply-add wherever the compiler fuses one (found against PyTorch's
-    output), through per-thread buffers (NumPy's masked and mixed-type loops are slow).
-    Each half depends on 24 bits of its draw only, so a change here can be checked on
-    all 2**24 inputs against the previous kernel: done so, every fused step of log's
-    Horner rule is needed (rounding any one of them in float32 changes some outputs).
+    output), through per-thread buffers. Each half depends on 24 bits of its draw
+    only, so a change here can be checked on all 2**24 inputs against the previous
+    kernel: done so, every fused step of log's Horner rule is needed (rounding any
+    one of them in float32 changes some outputs).
+
+    Speed comes from NumPy's plain contiguous loops: the two halves of each row are
+    split once into contiguous buffers (as 32-byte items, one strided copy each) and
+    joined once at the end, since a ufunc over a (rows, 8) slice of (rows, 16) runs its
+    loop 8 elements at a time; and no call mixes dtypes or casts its output (those take
+    NumPy's buffered path, several times slower): a fused step is a float64 add,
+    a rounding to float32 and back, and an exact float64 product.
     """
     rows = len(bits)
     spaces = getattr(_local, "spaces", None)
@@ -111,22 +124,35 @@ def _avx2_rows(bits, out, mean, std):
         if len(spaces) >= 4:     # randn(1000) needs 62 rows and 1: keep a few sizes
             spaces.clear()
         work = spaces[rows] = _Workspace(rows)
-    np.bitwise_and(bits, 0xFFFFFF, out=work.raw)
-    np.copyto(work.unit, work.raw, casting="unsafe")
-    work.unit *= np.float32(2.0 ** -24)
-    np.subtract(np.float32(1), work.unit[:, :8], out=work.u1)
-    np.multiply(work.unit[:, 8:], _F32_CONSTANTS["two_pi"], out=work.theta)
+    raw = work.raw
+    np.bitwise_and(bits, 0xFFFFFF, out=raw)
+    np.copyto(work.unit, raw.view(np.int32), casting=_UNSAFE)   # exact: below 2**24
+    halves = work.unit.view(_ROW_HALF)
+    u1, theta = work.u1, work.theta
+    np.copyto(u1.view(_ROW_HALF), halves[:, 0])
+    np.copyto(theta.view(_ROW_HALF), halves[:, 1])
+    # u1 = 1 - k 2**-24 and theta = (k 2**-24) 2 pi, both as the kernel rounds them:
+    # 2**24 - k and the power-of-two scalings are exact in float.
+    np.subtract(np.float32(1 << 24), u1, out=u1)
+    u1 *= np.float32(2.0 ** -24)
+    theta *= _F32_CONSTANTS["two_pi_scaled"]
     radius = _avx_log_radius(work)
     sine, cosine = _avx_sincos(work)
-    np.multiply(radius, cosine, out=out[:, :8])
-    np.multiply(radius, sine, out=out[:, 8:])
+    cosine *= radius
+    sine *= radius
     if np.float32(std) != 1 or np.float32(mean) != 0:
-        out[...] = _fma32(out, np.float32(std), np.float32(mean))
+        cosine[...] = _fma32(cosine, np.float32(std), np.float32(mean))
+        sine[...] = _fma32(sine, np.float32(std), np.float32(mean))
+    joined = out.view(_ROW_HALF)
+    np.copyto(joined[:, 0], cosine.view(_ROW_HALF))
+    np.copyto(joined[:, 1], sine.view(_ROW_HALF))
 
 
 _local = threading.local()
 _THREADS = min(4, os.cpu_count() or 1)
 _pool = None
+_UNSAFE = "unsafe"
+_ROW_HALF = np.dtype((np.void, 32))   # 8 float32 or uint32 values: half a row of 16
 
 
 def _forget_pool():
@@ -148,17 +174,19 @@ def _worker_pool():
 
 
 class _Workspace:
-    """The buffers of one chunk of `_normal_fill_avx2`: (rows, 8) floats, doubles, ints."""
+    """The buffers of one chunk of `_normal_fill_avx2`: raw draws and uniforms for whole
+    rows, then flat (rows * 8) floats, doubles and ints for each half's arithmetic."""
 
     __slots__ = ("rows", "raw", "unit", "u1", "theta", "floats", "doubles", "ints")
 
     def __init__(self, rows):
         self.rows = rows
         self.raw, self.unit = np.empty((rows, 16), np.uint32), np.empty((rows, 16), np.float32)
-        self.u1, self.theta = np.empty((rows, 8), np.float32), np.empty((rows, 8), np.float32)
-        self.floats = [np.empty((rows, 8), np.float32) for _ in range(9)]
-        self.doubles = [np.empty((rows, 8), np.float64) for _ in range(2)]
-        self.ints = [np.empty((rows, 8), np.int32) for _ in range(2)]
+        half = rows * 8
+        self.u1, self.theta = np.empty(half, np.float32), np.empty(half, np.float32)
+        self.floats = [np.empty(half, np.float32) for _ in range(9)]
+        self.doubles = [np.empty(half, np.float64) for _ in range(3)]
+        self.ints = [np.empty(half, np.int32) for _ in range(2)]
 
 
 def _fma32(a, b, c):
@@ -169,9 +197,19 @@ def _fma32(a, b, c):
     return product.astype(np.float32)
 
 
+def _fused_round(y64, c, y32):
+    """y32 <- fl32(y64 + c) for an exact float64 product y64: one fused multiply-add.
+
+    (float64 holds every product of two floats exactly, so the sum is rounded twice,
+    to double and then to float; the exhaustive check above found no input where
+    that differs from the single rounding.)"""
+    np.add(y64, c, out=y64)
+    np.copyto(y32, y64, casting=_SAME_KIND)
+
+
 def _horner_step(y64, y32, c, x64):
     """y64 <- fl32(y64 + c) * x64: one fused step of Horner's rule (the product is exact)."""
-    np.add(y64, c, out=y32, casting=_SAME_KIND)
+    _fused_round(y64, c, y32)
     np.copyto(y64, y32)
     np.multiply(y64, x64, out=y64)
 
@@ -179,26 +217,29 @@ def _horner_step(y64, y32, c, x64):
 def _avx_log_radius(work):
     """sqrt(-2 log256_ps(u1)) for u1 in (0, 1]: exponent, mantissa, degree-9 polynomial."""
     m, e, x, z, y, t = work.floats[:6]
-    x64, y64 = work.doubles
+    x64, y64 = work.doubles[:2]
     np.frexp(work.u1, out=(m, work.ints[0]))             # the kernel's bit twiddling
-    np.copyto(e, work.ints[0], casting="unsafe")
+    np.copyto(e, work.ints[0], casting=_UNSAFE)
     small = t
-    np.less(m, _F32_CONSTANTS["sqrt_half"], out=small, casting="unsafe")
+    np.less(m, _F32_CONSTANTS["sqrt_half"], out=small, casting=_UNSAFE)
     e -= small
     np.subtract(m, np.float32(1), out=x)
     small *= m
     x += small                                           # 2m - 1 when m < sqrt(1/2)
     np.copyto(x64, x)
-    np.multiply(x64, _LOG_POLY[0], out=y64)
-    for c in _LOG_POLY[1:-1]:
+    np.multiply(x64, _LOG_POLY64[0], out=y64)
+    for c in _LOG_POLY64[1:-1]:
         _horner_step(y64, y, c, x64)
-    np.add(y64, _LOG_POLY[-1], out=y, casting=_SAME_KIND)
+    _fused_round(y64, _LOG_POLY64[-1], y)
     y *= x
     np.multiply(x, x, out=z)
     np.copyto(y64, y)
-    y64 *= z
+    np.copyto(x64, z)
+    y64 *= x64
     np.multiply(e, _F32_CONSTANTS["log_q1"], out=t)
-    np.add(y64, t, out=y, casting=_SAME_KIND)            # fused: y * z + e * q1
+    np.copyto(x64, t)
+    y64 += x64
+    np.copyto(y, y64, casting=_SAME_KIND)                # fused: y * z + e * q1
     np.multiply(z, np.float32(0.5), out=t)
     y -= t
     x += y
@@ -211,40 +252,45 @@ def _avx_log_radius(work):
 def _avx_sincos(work):
     """sincos256_ps for theta >= 0: reduction by pi/4 in three parts, two polynomials."""
     x, z, y, t, cosine, sine = work.floats[3:9]
-    x64, y64 = work.doubles
+    x64, y64, z64 = work.doubles
     j, k = work.ints
     theta = work.theta
     np.multiply(theta, _F32_CONSTANTS["four_over_pi"], out=t)
-    np.copyto(j, t, casting="unsafe")                    # truncation, as cvttps
+    np.copyto(j, t, casting=_UNSAFE)                     # truncation, as cvttps
     j += 1
     j &= ~1
-    np.copyto(y, j, casting="unsafe")
+    np.copyto(y, j, casting=_UNSAFE)
     np.multiply(y, _F32_CONSTANTS["dp1"], out=t)         # exact products: fusing
     np.add(theta, t, out=x)                              # changes nothing here
     np.multiply(y, _F32_CONSTANTS["dp2"], out=t)
     x += t
     np.copyto(y64, y)
-    y64 *= _F32_CONSTANTS["dp3"]
-    np.add(y64, x, out=x, casting=_SAME_KIND)
+    y64 *= _DP3_64
+    np.copyto(x64, x)
+    y64 += x64
+    np.copyto(x, y64, casting=_SAME_KIND)                # fused: y * dp3 + x
     np.multiply(x, x, out=z)
-    np.copyto(x64, z)
-    np.multiply(x64, _COS_POLY[0], out=y64)
-    _horner_step(y64, cosine, _COS_POLY[1], x64)
-    np.add(y64, _COS_POLY[2], out=cosine, casting=_SAME_KIND)
+    np.copyto(z64, z)
+    np.multiply(z64, _COS_POLY64[0], out=y64)
+    _horner_step(y64, cosine, _COS_POLY64[1], z64)
+    _fused_round(y64, _COS_POLY64[2], cosine)
     cosine *= z
     np.copyto(y64, cosine)
-    y64 *= x64
+    y64 *= z64
     np.multiply(z, np.float32(0.5), out=t)
-    np.subtract(y64, t, out=cosine, casting=_SAME_KIND)  # fused: c * z - z / 2
+    np.copyto(x64, t)
+    y64 -= x64
+    np.copyto(cosine, y64, casting=_SAME_KIND)           # fused: c * z - z / 2
     cosine += np.float32(1)
-    np.multiply(x64, _SIN_POLY[0], out=y64)
-    _horner_step(y64, sine, _SIN_POLY[1], x64)
-    np.add(y64, _SIN_POLY[2], out=sine, casting=_SAME_KIND)
+    np.multiply(z64, _SIN_POLY64[0], out=y64)
+    _horner_step(y64, sine, _SIN_POLY64[1], z64)
+    _fused_round(y64, _SIN_POLY64[2], sine)
     sine *= z
     np.copyto(x64, x)
     np.copyto(y64, sine)
     y64 *= x64
-    np.add(y64, x, out=sine, casting=_SAME_KIND)         # fused: s * x + x
+    y64 += x64
+    np.copyto(sine, y64, casting=_SAME_KIND)             # fused: s * x + x
     # The octant picks the polynomial and the signs: done on the bits, as the kernel does.
     sine_bits, cosine_bits, diff = sine.view(np.int32), cosine.view(np.int32), t.view(np.int32)
     np.bitwise_and(j, 2, out=k)

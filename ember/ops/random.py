@@ -34,6 +34,8 @@ _P_RANGE_ERROR = ("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (
                   "message be improved?  If so, please report an enhancement request to "
                   "PyTorch.)")
 _resolve_generator = _random.resolve
+_F32, _F64 = _np.dtype(_np.float32), _np.dtype(_np.float64)
+_NDARRAY = _np.ndarray
 
 
 def _fmt(x):
@@ -71,6 +73,13 @@ class _ZeroGradient(Node):
 def rand(*args, size=None, generator=None, out=None, dtype=None, layout=None,
          device=None, pin_memory=False, requires_grad=False):
     """Uniform samples in [0, 1)."""
+    if (args and size is None and generator is None and out is None and dtype is None
+            and device is None and not requires_grad and _defaults.device is _CPU):
+        shape = _plain_shape(args)
+        if shape is not None:        # rand(8) or rand(2, 3): around the set-up below
+            values = allocate(default_generator._draw_uniform, shape,
+                              _dtype._defaults.float_dtype.np_dtype)
+            return finish(values, _CPU, False)
     check_out(out, "rand")
     shape = size_arg(args, "rand", size)
     dtype = _float_dtype(dtype)
@@ -86,10 +95,15 @@ def randn(*args, size=None, generator=None, out=None, dtype=None, layout=None,
     if (args and size is None and generator is None and out is None and dtype is None
             and device is None and not requires_grad and _defaults.device is _CPU):
         # the common call, randn(8) or randn(2, 3): a lean path around the set-up below
-        shape = args if args[0].__class__ is int or len(args) > 1 else args[0]
-        if shape.__class__ is tuple and all(s.__class__ is int and s >= 0 for s in shape):
-            values = allocate(default_generator._draw_normal, shape,
-                              _dtype._defaults.float_dtype.np_dtype)
+        np_dtype = _dtype._defaults.float_dtype.np_dtype
+        first = args[0]
+        if (len(args) == 1 and first.__class__ is int and 0 < first < 16
+                and (np_dtype == _F32 or np_dtype == _F64)):
+            # randn(8): the scalar path's Python floats straight into the array
+            return make_tensor(_np.array(default_generator._few_normals(first), np_dtype))
+        shape = _plain_shape(args)
+        if shape is not None:
+            values = allocate(default_generator._draw_normal, shape, np_dtype)
             return finish(values, _CPU, False)
     check_out(out, "randn")
     shape = size_arg(args, "randn", size)
@@ -98,6 +112,24 @@ def randn(*args, size=None, generator=None, out=None, dtype=None, layout=None,
     dev = _resolve_device(device)
     values = _drawn(dev, _resolve_generator(generator)._draw_normal, shape, dtype.np_dtype)
     return finish(to_device(values, dev), dev, requires_grad)
+
+
+def _plain_shape(args):
+    """The shape `args` give as plain ints (8 / 2, 3 / (2, 3)), or None for anything else."""
+    shape = args if args[0].__class__ is int or len(args) > 1 else args[0]
+    if shape.__class__ is tuple and all(s.__class__ is int and s >= 0 for s in shape):
+        return shape
+    return None
+
+
+def _fill_plain(self, generator):
+    """Whether an in-place sampler may write its draw straight into self's array: the
+    default generator, a contiguous CPU array, no autograd or inference-mode bookkeeping
+    (the general path, `_sample_` through `inplace`, handles every other case)."""
+    data = self._data
+    return (generator is None and not self._requires_grad and self._extras is None
+            and self._device is _CPU and data.__class__ is _NDARRAY and data.flags.c_contiguous
+            and data.flags.writeable)
 
 
 def _drawn(device, draw, shape, np_dtype):
@@ -436,8 +468,12 @@ def uniform_(self, from_=0, to=1, *, generator=None):
         raise RuntimeError(f"uniform_ expects to-from <= std::numeric_limits<"
                            f"{_SCALAR_NAMES[self.dtype.name]}>::max(), but found to={to:g} and "
                            f"from={from_:g} which result in to-from to exceed the limit")
-    gen = _resolve_generator(generator)
     np_dtype = self._data.dtype
+    if _fill_plain(self, generator):
+        self._data[...] = default_generator._draw_uniform(self._data.shape, np_dtype, from_, to)
+        self._storage.version += 1
+        return self
+    gen = _resolve_generator(generator)
     return _sample_(self, lambda shape, contiguous: gen._draw_uniform(shape, np_dtype, from_, to),
                     UniformBackward0)
 
@@ -452,8 +488,12 @@ def normal_(self, mean=0, std=1, *, generator=None):
     if self._data.size == 0:    # PyTorch returns before its kernel checks the dtype
         return self
     _require_floating(self.dtype, "normal_kernel_cpu")
-    gen = _resolve_generator(generator)
     np_dtype = self._data.dtype
+    if _fill_plain(self, generator):
+        self._data[...] = default_generator._draw_normal(self._data.shape, np_dtype, mean, std)
+        self._storage.version += 1
+        return self
+    gen = _resolve_generator(generator)
     return _sample_(self, lambda shape, contiguous: gen._draw_normal(
         shape, np_dtype, mean, std, contiguous), NormalBackward0)
 
@@ -617,6 +657,10 @@ def bernoulli_(self, p=0.5, *, generator=None):
         return _sample_(self, _bernoulli_tensor_draw(gen, p.dtype), BernoulliBackward1, p,
                         operands=(probabilities,))
     _check_p(p)
+    if _fill_plain(self, generator):     # dropout's mask: straight into the array
+        self._data[...] = gen._draw_bernoulli(self._data.shape, p)
+        self._storage.version += 1
+        return self
     return _sample_(self, lambda shape, contiguous: gen._draw_bernoulli(shape, p),
                     BernoulliBackward2)
 

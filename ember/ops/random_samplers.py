@@ -43,7 +43,7 @@ class _Stream:
 
     def __init__(self, generator, block):
         self.generator = generator
-        self.start = generator._bits.state
+        self.start = generator._bit_state()
         self.values = generator._unit64(max(block, 16)).tolist()
         self.used = 0
         self.cached_normal = generator._next_double_normal
