@@ -95,3 +95,25 @@ def test_layer_norm_backward_twice_without_retain_raises(torch):
         out.sum().backward()
         with pytest.raises(RuntimeError, match="backward through the graph a second time"):
             out.sum().backward()
+
+
+def _gelu(lib, x):
+    return lib.nn.functional.gelu(x)
+
+
+def test_gelu_at_gpt_shape_and_its_edges(torch, rng):
+    x = rng.standard_normal((16, 64, 512)).astype(np.float32) * 2
+    edges = np.array([0.0, -0.0, 1e-40, -1e-40, 1e-3, -1e-3, 5.0, -5.0, 9.0, -9.0, 30.0,
+                      -30.0, 1e20, -1e20, np.nan], np.float32)
+    x.reshape(-1)[:edges.size] = edges
+    grad = rng.standard_normal(x.shape).astype(np.float32)
+    _compare(torch, _gelu, [x], grad)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float16])
+def test_gelu_other_dtypes_and_strided(torch, rng, dtype):
+    x = (rng.standard_normal((6, 40)) * 3).astype(dtype)[:, ::3]
+    grad = rng.standard_normal(x.shape).astype(dtype)
+    _compare(torch, _gelu, [x], grad)
+    scalar = np.array(0.7, np.float32)
+    _compare(torch, _gelu, [scalar], np.array(1.5, np.float32))
