@@ -117,3 +117,27 @@ def test_gelu_other_dtypes_and_strided(torch, rng, dtype):
     _compare(torch, _gelu, [x], grad)
     scalar = np.array(0.7, np.float32)
     _compare(torch, _gelu, [scalar], np.array(1.5, np.float32))
+
+
+@pytest.mark.parametrize("vocab,padding_idx", [(65, None), (512, None), (65, 3), (7, -1)])
+def test_embedding_backward_at_gpt_shape(torch, rng, vocab, padding_idx):
+    ids = rng.integers(0, vocab, (16, 64))
+    ids[0, :5] = 3  # a repeated id, the padding row when there is one
+    weight = rng.standard_normal((vocab, 128)).astype(np.float32)
+    grad = rng.standard_normal((16, 64, 128)).astype(np.float32)
+
+    def fn(lib, w, ids=ids):
+        return lib.nn.functional.embedding(lib.tensor(ids), w, padding_idx=padding_idx)
+    _compare(torch, fn, [weight], grad)
+
+
+def test_embedding_backward_empty_and_noncontiguous_grad(torch, rng):
+    weight = rng.standard_normal((5, 4)).astype(np.float32)
+    for ids in (np.zeros((0,), np.int64), np.array([[4, 0, 4]])):
+        grad = rng.standard_normal(ids.shape + (8,)).astype(np.float32)[..., ::2]
+        results = []
+        for lib in (ember, torch):
+            w = lib.tensor(weight, requires_grad=True)
+            lib.nn.functional.embedding(lib.tensor(ids), w).backward(lib.tensor(grad))
+            results.append(w.grad)
+        assert_same(*results)
