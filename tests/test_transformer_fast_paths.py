@@ -141,3 +141,26 @@ def test_embedding_backward_empty_and_noncontiguous_grad(torch, rng):
             lib.nn.functional.embedding(lib.tensor(ids), w).backward(lib.tensor(grad))
             results.append(w.grad)
         assert_same(*results)
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("shape,dim", [((16, 4, 64, 64), -1), ((1024, 65), -1),
+                                       ((1024, 512), 1), ((4, 6, 5), 1), ((7,), 0)])
+def test_softmax_family_at_gpt_shapes(torch, rng, name, shape, dim):
+    x = (rng.standard_normal(shape) * 4).astype(np.float32)
+    grad = rng.standard_normal(shape).astype(np.float32)
+    _compare(torch, lambda lib, t: getattr(lib, name)(t, dim), [x], grad)
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+def test_softmax_family_masked_rows_and_broadcast_grad(torch, rng, name):
+    x = rng.standard_normal((2, 3, 5)).astype(np.float64)
+    x[0, 1] = -np.inf  # a fully masked row: NaN in both libraries
+    x[1, :, 3] = -np.inf
+    results = []
+    for lib in (ember, torch):
+        t = lib.tensor(x, requires_grad=True)
+        out = getattr(lib, name)(t, -1)
+        out.nan_to_num(0.0).sum().backward()  # the sum's grad arrives expanded
+        results.append((out, t.grad))
+    assert_same(*results)
