@@ -164,3 +164,9 @@ def test_softmax_family_masked_rows_and_broadcast_grad(torch, rng, name):
         out.nan_to_num(0.0).sum().backward()  # the sum's grad arrives expanded
         results.append((out, t.grad))
     assert_same(*results)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_erfc_over_its_range(torch, dtype):
+    x = np.concatenate([np.linspace(-12, 30, 20001), [0.0, -0.0, np.inf, -np.inf, np.nan]])
+    assert_same(ember.erfc(ember.tensor(x.astype(dtype))), torch.erfc(torch.tensor(x.astype(dtype))))

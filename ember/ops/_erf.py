@@ -86,7 +86,13 @@ def erf(xp, x):
 
 
 def erfc(xp, x):
-    """1 - erf(x), without the cancellation for large x."""
+    """1 - erf(x), without the cancellation for large x.
+
+    float32 goes through scipy's ufunc (the same float32 values, ~6x faster); float64 keeps
+    Cody's form, which PyTorch's float64 erfc agrees with to 1e-12 where scipy's does not
+    (its far tail differs by up to ~1e-11 relatively)."""
+    if xp.__name__ == "numpy" and x.dtype.char == "f":
+        return _sc.erfc(x)
     y = _as_float64(x)
     magnitude = xp.abs(y)
     small = magnitude <= _THRESHOLD
