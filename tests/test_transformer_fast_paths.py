@@ -170,3 +170,20 @@ def test_softmax_family_masked_rows_and_broadcast_grad(torch, rng, name):
 def test_erfc_over_its_range(torch, dtype):
     x = np.concatenate([np.linspace(-12, 30, 20001), [0.0, -0.0, np.inf, -np.inf, np.nan]])
     assert_same(ember.erfc(ember.tensor(x.astype(dtype))), torch.erfc(torch.tensor(x.astype(dtype))))
+
+
+@pytest.mark.parametrize("mask_shape", [(64, 64), (16, 4, 64, 64), (4, 1, 64)])
+def test_masked_fill_causal_and_broadcast(torch, rng, mask_shape):
+    x = rng.standard_normal((16, 4, 64, 64)).astype(np.float32)
+    mask = np.triu(np.ones((64, 64), bool), 1) if mask_shape == (64, 64) else \
+        rng.random(mask_shape) < 0.3
+    grad = rng.standard_normal(x.shape).astype(np.float32)
+
+    def fn(lib, t):
+        return t.masked_fill(lib.tensor(mask), float("-inf"))
+    _compare(torch, fn, [x], grad)
+    if mask.size > 4096:
+        return  # (the grad summed over 16k broadcast copies drifts from torch's order)
+    small = rng.standard_normal(64).astype(np.float32)  # the mask broadcasts the input
+    _compare(torch, fn, [small], rng.standard_normal(np.broadcast_shapes(
+        mask.shape, small.shape)).astype(np.float32))
