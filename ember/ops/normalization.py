@@ -265,6 +265,23 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     return out
 
 
+# Past this many elements OpenBLAS splits a gemv over its threads, which on a busy machine
+# wait far longer than NumPy's own sum takes; below it a gemv is the fast row/column sum.
+_GEMV_LIMIT = 1 << 18
+
+
+def _row_sums(xp, rows):
+    if rows.size > _GEMV_LIMIT:
+        return rows.sum(axis=1)
+    return rows @ xp.ones(rows.shape[1], rows.dtype)
+
+
+def _column_sums(xp, rows):
+    if rows.size > _GEMV_LIMIT:
+        return rows.sum(axis=0)
+    return xp.ones(rows.shape[0], rows.dtype) @ rows
+
+
 def _normalized_rows(xp, x, count, eps):
     """(x - mean) * invstd over the last `count` dims, as (rows, size) arrays.
 
@@ -278,7 +295,7 @@ def _normalized_rows(xp, x, count, eps):
     for s in shape[len(shape) - count:]:
         size *= s
     rows = x.reshape(-1, size)
-    mean = rows @ xp.ones(size, rows.dtype)
+    mean = _row_sums(xp, rows)
     mean /= size
     xhat = rows - mean[:, None]
     var = xp.einsum("ij,ij->i", xhat, xhat)
@@ -353,7 +370,7 @@ class NativeLayerNormBackward0(Node):
             g_xhat = g if weight is None else g * weight._data.reshape(-1).astype(
                 xhat.dtype, copy=False)
             # invstd * (g_xhat - mean(g_xhat) - xhat * mean(g_xhat * xhat)), per row
-            mean_grad = g_xhat @ xp.ones(size, xhat.dtype)
+            mean_grad = _row_sums(xp, g_xhat)
             mean_grad /= size
             projection = xp.einsum("ij,ij->i", g_xhat, xhat)
             projection /= size
@@ -365,13 +382,12 @@ class NativeLayerNormBackward0(Node):
                 input._data.shape), device)
         # column sums as a matrix-vector product: BLAS's blocked sums round like PyTorch's
         # (a plain sum down the rows drifts about 4x further from the exact value)
-        column_ones = xp.ones(xhat.shape[0], xhat.dtype)
         param_shape, param_dtype = input._data.shape[self.axes[0]:], self.param_dtype
         if self.needs_input_grad(1):
-            grad_weight = make_tensor((column_ones @ (g * xhat)).astype(
+            grad_weight = make_tensor(_column_sums(xp, g * xhat).astype(
                 param_dtype.np_dtype, copy=False).reshape(param_shape), device)
         if self.needs_input_grad(2):
-            grad_bias = make_tensor((column_ones @ g).astype(
+            grad_bias = make_tensor(_column_sums(xp, g).astype(
                 param_dtype.np_dtype, copy=False).reshape(param_shape), device)
         return grad_input, grad_weight, grad_bias
 
