@@ -26,6 +26,7 @@ from bench_nn import (conv_net, conv_numpy_step, lenet, mlp, paired, resnet_bloc
 from bench_optim import optimizer_steps  # noqa: E402
 from bench_seq import lm_pair  # noqa: E402
 from bench_gpt import gpt_pair  # noqa: E402
+from bench_transformer_ops import all_ops_pair  # noqa: E402
 
 N = 10_000_000
 
@@ -98,6 +99,8 @@ WORKLOADS = {
     "adam": ("Adam step over the MLP's parameters", lambda: optimizer_steps("Adam", {}), 15, 50),
     "gpt": ("GPT training step (4 blocks, 128 wide, context 64, batch 16, AdamW)", gpt_pair,
             7, 2),
+    "transformer_ops": ("transformer ops at the GPT step's shapes, each once fwd+bwd "
+                        "(bench_transformer_ops.py)", all_ops_pair, 7, 1),
     "elementwise": (f"(a*b+c).exp().sum() fwd+bwd, {N:_} float32", elementwise_pair, 11, 1),
     "matmul": ("2048x2048 float32 matmul fwd+bwd", matmul_pair, 7, 1),
     "randn": (f"randn({N:_})", lambda: sampler_pair("randn"), 11, 2),

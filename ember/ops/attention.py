@@ -22,6 +22,7 @@ from .combinatorics import repeat_interleave
 from .creation import ones, zeros
 from .linalg import matmul
 from .nn_linear import dropout
+from .nn_ops import _row_max
 from .pointwise_select import where
 
 __all__ = ["scaled_dot_product_attention"]
@@ -199,18 +200,6 @@ def _softmax_rows(xp, scores):
     xp.maximum(total, 1.0, out=total)
     scores /= total[..., None]
     return scores
-
-
-def _row_max(xp, x):
-    """max over the last axis, keepdims, by halving: faster than NumPy's reduce on short rows."""
-    length = x.shape[-1]
-    while length > 1:
-        half = length // 2
-        folded = xp.maximum(x[..., :half], x[..., half:2 * half])
-        if length % 2:
-            xp.maximum(folded[..., :1], x[..., 2 * half:], out=folded[..., :1])
-        x, length = folded, half
-    return x if x.base is None else x.copy()
 
 
 class ScaledDotProductFlashAttentionForCpuBackward0(Node):

@@ -39,6 +39,7 @@ _INT_LIMITS = {d.np_dtype: (_dtype.iinfo(d).min, _dtype.iinfo(d).max, c_name)
                                  (_dtype.int16, "int16_t"), (_dtype.int32, "int"),
                                  (_dtype.int64, "int64_t"))}
 _SQRT_HALF = math.sqrt(0.5)
+_FLOAT32 = _dtype.float32.np_dtype
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 _GELU_BETA = math.sqrt(2.0 / math.pi)
 _GELU_KAPPA = 0.044715
@@ -244,13 +245,17 @@ def gelu(input, *, approximate="none"):
     a = _floating(input, "GeluKernelImpl")
     xp = input._device.xp
     if approximate == "none" and a.dtype not in _REDUCED:
-        erf = _erf.erf(xp, a * _SQRT_HALF)
-        result = erf + 1  # x * 0.5 * (1 + erf), in place (the 0.5 is exact in any order)
-        result *= a
+        density = None
+        if a.dtype == _FLOAT32 and a.ndim:
+            one_plus, density = _erf.gelu_parts(xp, a)
+        else:
+            one_plus = _erf.erf(xp, a * _SQRT_HALF)
+            one_plus += 1
+        result = one_plus * a  # x * 0.5 * (1 + erf) (the 0.5 is exact in any order)
         result *= 0.5
         out = _finish(input, result, GeluBackward0, approximate)
-        if out.grad_fn is not None:
-            out.grad_fn.erf = erf  # the backward's cdf, without a second erf pass
+        if out.grad_fn is not None:  # the backward's cdf (and density), without a second pass
+            out.grad_fn.one_plus, out.grad_fn.density = one_plus, density
         return out
     if approximate == "none":
         def forward(x):
@@ -262,21 +267,25 @@ def gelu(input, *, approximate="none"):
 
 
 class GeluBackward0(_SavedInput):
-    __slots__ = ("erf",)
+    __slots__ = ("one_plus", "density")
+
+    def release(self):
+        super().release()
+        self.one_plus = self.density = None
 
     def backward(self, grad):
         (x,) = self.saved_tensors
-        erf = getattr(self, "erf", None)
-        if erf is not None and not grad_state.enabled:  # first order: one pass on arrays
+        one_plus = getattr(self, "one_plus", None)
+        if one_plus is not None and not grad_state.enabled:  # first order: on arrays
             a, xp = x._data, x._device.xp
-            slope = xp.asarray(a * a)  # grad * (cdf + x * pdf), in place (0-d: still an array)
-            slope *= -0.5
-            xp.exp(slope, out=slope)
-            slope *= _INV_SQRT_2PI
-            slope *= a
-            cdf = erf + 1
-            cdf *= 0.5
-            slope += cdf
+            density = self.density
+            if density is None:
+                density = xp.asarray(a * a)  # (0-d: still an array)
+                density *= -0.5
+                xp.exp(density, out=density)
+                density *= _INV_SQRT_2PI
+            slope = xp.asarray(a * density)  # grad * (cdf + x * pdf), in place
+            slope += 0.5 * one_plus
             slope *= grad._data
             return (wrap(slope, x._device),)
         dtype = x.dtype if x._data.dtype in _REDUCED else None

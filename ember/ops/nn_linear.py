@@ -317,6 +317,8 @@ class EmbeddingBackward0(Node):
     def backward(self, grad):
         (indices,) = self.saved_tensors
         rows, padding_idx, scale_grad_by_freq = self.params
+        if not grad_state.enabled and not scale_grad_by_freq:
+            return (_summed_rows(indices, grad, rows, padding_idx),)
         flat_indices = indices.reshape(-1)
         flat_grad = grad.reshape(-1, grad.shape[-1])
         if padding_idx >= 0:
@@ -328,6 +330,29 @@ class EmbeddingBackward0(Node):
             flat_grad = flat_grad * scale.unsqueeze(1)
         total = zeros((rows, grad.shape[-1]), dtype=grad.dtype, device=grad.device)
         return (total.index_add(0, flat_indices, flat_grad),)
+
+
+def _summed_rows(indices, grad, rows, padding_idx):
+    """The weight's gradient on arrays: grad's rows summed per index (first-order backward).
+
+    A stable sort groups equal indices, keeping their order, and one reduceat sums each
+    group in that order, as an index_add would; ufunc.at, the obvious alternative, takes
+    ~6x longer on a batch of token ids.
+    """
+    xp = grad._device.xp
+    flat = indices._data.reshape(-1)
+    width = grad._data.shape[-1]
+    result = xp.zeros((rows, width), grad._data.dtype)
+    if flat.size:
+        order = xp.argsort(flat, kind="stable")
+        ordered = flat[order]
+        starts = xp.flatnonzero(ordered[1:] != ordered[:-1]) + 1
+        starts = xp.concatenate((xp.zeros(1, starts.dtype), starts))
+        values = grad._data.reshape(-1, width)[order]
+        result[ordered[starts]] = xp.add.reduceat(values, starts, axis=0)
+        if padding_idx >= 0:
+            result[padding_idx] = 0
+    return make_tensor(result, grad._device)
 
 
 def one_hot(input, num_classes=-1):

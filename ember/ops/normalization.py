@@ -238,24 +238,73 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     ndim = x.ndim
     axes = tuple(range(ndim - len(normalized_shape), ndim))
     xp = input._device.xp
+    xhat = None
     if x.size:
-        centered, mean, var = _statistics(x, axes)
+        xhat, mean, invstd = _normalized_rows(xp, x, len(axes), eps)
+        if weight is not None:
+            out = xhat * weight._data.reshape(-1)
+            if bias is not None:
+                out += bias._data.reshape(-1)
+        else:  # a new array either way: xhat stays the node's
+            out = xhat.copy() if bias is None else xhat + bias._data.reshape(-1)
+        out = out.astype(input._data.dtype, copy=False).reshape(x.shape)
     else:
-        centered = x
-        mean = var = xp.zeros(x.shape[:ndim - len(axes)] + (1,) * len(axes), x.dtype)
-    invstd = 1.0 / xp.sqrt(var + eps)
-    out = make_tensor(_normalize_affine(centered, invstd, weight, bias, normalized_shape,
-                                        input._data.dtype), input._device)
+        mean = invstd = xp.zeros(x.shape[:ndim - len(axes)] + (1,) * len(axes), x.dtype)
+        out = x.astype(input._data.dtype)
+    out = make_tensor(out, input._device)
     if grad_state.enabled and (input._requires_grad or weight is not None and
                                weight._requires_grad or bias is not None and bias._requires_grad):
         node = NativeLayerNormBackward0()
         node.eps = eps
         node.axes = axes
         node.stats = (mean, invstd)
+        node.xhat = xhat
         node.param_dtype = _param_dtype(weight, bias)
         node.save(input, weight)
         attach(out, node, input, weight, bias)
     return out
+
+
+# Past this many elements OpenBLAS splits a gemv over its threads, which on a busy machine
+# wait far longer than NumPy's own sum takes; below it a gemv is the fast row/column sum.
+_GEMV_LIMIT = 1 << 18
+
+
+def _row_sums(xp, rows):
+    if rows.size > _GEMV_LIMIT:
+        return rows.sum(axis=1)
+    return rows @ xp.ones(rows.shape[1], rows.dtype)
+
+
+def _column_sums(xp, rows):
+    if rows.size > _GEMV_LIMIT:
+        return rows.sum(axis=0)
+    return xp.ones(rows.shape[0], rows.dtype) @ rows
+
+
+def _normalized_rows(xp, x, count, eps):
+    """(x - mean) * invstd over the last `count` dims, as (rows, size) arrays.
+
+    Returns xhat (rows, size), mean and invstd (rows, 1). The row sums are matrix-vector
+    products and the squared deviations row dot products, so that no reduction runs along a
+    short contiguous axis (NumPy's slowest case) and no squared temporary is formed; xhat is
+    written once and kept by the node, so the backward does not recompute it.
+    """
+    shape = x.shape
+    size = 1
+    for s in shape[len(shape) - count:]:
+        size *= s
+    rows = x.reshape(-1, size)
+    mean = _row_sums(xp, rows)
+    mean /= size
+    xhat = rows - mean[:, None]
+    var = xp.einsum("ij,ij->i", xhat, xhat)
+    var /= size
+    var += eps
+    invstd = xp.sqrt(var, out=var)
+    xp.divide(1.0, invstd, out=invstd)
+    xhat *= invstd[:, None]
+    return xhat, mean[:, None], invstd[:, None]
 
 
 def _check_layer_norm_shapes(input, normalized_shape, weight, bias):
@@ -276,10 +325,16 @@ def _check_layer_norm_shapes(input, normalized_shape, weight, bias):
 
 
 class NativeLayerNormBackward0(Node):
-    __slots__ = ("eps", "axes", "stats", "param_dtype")
+    __slots__ = ("eps", "axes", "stats", "xhat", "param_dtype")
+
+    def release(self):
+        super().release()
+        self.xhat = None
 
     def backward(self, grad):
         input, weight = self.saved_tensors
+        if not grad_state.enabled and self.xhat is not None:
+            return self._first_order(grad, input, weight)
         compute = _dtype.float32 if input._data.dtype in _REDUCED else None
         x, grad = _in_compute(input, compute), _in_compute(grad, compute)
         axes = self.axes
@@ -299,6 +354,41 @@ class NativeLayerNormBackward0(Node):
                                       compute and self.param_dtype)
         if self.needs_input_grad(2):
             grad_bias = _in_compute(_sum_over(grad, leading), compute and self.param_dtype)
+        return grad_input, grad_weight, grad_bias
+
+    def _first_order(self, grad, input, weight):
+        """The same gradients on arrays, from the forward's xhat: a few passes, no graph."""
+        xhat, device = self.xhat, input._device
+        xp = device.xp
+        size = xhat.shape[1]
+        g = grad._data.reshape(xhat.shape)
+        if g.dtype != xhat.dtype:
+            g = g.astype(xhat.dtype)
+        grad_input = grad_weight = grad_bias = None
+        if self.needs_input_grad(0):
+            invstd = self.stats[1]
+            g_xhat = g if weight is None else g * weight._data.reshape(-1).astype(
+                xhat.dtype, copy=False)
+            # invstd * (g_xhat - mean(g_xhat) - xhat * mean(g_xhat * xhat)), per row
+            mean_grad = _row_sums(xp, g_xhat)
+            mean_grad /= size
+            projection = xp.einsum("ij,ij->i", g_xhat, xhat)
+            projection /= size
+            result = xhat * projection[:, None]
+            xp.subtract(g_xhat, result, out=result)
+            result -= mean_grad[:, None]
+            result *= invstd
+            grad_input = make_tensor(result.astype(input._data.dtype, copy=False).reshape(
+                input._data.shape), device)
+        # column sums as a matrix-vector product: BLAS's blocked sums round like PyTorch's
+        # (a plain sum down the rows drifts about 4x further from the exact value)
+        param_shape, param_dtype = input._data.shape[self.axes[0]:], self.param_dtype
+        if self.needs_input_grad(1):
+            grad_weight = make_tensor(_column_sums(xp, g * xhat).astype(
+                param_dtype.np_dtype, copy=False).reshape(param_shape), device)
+        if self.needs_input_grad(2):
+            grad_bias = make_tensor(_column_sums(xp, g).astype(
+                param_dtype.np_dtype, copy=False).reshape(param_shape), device)
         return grad_input, grad_weight, grad_bias
 
 
