@@ -1,0 +1,94 @@
+"""What the differential fuzzer found in slice 3 of the op families, as plain cases.
+
+Each test runs one call in torch and in ember and compares the outcomes (tests/oracle.py);
+each failed before the fix it pins. The fuzzer itself is tests/test_fuzz.py
+(`EMBER_FUZZ_SLICE=3/4` walks this slice).
+"""
+import math
+
+import numpy as np
+import pytest
+
+import ember
+from oracle import assert_same, assert_same_error, assert_same_outcome
+
+
+# ---------------------------------------------------------------- vector norms
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+@pytest.mark.parametrize("ord", [1e300, 1e-300, -1e300, 400.0, 3.0, 0.5, 0, 2, math.inf])
+def test_vector_norm_over_single_elements_is_the_magnitude(torch, dtype, ord):
+    """Where each output reduces one element, PyTorch gives |x| exactly (x != 0 for ord 0):
+    no |x|**ord round trip that overflows, underflows or loses the last bit."""
+    values = np.array([[-3.375], [0.0], [0.5], [2.0]])
+    x = {lib: lib.tensor(values, dtype=getattr(lib, dtype)) for lib in (torch, ember)}
+    for call in (lambda lib: lib.linalg.vector_norm(x[lib][0, 0], ord),
+                 lambda lib: lib.linalg.vector_norm(x[lib][:1], ord),
+                 lambda lib: lib.linalg.vector_norm(x[lib], ord, dim=1),
+                 lambda lib: lib.linalg.vector_norm(x[lib], ord, dim=(1,), keepdim=True),
+                 lambda lib: lib.dist(x[lib][1, 0], x[lib][0, 0], ord)):
+        assert_same(call(ember), call(torch), atol=0, rtol=0)
+
+
+def test_vector_norm_of_one_element_keeps_its_gradient(torch):
+    grads = []
+    for lib in (torch, ember):
+        x = lib.tensor([-3.375], requires_grad=True)
+        y = lib.linalg.vector_norm(x, 3)
+        assert type(y.grad_fn).__name__ == "LinalgVectorNormBackward0"
+        y.backward()
+        grads.append(x.grad)
+    assert_same(grads[1], grads[0])
+
+
+# ---------------------------------------------------------------- mvlgamma
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.mvlgamma(lib.tensor([2, 3], dtype=lib.uint8), 3),
+    lambda lib: lib.mvlgamma(lib.tensor([[]], dtype=lib.int8), 3),
+    lambda lib: lib.tensor([2, 3]).mvlgamma(2),
+    lambda lib: lib.special.multigammaln(lib.tensor([2, 3], dtype=lib.int16), 2),
+    lambda lib: lib.mvlgamma(lib.tensor([True]), 3),
+    lambda lib: lib.mvlgamma(lib.tensor(True), -2147483649),
+    lambda lib: lib.mvlgamma(lib.tensor([2]), 0),
+    lambda lib: lib.tensor([2.0]).mvlgamma(2**63),
+    lambda lib: lib.tensor([2, 3], dtype=lib.uint8).mvlgamma_(3),
+    lambda lib: lib.tensor([2]).mvlgamma_(0),
+    lambda lib: lib.tensor([True]).mvlgamma_(0),
+    lambda lib: lib.tensor([2.0, 5.0]).mvlgamma_(3),
+])
+def test_mvlgamma_promotes_integers_and_refuses_bool_first(torch, call):
+    assert_same_outcome(call)
+
+
+def test_mvlgamma_of_integers_records_its_gradient_on_floats_only(torch):
+    assert_same_outcome(lambda lib: lib.mvlgamma(lib.tensor([2.5, 4.0], requires_grad=True),
+                                                 2).grad_fn.name())
+
+
+# ---------------------------------------------------------------- clamp / clip bounds
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.clamp(lib.tensor([1.0, 5.0, -3.0]), lib.tensor(0.0), 2),
+    lambda lib: lib.clamp(lib.tensor([1, 5, -3]), lib.tensor(0), 2.5),
+    lambda lib: lib.clip(lib.tensor([1, 5, -3]), 0, lib.tensor(2.5)),
+    lambda lib: lib.clip(lib.tensor([], dtype=lib.float64), lib.tensor(-1.0, dtype=lib.bfloat16),
+                         73972),
+    lambda lib: lib.tensor([1.0, 5.0, -3.0]).clamp_(lib.tensor(0.0), 2),
+    lambda lib: lib.clamp(lib.tensor([1.0, 5.0, -3.0], requires_grad=True), lib.tensor(0.0), 2),
+    lambda lib: lib.clamp(lib.tensor([1, 5, -3]), lib.tensor(0), 2**70),
+])
+def test_clamp_reads_a_0dim_tensor_beside_a_number_as_a_number(torch, call):
+    """PyTorch's parser takes a 0-dim tensor that needs no gradient for a Number: a tensor
+    bound beside a number bound goes to clamp's Number overload (ClampBackward1)."""
+    assert_same_outcome(call)
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.clip(lib.tensor([1, 5, -3]), lib.tensor([0, 1, 2]), 2.5),
+    lambda lib: lib.clip(lib.tensor([1.0]), lib.tensor(0.5, requires_grad=True), 3),
+    lambda lib: lib.clip(lib.tensor([True, True]), min=False,
+                         max=lib.tensor(0.095, requires_grad=True)),
+    lambda lib: lib.tensor([True]).clip_(min=False, max=lib.tensor(0.5, requires_grad=True)),
+    lambda lib: lib.add(lib.ones(2), lib.ones(2), alpha=lib.tensor(2.0, requires_grad=True)),
+    lambda lib: lib.isclose(lib.ones(2), lib.ones(2), rtol=lib.tensor(2.0, requires_grad=True)),
+])
+def test_a_tensor_that_needs_a_gradient_is_no_number(torch, call):
+    assert_same_error(call)
