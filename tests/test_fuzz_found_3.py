@@ -92,3 +92,40 @@ def test_clamp_reads_a_0dim_tensor_beside_a_number_as_a_number(torch, call):
 ])
 def test_a_tensor_that_needs_a_gradient_is_no_number(torch, call):
     assert_same_error(call)
+
+
+# ---------------------------------------------------------------- what torch refuses
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.result_type(1, 10**30),
+    lambda lib: lib.result_type(10**30, 1.5),
+    lambda lib: lib.result_type(lib.tensor(1), 2**64),
+    lambda lib: lib.result_type(lib.tensor(1), -2**63 - 1),
+    lambda lib: lib.result_type(lib.tensor(1), 2**63),
+    lambda lib: lib.result_type(lib.tensor(1), -2**63),
+])
+def test_result_type_takes_ints_that_fit_a_scalar(torch, call):
+    assert_same_outcome(call)
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.broadcast_tensors([]),
+    lambda lib: lib.broadcast_tensors([lib.ones(2)]),
+    lambda lib: lib.broadcast_tensors((lib.ones(2), lib.ones(1))),
+    lambda lib: lib.broadcast_tensors(),
+    lambda lib: lib.broadcast_tensors(lib.ones(2), lib.ones(3, 1)),
+])
+def test_broadcast_tensors_takes_tensors_not_a_list(torch, call):
+    assert_same_outcome(call)
+
+
+def _uniform(lib, *args, **kwargs):
+    lib.manual_seed(0)
+    return lib.zeros(3).uniform_(*args, **kwargs)
+
+
+@pytest.mark.parametrize("args, kwargs", [
+    ((), {"from": 0.5}), ((), {"from": 0.5, "to": 3}), ((0.5,), {"to": 3}), ((), {"to": 2.0}),
+    ((), {"from_": 0.5}), ((), {"fro": 1}), ((), {"from": 3, "to": 1}),
+])
+def test_uniform_takes_pytorchs_from_keyword(torch, args, kwargs):
+    assert_same_outcome(lambda lib: _uniform(lib, *args, **kwargs))
