@@ -129,3 +129,43 @@ def _uniform(lib, *args, **kwargs):
 ])
 def test_uniform_takes_pytorchs_from_keyword(torch, args, kwargs):
     assert_same_outcome(lambda lib: _uniform(lib, *args, **kwargs))
+
+
+# ---------------------------------------------------------------- in-place comparisons
+def _compare_in_place(lib, name):
+    out = []
+    leaf = lib.tensor([1.0, 0.5], requires_grad=True)
+    middle = leaf * 2
+    getattr(middle, name)(1.0)
+    out.append((middle.tolist(), middle.grad_fn.name(), len(middle.grad_fn.next_functions)))
+    middle.sum().backward()
+    out.append(leaf.grad.tolist())
+    other = lib.tensor([1.0, 2.0], dtype=lib.float16, requires_grad=True)
+    x = lib.tensor([1.0, 3.0])
+    getattr(x, name)(other)
+    out.append((x.tolist(), x.grad_fn.name(), len(x.grad_fn.next_functions)))
+    x.sum().backward()
+    out.append((other.grad.tolist(), str(other.grad.dtype)))
+    x = lib.tensor([1, 3])
+    getattr(x, name)(lib.tensor(2.0, requires_grad=True))
+    out.append((x.tolist(), x.requires_grad, str(x.dtype)))
+    with lib.no_grad():
+        x = lib.tensor([1.0, 3.0])
+        getattr(x, name)(other)
+        out.append(x.requires_grad)
+    base = lib.tensor([1.0, 0.5], requires_grad=True) * 2
+    view = base[:1]
+    getattr(view, name)(1.0)
+    out.append((base.grad_fn.name(), view.grad_fn.name()))
+    empty = lib.zeros(0, 2, dtype=lib.float64)
+    getattr(empty, name)(lib.zeros(0, 2, dtype=lib.float64, requires_grad=True))
+    out.append(repr(empty))
+    return str(out).replace("torch", "ember")
+
+
+@pytest.mark.parametrize("name", ["eq_", "ne_", "lt_", "le_", "gt_", "ge_", "not_equal_",
+                                  "less_", "greater_equal_"])
+def test_inplace_comparisons_record_a_zero_gradient(torch, name):
+    """Out of place a comparison is bool and records nothing; in place PyTorch records
+    EqBackward0 (number other) / EqBackward1 (tensor other), passing zeros back."""
+    assert _compare_in_place(ember, name) == _compare_in_place(torch, name)
