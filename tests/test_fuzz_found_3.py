@@ -169,3 +169,23 @@ def test_inplace_comparisons_record_a_zero_gradient(torch, name):
     """Out of place a comparison is bool and records nothing; in place PyTorch records
     EqBackward0 (number other) / EqBackward1 (tensor other), passing zeros back."""
     assert _compare_in_place(ember, name) == _compare_in_place(torch, name)
+
+
+# ---------------------------------------------------------------- softplus's numbers
+@pytest.mark.parametrize("dtype, kwargs", [
+    ("float32", {"beta": -4.7e73}), ("float32", {"beta": 0.5, "threshold": -3.5e38}),
+    ("bfloat16", {"beta": 1e39}), ("float16", {"beta": 1e5}), ("float64", {"beta": 1e300}),
+    ("float32", {"beta": 2**70}), ("float32", {"beta": 2**64}), ("float32", {"beta": True}),
+    ("float32", {"beta": np.float64(1e300)}), ("float32", {"beta": np.float64(2.5)}),
+    ("float32", {"threshold": math.inf}),
+])
+def test_softplus_holds_beta_and_threshold_in_the_kernels_float(torch, dtype, kwargs):
+    """beta and threshold are floats in the kernel (doubles for float64): an overflowing
+    one is refused, a NumPy double does not widen the result."""
+    assert_same_outcome(lambda lib: lib.nn.functional.softplus(
+        lib.tensor([1.0, 2.0], dtype=getattr(lib, dtype)), **kwargs))
+
+
+def test_softplus_reads_a_0dim_tensor_beta_as_a_number(torch):
+    assert_same_outcome(lambda lib: lib.nn.functional.softplus(
+        lib.tensor([1.0, 2.0], requires_grad=True), beta=lib.tensor(2.0), threshold=3))
