@@ -189,3 +189,21 @@ def test_softplus_holds_beta_and_threshold_in_the_kernels_float(torch, dtype, kw
 def test_softplus_reads_a_0dim_tensor_beta_as_a_number(torch):
     assert_same_outcome(lambda lib: lib.nn.functional.softplus(
         lib.tensor([1.0, 2.0], requires_grad=True), beta=lib.tensor(2.0), threshold=3))
+
+
+# ---------------------------------------------------------------- legacy loss flags
+_X = [0.095, 3.604, -2.847]
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.nn.functional.hinge_embedding_loss(
+        lib.tensor(_X), lib.tensor(5), margin=0, size_average=lib.tensor(_X), reduce=0),
+    lambda lib: lib.nn.functional.multilabel_soft_margin_loss(
+        lib.tensor([_X]), True, size_average=lib.tensor([_X]), reduce=0),
+    lambda lib: lib.nn.L1Loss(size_average=lib.tensor(_X), reduce=False),
+    lambda lib: lib.nn.functional.l1_loss(lib.tensor(_X), lib.tensor(_X), size_average=True,
+                                          reduce=False),
+])
+@pytest.mark.filterwarnings("ignore:size_average and reduce")
+def test_legacy_size_average_is_read_before_reduce(torch, call):
+    assert_same_outcome(call)
