@@ -207,3 +207,27 @@ _X = [0.095, 3.604, -2.847]
 @pytest.mark.filterwarnings("ignore:size_average and reduce")
 def test_legacy_size_average_is_read_before_reduce(torch, call):
     assert_same_outcome(call)
+
+
+# ---------------------------------------------------------------- LU of empty batches
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.lu(lib.zeros(2, 0, dtype=lib.bfloat16)),
+    lambda lib: lib.lu(lib.zeros(2, 0, 0, 1, dtype=lib.int8), pivot=True),
+    lambda lib: lib.lu(lib.zeros(2, 0, dtype=lib.bfloat16), get_infos=True),
+    lambda lib: lib.lu(lib.eye(2), get_infos=True),
+    lambda lib: lib.lu(lib.zeros(2, 2, dtype=lib.int8)),
+    lambda lib: lib.linalg.lu_factor(lib.zeros(2, 0, dtype=lib.int8)),
+    lambda lib: lib.linalg.lu_factor_ex(lib.zeros(0, 2, dtype=lib.float16)),
+    lambda lib: lib.linalg.lu(lib.zeros(2, 0, dtype=lib.int8)),
+    lambda lib: lib.linalg.lu(lib.zeros(0, 3, 3, dtype=lib.bool)),
+    lambda lib: lib.linalg.lu(lib.zeros(4, 0, 3)),
+    lambda lib: lib.linalg.lu(lib.zeros(2, 0, 3, 3)),
+    lambda lib: lib.linalg.lu(lib.ones(2, 2, dtype=lib.float16)),
+])
+def test_lu_of_an_empty_batch_refuses_no_dtype(torch, call):
+    """PyTorch's LU kernel, which refuses integer and half dtypes, never runs on an empty
+    batch; m x 0 and 0 x n matrices unpack to empty factors."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert_same_outcome(call)
