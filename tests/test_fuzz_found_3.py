@@ -231,3 +231,31 @@ def test_lu_of_an_empty_batch_refuses_no_dtype(torch, call):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert_same_outcome(call)
+
+
+# ---------------------------------------------------------------- constant padding's value
+def _row(lib, dtype="uint8"):
+    return lib.tensor([[1, 2, 3]], dtype=getattr(lib, dtype))
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.nn.ConstantPad1d(0, -2)(lib.tensor([[[1, 2]]], dtype=lib.uint8)),
+    lambda lib: lib.nn.ConstantPad1d(1, -2)(lib.tensor([[[1, 2]]], dtype=lib.uint8)),
+    lambda lib: lib.nn.functional.pad(_row(lib), (-1, 0), value=-2),
+    lambda lib: lib.nn.functional.pad(_row(lib), (-1, 1), value=-2),
+    lambda lib: lib.nn.functional.pad(_row(lib), (1, 0), value=2.5),
+    lambda lib: lib.nn.functional.pad(_row(lib, "bool"), (1, 0), value=-2),
+    lambda lib: lib.nn.functional.pad(_row(lib, "float32"), (1, 0), value=2**70),
+    lambda lib: lib.nn.functional.pad(_row(lib, "float32"), (1, 0), value=1e300),
+    lambda lib: lib.nn.functional.pad(_row(lib, "float16"), (1, 0), value=70000),
+    lambda lib: lib.nn.functional.pad(_row(lib, "int64"), (1, 0), value=2**62 + 1),
+    lambda lib: lib.constant_pad_nd(_row(lib), (1, 0), value=-2),
+    lambda lib: lib.constant_pad_nd(_row(lib), (1, 0), value=-300),
+    lambda lib: lib.constant_pad_nd(_row(lib), (0, 0), value=-300),
+    lambda lib: lib.constant_pad_nd(_row(lib, "int64"), (1, 0), value=2**62 + 1),
+])
+def test_constant_pad_converts_its_value_only_when_it_fills(torch, call):
+    """F.pad's value is a float (a double: -2 does not wrap into uint8, 2**62 + 1 rounds);
+    constant_pad_nd's is a Scalar (an int wraps as fill_ does); padding that fills nothing
+    never converts it."""
+    assert_same_outcome(call)
