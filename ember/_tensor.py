@@ -174,6 +174,8 @@ class Tensor:
             strides = tuple(s // itemsize for s in self._data.strides)
         if dim is None:
             return strides
+        if not strides:  # as size(dim): a 0-dim tensor has no dim to ask about
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
         return strides[_canonical_dim(dim, self._data.ndim)]
 
     def storage_offset(self):

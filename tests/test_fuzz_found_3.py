@@ -259,3 +259,8 @@ def test_constant_pad_converts_its_value_only_when_it_fills(torch, call):
     constant_pad_nd's is a Scalar (an int wraps as fill_ does); padding that fills nothing
     never converts it."""
     assert_same_outcome(call)
+
+
+@pytest.mark.parametrize("dim", [0, -1, 100, None])
+def test_stride_of_a_0dim_tensor_names_the_dim(torch, dim):
+    assert_same_outcome(lambda lib: lib.tensor(1.0).stride(dim))
