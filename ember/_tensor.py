@@ -2197,7 +2197,8 @@ class Tensor:
         return _real_parts.angle(self)
 
     def lu(self, pivot=True, get_infos=False):
-        return _legacy_ops.lu(self, pivot, get_infos)
+        # the method returns a plain tuple where torch.lu returns _lu_with_info
+        return tuple(_legacy_ops.lu(self, pivot, get_infos))
 
     def xpu(self, device=None, non_blocking=False, memory_format=None):
         return _other_devices.xpu(self, device, non_blocking, memory_format)

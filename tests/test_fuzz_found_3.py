@@ -215,6 +215,7 @@ def test_legacy_size_average_is_read_before_reduce(torch, call):
     lambda lib: lib.lu(lib.zeros(2, 0, 0, 1, dtype=lib.int8), pivot=True),
     lambda lib: lib.lu(lib.zeros(2, 0, dtype=lib.bfloat16), get_infos=True),
     lambda lib: lib.lu(lib.eye(2), get_infos=True),
+    lambda lib: lib.eye(2).lu(get_infos=True),
     lambda lib: lib.lu(lib.zeros(2, 2, dtype=lib.int8)),
     lambda lib: lib.linalg.lu_factor(lib.zeros(2, 0, dtype=lib.int8)),
     lambda lib: lib.linalg.lu_factor_ex(lib.zeros(0, 2, dtype=lib.float16)),
