@@ -273,7 +273,14 @@ def result_type_of(dim_result, zero_result, wrapped_result):
 
 
 def result_type(tensor1, tensor2):
-    """ember.result_type: the dtype an arithmetic op on these operands returns."""
+    """ember.result_type: the dtype an arithmetic op on these operands returns.
+
+    A Python int must fit PyTorch's Scalar (int64, or uint64 above it) even here, where
+    only its kind matters."""
+    for value in (tensor1, tensor2):
+        if value.__class__ is builtins.int and not -2**63 <= value < 2**64:
+            raise OverflowError("can't convert negative int to unsigned" if value < 0
+                                else "int too big to convert")
     return _result_type_many((tensor1, tensor2))
 
 

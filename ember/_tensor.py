@@ -174,6 +174,8 @@ class Tensor:
             strides = tuple(s // itemsize for s in self._data.strides)
         if dim is None:
             return strides
+        if not strides:  # as size(dim): a 0-dim tensor has no dim to ask about
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
         return strides[_canonical_dim(dim, self._data.ndim)]
 
     def storage_offset(self):
@@ -1757,8 +1759,11 @@ class Tensor:
         return _nn_ops.log_softmax(self, dim, dtype=dtype)
 
     # ================================================================ random (ops/random.py)
-    def uniform_(self, from_=0, to=1, *, generator=None):
-        return _random_ops.uniform_(self, from_, to, generator=generator)
+    def uniform_(self, *args, generator=None, **kwargs):
+        # PyTorch's keyword is `from` (a Python keyword, so it comes through **kwargs)
+        if kwargs:
+            args, kwargs = _from_keyword("uniform_", args, kwargs)
+        return _random_ops.uniform_(self, *args, generator=generator, **kwargs)
 
     def normal_(self, mean=0, std=1, *, generator=None):
         return _random_ops.normal_(self, mean, std, generator=generator)
@@ -2192,7 +2197,8 @@ class Tensor:
         return _real_parts.angle(self)
 
     def lu(self, pivot=True, get_infos=False):
-        return _legacy_ops.lu(self, pivot, get_infos)
+        # the method returns a plain tuple where torch.lu returns _lu_with_info
+        return tuple(_legacy_ops.lu(self, pivot, get_infos))
 
     def xpu(self, device=None, non_blocking=False, memory_format=None):
         return _other_devices.xpu(self, device, non_blocking, memory_format)
@@ -2288,6 +2294,18 @@ def _not_operand(other):
     except TypeError:
         return True
     return False
+
+
+def _from_keyword(name, args, kwargs):
+    """`from=` (PyTorch's keyword, spelt through **kwargs) as the first positional bound;
+    `to=` stays a keyword; any other keyword is Python's TypeError, as in PyTorch."""
+    kwargs = dict(kwargs)
+    if "from" in kwargs:
+        args = (kwargs.pop("from"),) + args
+    for key in kwargs:
+        if key != "to":
+            raise TypeError(f"{name}() got an unexpected keyword argument '{key}'")
+    return args, kwargs
 
 
 def _canonical_dim(dim, ndim):

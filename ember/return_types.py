@@ -65,6 +65,7 @@ linalg_lu_factor_ex = _structseq("linalg_lu_factor_ex", ("LU", "pivots", "info")
 linalg_lu = _structseq("linalg_lu", ("P", "L", "U"))
 lu_unpack = _structseq("lu_unpack", ("P", "L", "U"))
 triangular_solve = _structseq("triangular_solve", ("solution", "cloned_coefficient"))
+_lu_with_info = _structseq("_lu_with_info", ("LU", "pivots", "info"))  # torch.lu(get_infos=True)
 
 # ops11
 histogram = _structseq("histogram", ("hist", "bin_edges"))

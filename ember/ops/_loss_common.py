@@ -27,10 +27,16 @@ def _reduction_enum(reduction):
 
 
 def _legacy_reduction(size_average, reduce, emit_warning=True):
-    """The reduction the deprecated size_average/reduce flags stand for, with PyTorch's warning."""
+    """The reduction the deprecated size_average/reduce flags stand for, with PyTorch's warning.
+
+    size_average's truth is taken first, whatever reduce says, as PyTorch does: a tensor of
+    several values there is refused even with reduce=False."""
     size_average = True if size_average is None else size_average
     reduce = True if reduce is None else reduce
-    reduction = ("mean" if size_average else "sum") if reduce else "none"
+    if size_average and reduce:
+        reduction = "mean"
+    else:
+        reduction = "sum" if reduce else "none"
     if emit_warning:
         warnings.warn("size_average and reduce args will be deprecated, please use "
                       f"reduction='{reduction}' instead.", stacklevel=3)

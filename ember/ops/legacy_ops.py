@@ -4,7 +4,7 @@ modern op with PyTorch's deprecation warning and the node name its own kernel re
 """
 import warnings
 
-from .. import _errors
+from .. import _errors, return_types as _rt
 from ..autograd.graph import Node
 from ._common import Tensor
 from ._elementwise import zeros_like
@@ -95,7 +95,7 @@ def lu(A, pivot=True, get_infos=False):
     pivots, infos); without get_infos a singular factor raises as lu_factor does."""
     _warn_once(_LU)
     LU, pivots, infos = lu_factor_ex(A, pivot=pivot, check_errors=not get_infos)
-    return (LU, pivots, infos) if get_infos else (LU, pivots)
+    return _rt._lu_with_info(LU, pivots, infos) if get_infos else (LU, pivots)
 
 
 

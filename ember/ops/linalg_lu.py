@@ -5,6 +5,7 @@ SciPy's batched getrf (`scipy.linalg.lu_factor`, `scipy.linalg.lu`) and getrs
 The backward passes are PyTorch's linalg_lu_backward for square matrices; lu_solve's
 gradient flows to LU through A = P L U.
 """
+import math as _math
 import warnings as _warnings
 
 from .._backend import scipy_linalg as _scipy_linalg
@@ -22,13 +23,14 @@ __all__ = ["lu_unpack"]
 
 
 
-def _check_lu(A, name):
+def _check_lu(A):
+    """PyTorch checks the rank, then lets the kernel refuse a dtype: an empty batch never
+    reaches the kernel, so it is factored (trivially) whatever its dtype."""
     if A._data.ndim < 2:
         raise RuntimeError(f"ember.lu_factor: Expected tensor with 2 or more dimensions. Got "
                            f"size: {list(A._data.shape)} instead")
-    if not A.dtype.is_floating_point or A.dtype.itemsize < 4:
+    if A._data.size and (not A.dtype.is_floating_point or A.dtype.itemsize < 4):
         raise not_implemented("lu_cpu", A.dtype)
-    check_matrix(name, A, square=False)
 
 
 def _getrf(xp, data):
@@ -48,7 +50,7 @@ def _getrf(xp, data):
 
 def lu_factor_ex(A, *, pivot=True, check_errors=False):
     """A = P L U packed into one matrix (L below the diagonal, U on and above), pivots, info."""
-    _check_lu(A, "linalg.lu_factor_ex")
+    _check_lu(A)
     if not pivot:
         raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
     xp = A._device.xp
@@ -78,7 +80,7 @@ class LinalgLuFactorExBackward0(Node):
 
 def lu_factor(A, *, pivot=True):
     """linalg.lu_factor: raises when U has an exact zero on its diagonal."""
-    _check_lu(A, "linalg.lu_factor")
+    _check_lu(A)
     LU, pivots, info = lu_factor_ex(A, pivot=pivot)
     flat = info._data.reshape(-1)
     if bool((flat > 0).any()):
@@ -113,7 +115,7 @@ def _lu_backward(gL, gU, P, L, U):
 # ---------------------------------------------------------------- lu / lu_unpack
 def lu(A, *, pivot=True):
     """A = P L U with a permutation P, unit lower-triangular L and upper-triangular U."""
-    _check_lu(A, "linalg.lu")
+    _check_lu(A)
     if not pivot:
         raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
     xp = A._device.xp
@@ -145,8 +147,8 @@ def _permutation(xp, pivots, m):
     """The row order P^T applies, from LAPACK's sequence of swaps (row i <-> pivots[i] - 1)."""
     batch = pivots.shape[:-1]
     order = xp.broadcast_to(xp.arange(m), batch + (m,)).copy()
-    flat = order.reshape(-1, m)
-    swaps = (pivots.reshape(-1, pivots.shape[-1]) - 1).astype("int64")
+    flat = order.reshape(_math.prod(batch), m)  # explicit sizes: an empty batch or m = 0
+    swaps = (pivots.reshape(flat.shape[0], pivots.shape[-1]) - 1).astype("int64")
     rows = xp.arange(flat.shape[0])
     for i in range(swaps.shape[-1]):  # k sequential swaps, each over the whole batch
         j = swaps[:, i]

@@ -18,7 +18,8 @@ from .. import _arguments, _dtype
 from ..autograd.graph import Node
 from . import _erf, nn_ops
 from .._errors import scalar_type_name
-from ._common import attach, grad_state, sum_to_shape, wrap, wrap_dim
+from ._common import (Tensor, attach, grad_state, scalar_number, scalar_value, sum_to_shape,
+                      wrap, wrap_dim)
 from ._common import inplace as _inplace
 from ._elementwise import unsupported, upcast
 from .joining import cat
@@ -404,11 +405,21 @@ def softplus(input, beta=1.0, threshold=20.0):
     """log(1 + exp(beta * x)) / beta, and x itself where beta * x > threshold."""
     a = _floating(input, "softplus_cpu")
     xp = input._device.xp
+    beta, threshold = _kernel_scalar(beta, a), _kernel_scalar(threshold, a)
 
     def forward(x):
         scaled = x * beta
         return xp.where(scaled > threshold, x, xp.log1p(xp.exp(scaled)) / beta)
     return _finish(input, upcast(forward, a), SoftplusBackward0, (beta, threshold))
+
+
+def _kernel_scalar(value, a):
+    """A Number argument as PyTorch's kernel holds it: a float (a double for float64
+    input), refusing what overflows it; a 0-dim tensor is read as its number."""
+    if isinstance(value, Tensor):
+        value = value.item()
+    wide = a.dtype == _dtype.float64.np_dtype
+    return scalar_number(scalar_value(value), _dtype.float64 if wide else _dtype.float32)
 
 
 class SoftplusBackward0(_SavedInput):

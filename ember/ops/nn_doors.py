@@ -213,7 +213,7 @@ def constant_pad_nd(input, pad, value=0):
         raise RuntimeError("Length of pad should be no more than twice the number of dimensions "
                            f"of the input. Pad length is {len(pad)}while the input has "
                            f"{input.dim()}dimensions.")
-    return _resize.pad(input, pad, "constant", value)
+    return _resize.constant_pad_nd(input, tuple(pad), value)  # a Scalar value, not F.pad's float
 
 
 def affine_grid_generator(theta, size, align_corners):

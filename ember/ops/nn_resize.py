@@ -14,7 +14,7 @@ import warnings
 from . import _autocast
 from .. import _errors
 from ..autograd.graph import Node
-from ._common import attach, grad_state, wrap
+from ._common import attach, grad_state, scalar_number, scalar_value, wrap
 from ._linear_map import _LinearMapBackward, linear_map
 from .pooling_adaptive import _adaptive_avg_pool_nd
 
@@ -23,7 +23,10 @@ __all__ = ["pad", "interpolate", "upsample", "upsample_nearest", "upsample_bilin
 
 # ---------------------------------------------------------------- constant pad
 def constant_pad_nd(input, pad, value=0):
-    """Pad (or crop, for negative amounts) the last len(pad)//2 dims with `value`."""
+    """Pad (or crop, for negative amounts) the last len(pad)//2 dims with `value`.
+
+    `value` is PyTorch's Scalar, converted into the dtype only when some padding is
+    filled (an int wraps into an unsigned dtype as fill_ does; a float must fit)."""
     data = input._data
     xp = input._device.xp
     ndim = data.ndim
@@ -44,10 +47,10 @@ def constant_pad_nd(input, pad, value=0):
         crop[dim] = slice(max(-before, 0), size - max(-after, 0))
         place[dim] = slice(max(before, 0), new - max(after, 0))
         shape[dim] = new
-    if value == 0:
-        out = xp.zeros(shape, data.dtype)
+    if value == 0 or not any(amount > 0 for amount in pad[:2 * n]):
+        out = xp.zeros(shape, data.dtype)   # nothing is filled: the value is never converted
     else:
-        out = xp.full(shape, _fill_value(value, data.dtype), data.dtype)
+        out = xp.full(shape, scalar_number(scalar_value(value), input.dtype), data.dtype)
     out[tuple(place)] = data[tuple(crop)]
     result = wrap(out, input._device)
     if grad_state.enabled and input._requires_grad:
@@ -55,15 +58,6 @@ def constant_pad_nd(input, pad, value=0):
         node.pad = tuple(pad)
         attach(result, node, input)
     return result
-
-
-def _fill_value(value, dtype):
-    """PyTorch casts the pad value to the tensor's dtype (truncating floats for integers)."""
-    if dtype.kind == "b":
-        return bool(value)
-    if dtype.kind in "iu":
-        return int(value)
-    return value
 
 
 class ConstantPadNdBackward0(Node):
@@ -203,8 +197,8 @@ def pad(input, pad, mode="constant", value=None):
         raise RuntimeError(f"Padding length should be less than or equal to two times the "
                            f"input dimension but got padding length {len(pad)} and input of "
                            f"dimension {ndim}")
-    if mode == "constant":
-        return constant_pad_nd(input, pad, 0 if value is None else value)
+    if mode == "constant":  # F.pad's value is a float (a double): -2 does not wrap in uint8
+        return constant_pad_nd(input, pad, 0 if value is None else float(value))
     if value is not None and value != 0:
         raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
     n = len(pad) // 2

@@ -78,6 +78,14 @@ def _check_identity(data, axes, ord):
 
 
 def _vector_norm_array(xp, x, ord, axes, keepdim):
+    reduced = range(x.ndim) if axes is None else axes
+    if all(x.shape[axis] == 1 for axis in reduced):
+        # PyTorch's shortcut when each output sees one element (a 0-dim input too): |x|
+        # (x != 0 for the 0-"norm") with no power round trip, so huge and tiny orders
+        # neither overflow nor lose the last bits
+        single = xp.abs(x) if ord != 0 else (x != 0).astype(x.dtype)
+        return single if keepdim else single.reshape(
+            tuple(size for i, size in enumerate(x.shape) if i not in reduced))
     if ord == 2:
         return xp.sqrt(xp.sum(x * x, axis=axes, keepdims=keepdim))
     if ord == 0:

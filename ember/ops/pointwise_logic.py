@@ -1,13 +1,14 @@
 """Elementwise comparisons, logical and bitwise ops, and value tests (isnan, isclose...).
 
 None of these is differentiable: their outputs are bool or integer, so they never
-record a node. Comparisons promote both sides to PyTorch's common dtype first
+record a node; only the in-place comparisons do (PyTorch's zero-gradient EqBackward0...). Comparisons promote both sides to PyTorch's common dtype first
 (`uint8_tensor == -1` compares against 255, as PyTorch does).
 """
 from .._dtype import is_floating as _is_floating
 from .. import _dtype, _errors
 from ._limited_uint import LIMITED as _LIMITED, refusal as _refusal
-from ._common import binary, grad_state, inplace, wrap
+from ..autograd.graph import Node
+from ._common import Tensor, any_requires_grad, attach, binary, grad_state, inplace, wrap
 from ._elementwise import broadcast_error, dtype_of, require_tensor, unsupported
 
 __all__ = ["eq", "ne", "lt", "le", "gt", "ge", "not_equal", "less", "less_equal", "greater",
@@ -268,11 +269,89 @@ def bitwise_not_(input):
     return inplace(input, bitwise_not)
 
 
-def _inplace_compare(op):
+def _inplace_compare(op, scalar_node, tensor_node):
+    """`x.eq_(other)` and friends: unlike the out-of-place comparisons (bool, never
+    recorded), PyTorch records the in-place ones when grad is on, with a node that gives
+    each operand zeros (Backward0 for a number other, Backward1 for a tensor)."""
+    def recorded(input, other):
+        out = op(input, other)
+        if any_requires_grad(input, other):
+            if isinstance(other, Tensor):
+                node = tensor_node()
+                node.inputs = ((input.shape, input.dtype), (other.shape, other.dtype))
+                attach(out, node, input, other)
+            else:
+                node = scalar_node()
+                node.inputs = ((input.shape, input.dtype),)
+                attach(out, node, input)
+        return out
+
     def method(input, other):
-        return inplace(input, op, other)
+        return inplace(input, recorded, other)
     method.__name__ = op.__name__ + "_"
     return method
 
 
-eq_, ne_, lt_, le_, gt_, ge_ = [_inplace_compare(op) for op in (eq, ne, lt, le, gt, ge)]
+class _ComparisonBackward(Node):
+    """The 0/1 an in-place comparison wrote is flat in both operands: zeros for each."""
+    __slots__ = ("inputs",)
+
+    def backward(self, grad):
+        return tuple(None if edge[0] is None else grad.new_zeros(shape, dtype=dtype)
+                     for edge, (shape, dtype) in zip(self.next_functions, self.inputs))
+
+
+class EqBackward0(_ComparisonBackward):
+    __slots__ = ()
+
+
+class EqBackward1(_ComparisonBackward):
+    __slots__ = ()
+
+
+class NeBackward0(_ComparisonBackward):
+    __slots__ = ()
+
+
+class NeBackward1(_ComparisonBackward):
+    __slots__ = ()
+
+
+class LtBackward0(_ComparisonBackward):
+    __slots__ = ()
+
+
+class LtBackward1(_ComparisonBackward):
+    __slots__ = ()
+
+
+class LeBackward0(_ComparisonBackward):
+    __slots__ = ()
+
+
+class LeBackward1(_ComparisonBackward):
+    __slots__ = ()
+
+
+class GtBackward0(_ComparisonBackward):
+    __slots__ = ()
+
+
+class GtBackward1(_ComparisonBackward):
+    __slots__ = ()
+
+
+class GeBackward0(_ComparisonBackward):
+    __slots__ = ()
+
+
+class GeBackward1(_ComparisonBackward):
+    __slots__ = ()
+
+
+eq_ = _inplace_compare(eq, EqBackward0, EqBackward1)
+ne_ = _inplace_compare(ne, NeBackward0, NeBackward1)
+lt_ = _inplace_compare(lt, LtBackward0, LtBackward1)
+le_ = _inplace_compare(le, LeBackward0, LeBackward1)
+gt_ = _inplace_compare(gt, GtBackward0, GtBackward1)
+ge_ = _inplace_compare(ge, GeBackward0, GeBackward1)

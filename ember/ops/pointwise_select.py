@@ -313,7 +313,7 @@ def clamp(input, min=None, max=None):
     if min is None and max is None:
         raise RuntimeError("ember.clamp: At least one of 'min' or 'max' must not be None")
     if min is not None and max is not None and isinstance(min, Tensor) != isinstance(max, Tensor):
-        raise TypeError("clamp: bounds mix a tensor and a number")  # door: PyTorch's words
+        min, max = _number_bounds(min, max)
     a, low, high = _clamp_arrays(input, min, max)
     xp = input._device.xp
     out = wrap(_clamp_forward(xp, a, low, high), input._device)
@@ -328,6 +328,16 @@ def clamp(input, min=None, max=None):
 
 
 clip = clamp
+
+
+def _number_bounds(min, max):
+    """A tensor bound beside a number: PyTorch's parser reads a 0-dim tensor that needs no
+    gradient as a Number, so the pair meets in clamp's Number overload; any other mix fits
+    no overload."""
+    bound = min if isinstance(min, Tensor) else max
+    if bound._data.ndim or bound._requires_grad:
+        raise TypeError("clamp: bounds mix a tensor and a number")  # door: PyTorch's words
+    return (bound.item(), max) if bound is min else (min, bound.item())
 
 
 class ClampBackward1(Node):

@@ -12,7 +12,7 @@ import math
 
 from .._backend import scipy_special as _sc
 
-from .. import _dtype
+from .. import _dtype, _errors
 from ..autograd.graph import Node
 from ._common import (Tensor, any_requires_grad, attach, float_operand, grad_state, inplace,
                       wrap)
@@ -31,6 +31,7 @@ _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 _SQRT1_2 = math.sqrt(0.5)
 _LOG_PI = math.log(math.pi)
 _INF = math.inf
+_INT64_MAX = 2**63 - 1
 
 
 def _evaluate(function, *arrays):
@@ -117,13 +118,11 @@ class PolygammaBackward0(_UnaryBackward):
 
 
 def mvlgamma(input, p):
-    """The log of the multivariate gamma function of dimension p, elementwise."""
-    if p < 1:
-        raise RuntimeError("p has to be greater than or equal to 1")
-    a = input._data
-    if a.dtype.kind in "iub":
-        raise RuntimeError("mvlgamma is not implemented for integral or boolean tensors; "
-                           "convert to a floating point type first")
+    """The log of the multivariate gamma function of dimension p, elementwise.
+
+    Integer inputs promote to the default float dtype as other special functions do;
+    bool is refused before p is looked at, as PyTorch does."""
+    _check_mvlgamma(input, p)
 
     def function(x):
         xp = input._device.xp
@@ -134,6 +133,15 @@ def mvlgamma(input, p):
     if out.grad_fn is not None:
         out.grad_fn.p = p
     return out
+
+
+def _check_mvlgamma(input, p):
+    if isinstance(input, Tensor) and input._data.dtype.kind == "b":
+        raise RuntimeError("The input tensor may not be a boolean tensor.")
+    if p < 1:
+        raise RuntimeError("p has to be greater than or equal to 1")
+    if p > _INT64_MAX:
+        raise ValueError("Overflow when unpacking long long")
 
 
 class MvlgammaBackward0(_UnaryBackward):
@@ -425,6 +433,11 @@ def polygamma_(input, n):
 
 
 def mvlgamma_(input, p):
+    """In place; an integer tensor cannot hold the float result (PyTorch's own words)."""
+    _check_mvlgamma(input, p)
+    if not input.dtype.is_floating_point:
+        raise RuntimeError("mvlgamma: " + _errors.cannot_cast(input.dtype,
+                                                              _dtype.get_default_dtype()))
     return inplace(input, mvlgamma, p)
 
 

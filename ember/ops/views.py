@@ -417,9 +417,9 @@ def broadcast_shapes(*shapes):
 
 
 def broadcast_tensors(*tensors):
-    """The tensors expanded to one shape; a tensor already of that shape comes back as is."""
-    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
-        tensors = tuple(tensors[0])
+    """The tensors expanded to one shape; a tensor already of that shape comes back as is.
+
+    One list of tensors is no tensor: PyTorch refuses it (the door gives its words)."""
     shape = ()
     for tensor in tensors:
         other = tensor._data.shape
