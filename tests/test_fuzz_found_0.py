@@ -1,0 +1,65 @@
+"""Mismatches the differential fuzzer found in slice 0 of the op families (EMBER_FUZZ_SLICE=0/4),
+each pinned as a plain case that runs in torch and in ember and compares with the fuzzer's
+own rules (tests/fuzz/compare.py): values, dtype, shape, requires_grad, grad_fn, repr, or
+the same exception type and text, and inputs unchanged by a call that raises.
+"""
+import warnings
+
+import numpy as np
+import pytest
+
+import ember
+
+torch = pytest.importorskip("torch")
+
+from fuzz.compare import (Mismatch, check_unchanged, compare_errors,  # noqa: E402
+                          compare_results, snapshot)
+
+
+def _call(lib, fn):
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            return fn(lib), None
+    except Mismatch:
+        raise
+    except Exception as error:    # noqa: BLE001 - the outcome is what is compared
+        return None, error
+
+
+def same(fn, inputs=None):
+    """fn(torch) and fn(ember) give the same result or raise the same error; `inputs(lib)`
+    builds the tensors fn receives, so ember's are checked unchanged when it raises."""
+    t_in = inputs(torch) if inputs else ()
+    e_in = inputs(ember) if inputs else ()
+    before = snapshot(e_in)
+    t_result, t_error = _call(torch, lambda lib: fn(lib, *t_in) if inputs else fn(lib))
+    e_result, e_error = _call(ember, lambda lib: fn(lib, *e_in) if inputs else fn(lib))
+    if t_error is not None or e_error is not None:
+        assert t_error is not None, f"ember raised {e_error!r}; torch returned {t_result!r}"
+        assert e_error is not None, f"torch raised {t_error!r}; ember returned {e_result!r}"
+        compare_errors(e_error, t_error)
+        check_unchanged(before, e_in)
+        return
+    compare_results(e_result, t_result)
+    compare_results(e_in, t_in, "inputs after the call")
+
+
+# ---------------------------------------------------------------- silent wrong answers
+def test_is_signed_of_bfloat16():
+    same(lambda lib: lib.ones(2, dtype=lib.bfloat16).is_signed())
+    same(lambda lib: lib.is_signed(lib.ones(2, dtype=lib.bfloat16)))
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib, x, y: lib.divide(x, 2, rounding_mode=None),
+    lambda lib, x, y: lib.divide(x, y, rounding_mode=None),
+    lambda lib, x, y: x.div(y, rounding_mode=None),
+    lambda lib, x, y: lib.divide(x, y),
+    lambda lib, x, y: x / 2,
+    lambda lib, x, y: (x * 1).div_(y, rounding_mode=None),
+    lambda lib, x, y: lib.autograd.grad(lib.div(x, y, rounding_mode=None).sum(), (x, y)),
+])
+def test_div_given_rounding_mode_none_records_divbackward2(call):
+    same(lambda lib: call(lib, lib.tensor([1.0, -2.0], requires_grad=True),
+                          lib.tensor([3.0, 4.0], requires_grad=True)))
