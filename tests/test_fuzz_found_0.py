@@ -63,3 +63,14 @@ def test_is_signed_of_bfloat16():
 def test_div_given_rounding_mode_none_records_divbackward2(call):
     same(lambda lib: call(lib, lib.tensor([1.0, -2.0], requires_grad=True),
                           lib.tensor([3.0, 4.0], requires_grad=True)))
+
+
+@pytest.mark.parametrize("p", [2, 3, 1e-5, -1, 0.5, 0, float("inf")])
+def test_norm_of_one_element_per_output_is_its_magnitude(p):
+    """PyTorch gives |x| exactly: no |x|**p rounding, no overflow of 1e30**2 in float32."""
+    values = [[[3.45], [-2.733], [1e30], [0.0], [float("nan")]]]
+    same(lambda lib: lib.tensor(values).norm(p, -1, True))
+    same(lambda lib: lib.tensor(values).transpose(0, 2).norm(p, dim=0))
+    same(lambda lib: lib.linalg.vector_norm(lib.tensor([-3.45]), p))
+    same(lambda lib: lib.linalg.vector_norm(lib.tensor([[-3.45]], dtype=lib.float16), p,
+                                            keepdim=True))

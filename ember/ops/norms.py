@@ -77,7 +77,21 @@ def _check_identity(data, axes, ord):
                                "the operation does not have an identity")
 
 
+def _one_each(shape, axes):
+    """Whether every output reduces a single element (all reduced dimensions of size 1)."""
+    if axes is None:
+        return math.prod(shape) == 1
+    return all(shape[axis] == 1 for axis in axes)
+
+
 def _vector_norm_array(xp, x, ord, axes, keepdim):
+    if ord != 0 and _one_each(x.shape, axes):
+        # PyTorch's kernel returns |x| itself for a norm of one element, whatever the order:
+        # no |x|**p rounding and no overflow of x*x (float32 1e30 stays 1e30)
+        magnitude = xp.abs(x)
+        if keepdim:
+            return magnitude.reshape(tuple(1 for _ in x.shape)) if axes is None else magnitude
+        return magnitude.reshape(()) if axes is None else xp.squeeze(magnitude, axis=axes)
     if ord == 2:
         return xp.sqrt(xp.sum(x * x, axis=axes, keepdims=keepdim))
     if ord == 0:
