@@ -74,3 +74,33 @@ def test_norm_of_one_element_per_output_is_its_magnitude(p):
     same(lambda lib: lib.linalg.vector_norm(lib.tensor([-3.45]), p))
     same(lambda lib: lib.linalg.vector_norm(lib.tensor([[-3.45]], dtype=lib.float16), p,
                                             keepdim=True))
+
+
+@pytest.mark.parametrize("args", [
+    (0, ()), (2, (2, 2)), (2, (2, 2), (1, 2)), (0, (2,), (1, 1)), (-1, (2,)), (0, (-2,)),
+    (0, (3, -1)), (0, (2, 3), (1, -1)), (0, (3, 0), (-1, -1)), (0, (1,), (-1,)),
+])
+@pytest.mark.parametrize("source", ["tensor", "view", "storage"])
+def test_set_to_a_window_of_a_tensor_or_storage(source, args):
+    """A tensor source with an offset and sizes is a window on its memory, the offset counted
+    from the source's own; bad geometries raise PyTorch's setStorage messages."""
+    def inputs(lib):
+        base = lib.arange(12, dtype=lib.uint8).reshape(3, 4)
+        return lib.tensor(3, dtype=lib.uint8), base, base[1:]
+
+    def call(lib, x, base, view):
+        src = {"tensor": base, "view": view, "storage": base.untyped_storage()}[source]
+        out = x.set_(src, *args)    # (an empty array keeps no offset in ember: not compared)
+        return out, out.stride(), out.storage_offset() if out.numel() else None
+    same(call, inputs)
+
+
+def test_set_offset_without_sizes_is_refused():
+    same(lambda lib: lib.tensor(3.0).set_(lib.ones(3), storage_offset=1))
+
+
+def test_set_growing_a_storage_reads_the_grown_memory():
+    """The window is taken on the grown buffer (it read past the old one's end)."""
+    x, base = ember.tensor(3, dtype=ember.uint8), ember.arange(12, dtype=ember.uint8)
+    x.set_(base.untyped_storage(), 0, (20,))
+    assert x.tolist()[:12] == list(range(12)) and x.storage_offset() == 0
