@@ -104,3 +104,46 @@ def test_set_growing_a_storage_reads_the_grown_memory():
     x, base = ember.tensor(3, dtype=ember.uint8), ember.arange(12, dtype=ember.uint8)
     x.set_(base.untyped_storage(), 0, (20,))
     assert x.tolist()[:12] == list(range(12)) and x.storage_offset() == 0
+
+
+@pytest.mark.parametrize("name", ["ge_", "eq_", "lt_", "greater_equal_", "not_equal_"])
+@pytest.mark.parametrize("other", ["tensor", "number", "empty"])
+def test_inplace_comparison_records_a_zero_gradient_node(name, other):
+    """PyTorch records GeBackward0/1 for x.ge_(y) when x or y needs a gradient."""
+    def call(lib):
+        shape = (2, 0) if other == "empty" else (3,)
+        x = lib.zeros(shape, dtype=lib.float64, requires_grad=True) * 1
+        y = lib.ones(shape, dtype=lib.float64, requires_grad=True)
+        getattr(x, name)(2.0 if other == "number" else y)
+        x.sum().backward()
+        return x, len(x.grad_fn.next_functions), y.grad
+    same(call)
+    same(lambda lib: getattr(lib.zeros(2), name)(lib.ones(2, requires_grad=True)))
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib, x, s: lib.zeros(2).set_(s),
+    lambda lib, x, s: x.set_(lib.ones(3)),
+    lambda lib, x, s: x.set_(),
+    lambda lib, x, s: x.set_(lib.ones(3).untyped_storage()),
+    lambda lib, x, s: lib.zeros(2).set_(s, 0, (1,)),
+    lambda lib, x, s: x.set_(lib.ones(2), 0, (2,)),
+])
+def test_set_records_a_node_without_derivative(call):
+    def run(lib):
+        out = call(lib, lib.zeros(2, requires_grad=True) * 1, lib.ones(2, requires_grad=True))
+        edges = out.grad_fn and [f is None for f, _ in out.grad_fn.next_functions]
+        return out, edges
+    same(run)
+    same(lambda lib: call(lib, lib.zeros(2, requires_grad=True) * 1,
+                          lib.ones(2, requires_grad=True)).sum().backward())
+
+
+@pytest.mark.parametrize("name, args", [
+    ("exponential_", (-1,)), ("normal_", (0, -1)), ("geometric_", (2,)), ("log_normal_", (0, -1)),
+    ("uniform_", (1, 0)), ("random_", (3, 1)), ("cauchy_", (0, -1)), ("bernoulli_", (2,)),
+    ("exponential_", ()), ("normal_", ()), ("geometric_", (0.5,))])
+@pytest.mark.parametrize("shape", [(2, 0), (2,)])
+def test_inplace_sampling_refuses_a_leaf_first(name, args, shape):
+    """The leaf rule comes before the parameter check and the empty-tensor early return."""
+    same(lambda lib: getattr(lib.zeros(shape, requires_grad=True), name)(*args))

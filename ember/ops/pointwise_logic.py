@@ -7,7 +7,8 @@ record a node. Comparisons promote both sides to PyTorch's common dtype first
 from .._dtype import is_floating as _is_floating
 from .. import _dtype, _errors
 from ._limited_uint import LIMITED as _LIMITED, refusal as _refusal
-from ._common import binary, grad_state, inplace, wrap
+from ..autograd.graph import Node
+from ._common import Tensor, attach, binary, grad_state, inplace, wrap
 from ._elementwise import broadcast_error, dtype_of, require_tensor, unsupported
 
 __all__ = ["eq", "ne", "lt", "le", "gt", "ge", "not_equal", "less", "less_equal", "greater",
@@ -269,10 +270,41 @@ def bitwise_not_(input):
 
 
 def _inplace_compare(op):
+    """x.ge_(y): x takes the comparison's 0/1 values in its own dtype. Unlike the
+    out-of-place comparison (bool, never recorded) it is recorded when x or y needs a
+    gradient, as PyTorch's GeBackward0 (y a number) or GeBackward1 (y a tensor)."""
+    title = op.__name__.capitalize()
+
+    def recorded(input, other):
+        out = op(input, other)
+        if grad_state.enabled and (input._requires_grad or isinstance(other, Tensor)
+                                   and other._requires_grad):
+            node = ComparisonBackward()
+            if isinstance(other, Tensor):
+                node.label, node.shapes = title + "Backward1", (input.shape, other.shape)
+                attach(out, node, input, other)
+            else:
+                node.label, node.shapes = title + "Backward0", (input.shape,)
+                attach(out, node, input)
+        return out
+
     def method(input, other):
-        return inplace(input, op, other)
+        return inplace(input, recorded, other)
     method.__name__ = op.__name__ + "_"
     return method
+
+
+class ComparisonBackward(Node):
+    """An in-place comparison's node: its values are steps, so every gradient is zero."""
+    __slots__ = ("label", "shapes")
+
+    def name(self):
+        return self.label
+
+    def backward(self, grad):
+        xp = grad._device.xp
+        return tuple(wrap(xp.zeros(shape, grad._data.dtype), grad._device)
+                     for shape in self.shapes)
 
 
 eq_, ne_, lt_, le_, gt_, ge_ = [_inplace_compare(op) for op in (eq, ne, lt, le, gt, ge)]

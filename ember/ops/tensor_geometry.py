@@ -58,8 +58,27 @@ def set_(input, source=None, storage_offset=0, size=None, stride=None):
             data = _storage_window(input, storage, source.storage_offset() + storage_offset,
                                    size, stride, xp)
             root = storage._record.root
+    # PyTorch records set_ as a node without a derivative: set_(tensor) when either side
+    # needs a gradient (edges to both), the other forms only when input does
+    sources = (source,) if isinstance(source, Tensor) and size is None else ()
+    record = grad_state.enabled and (input._requires_grad
+                                     or any(s._requires_grad for s in sources))
     _rebind(input, data, root)
+    if record:
+        input._output_nr = 0
+        attach(input, SetNotImplemented(), input, *sources)
     return input
+
+
+class SetNotImplemented(Node):
+    """set_'s node, named as PyTorch's nodes for ops without a derivative."""
+    __slots__ = ()
+
+    def name(self):
+        return "ember::autograd::NotImplemented"
+
+    def backward(self, grad):
+        raise RuntimeError("derivative for set_ is not implemented")
 
 
 def _storage_window(input, source, storage_offset, size, stride, xp):
