@@ -491,16 +491,16 @@ def _is_int(obj):
 def _is_float(obj):
     if isinstance(obj, (int, float)):
         return True, -1
-    if isinstance(obj, _Tensor):
-        return obj.ndim == 0, -1
+    if isinstance(obj, _Tensor):    # PyTorch's parser: a 0-dim tensor that needs no grad
+        return obj.ndim == 0 and not obj.requires_grad, -1
     return type(obj).__module__ == "numpy" and hasattr(obj, "__float__"), -1
 
 
 def _is_number(obj):
     if isinstance(obj, (int, float, complex)):
         return True, -1
-    if isinstance(obj, _Tensor):
-        return obj.ndim == 0, -1
+    if isinstance(obj, _Tensor):    # PyTorch's parser: a 0-dim tensor that needs no grad
+        return obj.ndim == 0 and not obj.requires_grad, -1
     return type(obj).__module__ == "numpy" and hasattr(obj, "__float__"), -1
 
 

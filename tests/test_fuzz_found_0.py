@@ -147,3 +147,29 @@ def test_set_records_a_node_without_derivative(call):
 def test_inplace_sampling_refuses_a_leaf_first(name, args, shape):
     """The leaf rule comes before the parameter check and the empty-tensor early return."""
     same(lambda lib: getattr(lib.zeros(shape, requires_grad=True), name)(*args))
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib, x, i, s: lib.scatter(x, 0, i, src=s, value=0.0),
+    lambda lib, x, i, s: x.scatter(0, i, src=s, value=0.0),
+    lambda lib, x, i, s: x.scatter_(0, i, s, value=0.0),
+    lambda lib, x, i, s: x.scatter(0, i, 2.0, value=1.0),
+])
+def test_scatter_refuses_src_and_value_together(call):
+    same(call, lambda lib: (lib.zeros(3), lib.tensor([0]), lib.ones(1)))
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib, v: lib.full((2,), v), lambda lib, v: lib.full((2,), fill_value=v),
+    lambda lib, v: lib.full_like(lib.zeros(2), v), lambda lib, v: lib.zeros(2).new_full((2,), v),
+    lambda lib, v: lib.zeros(2).fill_(v),
+])
+@pytest.mark.parametrize("grad", [False, True])
+def test_a_number_argument_refuses_a_tensor_that_needs_grad(call, grad):
+    """PyTorch's parser takes a 0-dim tensor for a Number only when it needs no gradient."""
+    same(lambda lib: call(lib, lib.tensor(1.5, requires_grad=grad)))
+
+
+def test_pairwise_distance_over_one_element_is_its_magnitude():
+    same(lambda lib: lib.nn.functional.pairwise_distance(
+        lib.tensor([[[-1.358], [0.598]]]), lib.tensor(-1), p=2**31, eps=1.0))
