@@ -173,3 +173,10 @@ def test_a_number_argument_refuses_a_tensor_that_needs_grad(call, grad):
 def test_pairwise_distance_over_one_element_is_its_magnitude():
     same(lambda lib: lib.nn.functional.pairwise_distance(
         lib.tensor([[[-1.358], [0.598]]]), lib.tensor(-1), p=2**31, eps=1.0))
+
+
+@pytest.mark.parametrize("args", [(True,), (False,), (True, True), (1.5,), (2.5, True),
+                                  (True, False, True)])
+def test_to_a_python_number_takes_its_wrapped_dtype(args):
+    """x.to(True) fits to(Tensor other) with True as a wrapped number: bool (a float: double)."""
+    same(lambda lib: lib.ones(2).to(*args))
