@@ -180,3 +180,17 @@ def test_pairwise_distance_over_one_element_is_its_magnitude():
 def test_to_a_python_number_takes_its_wrapped_dtype(args):
     """x.to(True) fits to(Tensor other) with True as a wrapped number: bool (a float: double)."""
     same(lambda lib: lib.ones(2).to(*args))
+
+
+@pytest.mark.parametrize("stride", [-1, (1, -1, 2), (1, 1, -1), (-1, 1, 1)])
+@pytest.mark.parametrize("call", [
+    lambda F, x, s, s2, s1: F.avg_pool3d(x, 1, s), lambda F, x, s, s2, s1: F.max_pool3d(x, 1, s),
+    lambda F, x, s, s2, s1: F.avg_pool2d(x, 1, s2), lambda F, x, s, s2, s1: F.max_pool2d(x, 1, s2),
+    lambda F, x, s, s2, s1: F.avg_pool1d(x[0], 1, s1),
+    lambda F, x, s, s2, s1: F.lp_pool2d(x, 2, 1, s2),
+])
+def test_pooling_refuses_a_negative_stride(call, stride):
+    """A negative stride gave a result (avg/lp pools) where PyTorch refuses it."""
+    s2 = stride[:2] if isinstance(stride, tuple) else stride
+    s1 = stride[:1] if isinstance(stride, tuple) else stride
+    same(lambda lib: call(lib.nn.functional, lib.ones(1, 3, 3, 3), stride, s2, s1))
