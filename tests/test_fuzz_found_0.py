@@ -194,3 +194,21 @@ def test_pooling_refuses_a_negative_stride(call, stride):
     s2 = stride[:2] if isinstance(stride, tuple) else stride
     s1 = stride[:1] if isinstance(stride, tuple) else stride
     same(lambda lib: call(lib.nn.functional, lib.ones(1, 3, 3, 3), stride, s2, s1))
+
+
+@pytest.mark.parametrize("running_var", [lambda lib: lib.tensor(1.0, dtype=lib.float64),
+                                         lambda lib: lib.ones(1, 4, 1, dtype=lib.float64)])
+def test_batch_norm_update_stats_refusal_changes_no_running_tensor(running_var):
+    """running_mean was updated before running_var's shape was refused."""
+    same(lambda lib, x, mean, var: lib.batch_norm_update_stats(x, mean, var, 0.5),
+         lambda lib: (lib.tensor([[[-1.6], [1.3], [0.1], [-0.7]]], dtype=lib.float64),
+                      lib.tensor([-0.6, 1.7, 3.4, 3.6], dtype=lib.float64), running_var(lib)))
+
+
+def test_batch_norm_update_stats_refuses_a_running_mean_of_another_size():
+    """PyTorch writes past the end of a too-short running_mean (heap corruption, not
+    replicated); ember refuses it in F.batch_norm's words and leaves it unchanged."""
+    mean = ember.zeros(3, dtype=ember.float64)
+    with pytest.raises(RuntimeError, match="running_mean should contain 4 elements not 3"):
+        ember.batch_norm_update_stats(ember.ones(2, 4, 1, dtype=ember.float64), mean, None, 0.5)
+    assert mean.tolist() == [0.0, 0.0, 0.0] and mean._version == 0
