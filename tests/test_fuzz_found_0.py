@@ -212,3 +212,8 @@ def test_batch_norm_update_stats_refuses_a_running_mean_of_another_size():
     with pytest.raises(RuntimeError, match="running_mean should contain 4 elements not 3"):
         ember.batch_norm_update_stats(ember.ones(2, 4, 1, dtype=ember.float64), mean, None, 0.5)
     assert mean.tolist() == [0.0, 0.0, 0.0] and mean._version == 0
+
+
+def test_t_in_place_names_itself_when_refusing():
+    same(lambda lib: lib.ones(2, 2, 2).t_())
+    same(lambda lib: lib.ones(2, 2, 2).t())
