@@ -816,11 +816,12 @@ class Tensor:
 
     multiply, multiply_ = mul, mul_
 
-    def div(self, other, *, rounding_mode=None):
-        return _pointwise.div(self, other, rounding_mode=rounding_mode)
+    # **rounding_mode: PyTorch's node tells rounding_mode=None (DivBackward2) from no mode given
+    def div(self, other, **rounding_mode):
+        return _pointwise.div(self, other, **rounding_mode)
 
-    def div_(self, other, *, rounding_mode=None):
-        return _pointwise.div_(self, other, rounding_mode=rounding_mode)
+    def div_(self, other, **rounding_mode):
+        return _pointwise.div_(self, other, **rounding_mode)
 
     divide, divide_ = div, div_
 

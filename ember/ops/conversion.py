@@ -43,6 +43,9 @@ def _type_name(value):
     return value.__class__.__name__
 
 
+_NUMBER_AS_OTHER = {bool: _dtype.bool, float: _dtype.float64}
+
+
 def _parse_to(args, kwargs):
     """(dtype, device, copy) from any of PyTorch's three `to` overloads."""
     unknown = set(kwargs) - {"dtype", "device", "non_blocking", "copy", "memory_format"}
@@ -55,6 +58,10 @@ def _parse_to(args, kwargs):
     if rest and isinstance(rest[0], Tensor):
         dtype, device = rest[0].dtype, rest[0].device
         rest.pop(0)
+    elif rest and rest[0].__class__ in _NUMBER_AS_OTHER:
+        # PyTorch's parser lets a Python number fill to(Tensor other): x.to(True) is bool
+        # (a float a double, a complex a complex128), on the CPU, as a wrapped number is
+        dtype, device = _NUMBER_AS_OTHER[rest.pop(0).__class__], "cpu"
     else:
         if rest and (isinstance(rest[0], (str, _device_type))
                      or isinstance(rest[0], int) and not isinstance(rest[0], bool)):

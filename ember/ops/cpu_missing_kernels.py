@@ -91,6 +91,15 @@ def batch_norm_update_stats(input, running_mean, running_var, momentum):
     mean, var = mean.reshape(-1), var.reshape(-1)
     count = x.size // max(mean.size, 1)
     xp = input._device.xp
+    # validate both running tensors, then write: a refused call changes neither
+    for name, running in (("running_mean", running_mean), ("running_var", running_var)):
+        if running is not None and running._data.ndim != 1:
+            raise RuntimeError(f"TensorAccessor expected 1 dims but tensor has "
+                               f"{running._data.ndim}")
+        if running is not None and running._data.shape != mean.shape:
+            # PyTorch's kernel writes past the end here (heap corruption); F.batch_norm's words
+            raise RuntimeError(f"{name} should contain {mean.size} elements not "
+                               f"{running._data.size}")
     if running_mean is not None:
         update = (1 - momentum) * running_mean._data + momentum * mean
         xp.copyto(running_mean._data, update, casting="unsafe")

@@ -208,8 +208,8 @@ def fill_number(value, name, argument="fill_value", position=2):
     """A Python number from a Python/NumPy scalar or a one-element tensor."""
     if isinstance(value, (_NUMBER, _np_generic)):
         return scalar_value(value)
-    if isinstance(value, Tensor) and value._data.ndim == 0:
-        return value.item()
+    if isinstance(value, Tensor) and value._data.ndim == 0 and not value._requires_grad:
+        return value.item()     # PyTorch's parser: a 0-dim tensor that needs no grad
     raise TypeError(f"{name}(): argument '{argument}' (position {position}) must be Number, "
                     f"not {type(value).__name__}")
 

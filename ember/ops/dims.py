@@ -69,10 +69,10 @@ def t(input):
     return _t(input, TBackward0)
 
 
-def _t(input, node_type):
+def _t(input, node_type, name="t"):
     ndim = input._data.ndim
     if ndim > 2:
-        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {ndim}D")
+        raise RuntimeError(f"{name}() expects a tensor with <= 2 dimensions, but self is {ndim}D")
     out = make_view(input._data.T, input)
     return _record(out, node_type(), input)
 
@@ -89,7 +89,7 @@ class TBackward1(TBackward0):
 
 
 def t_(input):
-    return _inplace_view(input, _t, TBackward1)
+    return _inplace_view(input, _t, TBackward1, "t_")
 
 
 def T(input):

@@ -148,6 +148,9 @@ class GatherBackward0(_KeyedBackward):
 
 def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     """A copy of `input` with `src` (or `value`) written at `index` along `dim`."""
+    if src is not None and value is not None:
+        # no overload takes both: the door (ember/_arguments.py) gives PyTorch's listing
+        raise TypeError("scatter(): src and value given")
     if src is not None and not isinstance(src, Tensor):
         src, value = None, src
     if reduce is not None and reduce not in ("add", "multiply"):

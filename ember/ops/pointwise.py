@@ -334,9 +334,14 @@ def mul_(input, other):
     return inplace(input, mul, other)
 
 
-def div(input, other, *, rounding_mode=None):
+# div's rounding_mode when the caller passes none: PyTorch records DivBackward2 (div.Tensor_mode)
+# whenever rounding_mode is passed, even as None, and DivBackward0 only when it is left out.
+_NO_MODE = object()
+
+
+def div(input, other, *, rounding_mode=_NO_MODE):
     """input / other: true division (integers give floats) unless a rounding mode is given."""
-    if rounding_mode is not None:
+    if rounding_mode is not _NO_MODE and rounding_mode is not None:
         return _div_rounded(input, other, rounding_mode)
     a, b, device = binary(input, other, "div", floating=True)
     if a.dtype.kind in "iub":
@@ -353,7 +358,8 @@ def div(input, other, *, rounding_mode=None):
     out_t = wrap(result, device)
     if grad_state.enabled and (input._requires_grad or isinstance(other, Tensor)
                                and other._requires_grad):
-        node = DivBackward0()
+        node = DivBackward0() if rounding_mode is _NO_MODE else DivBackward2()
+        node.rounded = False
         node.shapes = (a.shape, shape_of(other))
         if isinstance(other, Tensor):
             node.other_scalar = None
@@ -369,7 +375,7 @@ divide = true_divide = div
 
 
 class DivBackward0(Node):
-    __slots__ = ("shapes", "other_scalar")
+    __slots__ = ("shapes", "other_scalar", "rounded")
 
     def backward(self, grad):
         input, other = self.saved_tensors
@@ -383,9 +389,11 @@ class DivBackward0(Node):
         return grad_a, grad_b
 
 
-def div_(input, other, *, rounding_mode=None):
-    if rounding_mode is None and _write_in_place(input, other, "true_divide"):
-        return input
+def div_(input, other, *, rounding_mode=_NO_MODE):
+    if rounding_mode is _NO_MODE:
+        if _write_in_place(input, other, "true_divide"):
+            return input
+        return inplace(input, div, other)
     return inplace(input, div, other, rounding_mode=rounding_mode)
 
 
@@ -456,16 +464,20 @@ def _div_rounded(input, other, rounding_mode):
     out = _divide_arrays(input, other, function, kernel)
     if any_requires_grad(input, other):
         node = DivBackward2()
+        node.rounded = True
         node.shapes = (input._data.shape, shape_of(other))
         attach(out, node, input, other)
     return out
 
 
 class DivBackward2(Node):
-    """Rounded division is piecewise constant: zero gradients."""
-    __slots__ = ("shapes",)
+    """Division given a rounding_mode. Rounded, it is piecewise constant: zero gradients;
+    given as None, it is true division and differentiates as DivBackward0."""
+    __slots__ = ("shapes", "other_scalar", "rounded")
 
     def backward(self, grad):
+        if not self.rounded:
+            return DivBackward0.backward(self, grad)
         xp = grad._device.xp
         return tuple(wrap(xp.zeros(shape, grad._data.dtype), grad._device)
                      for shape in self.shapes)

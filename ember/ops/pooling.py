@@ -82,6 +82,9 @@ def _check_pool(input, kernel, stride, padding, dilation, ceil_mode, n, whole_ke
     if any(k <= 0 for k in kernel):
         raise RuntimeError("kernel size should be greater than zero, but got "
                            + " ".join(f"k{a}: {k}" for a, k in zip(names, kernel)))
+    if any(s < 0 for s in stride):
+        raise RuntimeError("stride should be greater than zero, but got "
+                           + " ".join(f"d{a}: {s}" for a, s in zip(names, stride)))
     if any(d <= 0 for d in dilation):
         raise RuntimeError("dilation should be greater than zero, but got "
                            + " ".join(f"dilation{a}: {d}" for a, d in zip(names, dilation)))

@@ -13,7 +13,6 @@ __all__ = ["is_tensor", "numel", "is_floating_point", "is_complex", "is_nonzero"
            "get_device", "is_anomaly_enabled", "set_anomaly_enabled",
            "is_anomaly_check_nan_enabled", "set_warn_always", "is_warn_always_enabled"]
 
-_SIGNED_KINDS = "if"
 _warn_always = [False]
 
 
@@ -65,9 +64,12 @@ def is_same_size(input, other):
 
 
 def is_signed(input):
-    """Whether the dtype holds negative numbers (floats and signed integers)."""
+    """Whether the dtype holds negative numbers (floats and signed integers).
+
+    Asked of ember's dtype, not the array's: bfloat16's NumPy dtype (ml_dtypes) has kind 'V'.
+    """
     _require(input, "is_signed")
-    return input._data.dtype.kind in _SIGNED_KINDS
+    return input.dtype.is_signed
 
 
 def clone(input, *, memory_format=None):

@@ -47,9 +47,38 @@ def set_(input, source=None, storage_offset=0, size=None, stride=None):
             raise RuntimeError(
                 f"Could not set tensor of type {_errors.cpp_type_name(source.dtype)} to a "
                 f"tensor of type {_errors.cpp_type_name(input.dtype)}")
-        data, root = source._data, source._storage.root
+        if size is None:
+            if storage_offset or stride is not None:
+                # no overload takes an offset or strides without sizes: the door (ember/
+                # _arguments.py) answers a TypeError with PyTorch's overload listing
+                raise TypeError("set_(): an offset or strides need sizes")
+            data, root = source._data, source._storage.root
+        else:   # a window on the source's memory, its offset counted from the source's own
+            storage = source.untyped_storage()
+            data = _storage_window(input, storage, source.storage_offset() + storage_offset,
+                                   size, stride, xp)
+            root = storage._record.root
+    # PyTorch records set_ as a node without a derivative: set_(tensor) when either side
+    # needs a gradient (edges to both), the other forms only when input does
+    sources = (source,) if isinstance(source, Tensor) and size is None else ()
+    record = grad_state.enabled and (input._requires_grad
+                                     or any(s._requires_grad for s in sources))
     _rebind(input, data, root)
+    if record:
+        input._output_nr = 0
+        attach(input, SetNotImplemented(), input, *sources)
     return input
+
+
+class SetNotImplemented(Node):
+    """set_'s node, named as PyTorch's nodes for ops without a derivative."""
+    __slots__ = ()
+
+    def name(self):
+        return "ember::autograd::NotImplemented"
+
+    def backward(self, grad):
+        raise RuntimeError("derivative for set_ is not implemented")
 
 
 def _storage_window(input, source, storage_offset, size, stride, xp):
@@ -58,31 +87,55 @@ def _storage_window(input, source, storage_offset, size, stride, xp):
     (the new bytes are zeros here, uninitialised there; tensors already viewing the old
     bytes keep them)."""
     dtype = input._data.dtype
-    raw = _storage.root_bytes(source._record.root)
-    count = raw.size // dtype.itemsize
-    flat = raw[:count * dtype.itemsize].view(dtype)
+    count = _storage.root_bytes(source._record.root).size // dtype.itemsize
     if size is None:
         size, stride = (count - storage_offset,), (1,)
     size = tuple(int(s) for s in size)
     if stride is None:
         stride = _contiguous_strides(size)
     stride = tuple(int(s) for s in stride)
-    if len(size) != len(stride):
-        raise RuntimeError("mismatch in length of strides and shape")
+    _check_geometry(size, stride, storage_offset)
+    if any(st < 0 for st in stride):   # left past the checks only on dims of size <= 1
+        stride = _negative_strides_filled(size, stride)
     needed = _extent(size, stride, storage_offset)
     if needed > count and not any(s < 0 for s in size):
         source.untyped()._resize_bytes(needed * dtype.itemsize)
-        raw = _storage.root_bytes(source._record.root)
-        count = raw.size // dtype.itemsize
+        count = _storage.root_bytes(source._record.root).size // dtype.itemsize
     if needed > count:
         raise RuntimeError(
             f"setStorage: sizes {_errors.shape_list(size)}, strides {_errors.shape_list(stride)},"
             f" storage offset {storage_offset}, and itemsize {dtype.itemsize} requiring a "
             f"storage size of {needed * dtype.itemsize} are out of bounds for storage of size "
             f"{count * dtype.itemsize}")
+    raw = _storage.root_bytes(source._record.root)     # the grown buffer, if it grew
+    flat = raw[:count * dtype.itemsize].view(dtype)
     return xp.lib.stride_tricks.as_strided(
         flat[min(storage_offset, count):], shape=size,
         strides=tuple(s * dtype.itemsize for s in stride))
+
+
+def _check_geometry(size, stride, storage_offset):
+    """PyTorch's setStorage checks, in its order: lengths, offset, sizes, then strides."""
+    if len(size) != len(stride):
+        raise RuntimeError(f"unequal size length ({len(size)}) and stride length "
+                           f"({len(stride)})")
+    if storage_offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {storage_offset}")
+    if any(s < 0 for s in size):
+        raise RuntimeError("numel: integer multiplication overflow")
+    if 0 not in size and any(st < 0 and s > 1 for s, st in zip(size, stride)):
+        raise RuntimeError(f"Storage size calculation overflowed with sizes="
+                           f"{_errors.shape_list(size)} and strides={_errors.shape_list(stride)}")
+
+
+def _negative_strides_filled(size, stride):
+    """PyTorch's setStorage reads a negative stride as 'contiguous here': the next
+    dimension's stride times its size (at least 1), or 1 for the last dimension."""
+    filled = list(stride)
+    for dim in reversed(range(len(size))):
+        if filled[dim] < 0:
+            filled[dim] = 1 if dim == len(size) - 1 else filled[dim + 1] * max(size[dim + 1], 1)
+    return tuple(filled)
 
 
 def _rebind(input, data, root):
