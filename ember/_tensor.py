@@ -814,11 +814,12 @@ class Tensor:
 
     multiply, multiply_ = mul, mul_
 
-    def div(self, other, *, rounding_mode=None):
-        return _pointwise.div(self, other, rounding_mode=rounding_mode)
+    # rounding_mode= is passed on only when given: PyTorch records another node for it
+    def div(self, other, **rounding_mode):
+        return _pointwise.div(self, other, **rounding_mode)
 
-    def div_(self, other, *, rounding_mode=None):
-        return _pointwise.div_(self, other, rounding_mode=rounding_mode)
+    def div_(self, other, **rounding_mode):
+        return _pointwise.div_(self, other, **rounding_mode)
 
     divide, divide_ = div, div_
 

@@ -334,9 +334,21 @@ def mul_(input, other):
     return inplace(input, mul, other)
 
 
-def div(input, other, *, rounding_mode=None):
+class _TrueDivision:
+    """div's default rounding_mode. PyTorch picks another overload, recorded as DivBackward2,
+    whenever rounding_mode is passed, even as None; only the default records DivBackward0."""
+    __slots__ = ()
+
+    def __repr__(self):
+        return "None"
+
+
+_TRUE_DIVISION = _TrueDivision()
+
+
+def div(input, other, *, rounding_mode=_TRUE_DIVISION):
     """input / other: true division (integers give floats) unless a rounding mode is given."""
-    if rounding_mode is not None:
+    if rounding_mode is not _TRUE_DIVISION and rounding_mode is not None:
         return _div_rounded(input, other, rounding_mode)
     a, b, device = binary(input, other, "div", floating=True)
     if a.dtype.kind in "iub":
@@ -353,7 +365,11 @@ def div(input, other, *, rounding_mode=None):
     out_t = wrap(result, device)
     if grad_state.enabled and (input._requires_grad or isinstance(other, Tensor)
                                and other._requires_grad):
-        node = DivBackward0()
+        if rounding_mode is _TRUE_DIVISION:
+            node = DivBackward0()
+        else:
+            node = DivBackward2()
+            node.rounded = False
         node.shapes = (a.shape, shape_of(other))
         if isinstance(other, Tensor):
             node.other_scalar = None
@@ -383,8 +399,9 @@ class DivBackward0(Node):
         return grad_a, grad_b
 
 
-def div_(input, other, *, rounding_mode=None):
-    if rounding_mode is None and _write_in_place(input, other, "true_divide"):
+def div_(input, other, *, rounding_mode=_TRUE_DIVISION):
+    if (rounding_mode is _TRUE_DIVISION or rounding_mode is None) and _write_in_place(
+            input, other, "true_divide"):
         return input
     return inplace(input, div, other, rounding_mode=rounding_mode)
 
@@ -395,9 +412,15 @@ def rdiv(input, other):
 
 
 # ---------------------------------------------------------------- rounded division, remainders
-def _check_divisor(b):
-    """Integer division by zero is an error in PyTorch, not a warning."""
+def _check_divisor(xp, a, b):
+    """Integer division by zero is an error in PyTorch, not a warning, once the kernel runs:
+    an empty operand (so an empty result, or a broadcast error raised next) divides nothing,
+    and operands that do not broadcast are refused as such first."""
+    if not a.size or not getattr(b, "size", 1):
+        return
     if (b == 0).any() if hasattr(b, "any") else b == 0:
+        if hasattr(b, "shape"):
+            xp.broadcast_shapes(a.shape, b.shape)   # ValueError: the caller's broadcast error
         raise RuntimeError("ZeroDivisionError")
 
 
@@ -436,7 +459,7 @@ def _divide_arrays(input, other, function, kernel, swap=False, half_number=False
     xp = device.xp
     try:
         if _CATEGORY[a.dtype] != _FLOATING:
-            _check_divisor(b)
+            _check_divisor(xp, a, b)
             return wrap(function(xp, a, b), device)
         return wrap(upcast(lambda x, y: function(xp, x, y), a, b), device)
     except ValueError:
@@ -456,16 +479,20 @@ def _div_rounded(input, other, rounding_mode):
     out = _divide_arrays(input, other, function, kernel)
     if any_requires_grad(input, other):
         node = DivBackward2()
+        node.rounded = True
         node.shapes = (input._data.shape, shape_of(other))
         attach(out, node, input, other)
     return out
 
 
-class DivBackward2(Node):
-    """Rounded division is piecewise constant: zero gradients."""
-    __slots__ = ("shapes",)
+class DivBackward2(DivBackward0):
+    """div with rounding_mode given: rounded division is piecewise constant (zero
+    gradients); rounding_mode=None divides truly, with DivBackward0's gradients."""
+    __slots__ = ("rounded",)
 
     def backward(self, grad):
+        if not self.rounded:
+            return DivBackward0.backward(self, grad)
         xp = grad._device.xp
         return tuple(wrap(xp.zeros(shape, grad._data.dtype), grad._device)
                      for shape in self.shapes)

@@ -1,0 +1,88 @@
+"""What the differential fuzzer found in slice 1 of the op families (EMBER_FUZZ_SLICE=1/4).
+
+Each test is one drawn call (or its family) made a plain comparison with torch: the same
+result (values, dtype, repr, requires_grad, grad_fn) or the same exception and text.
+"""
+import pytest
+
+import ember
+from oracle import assert_same_outcome
+
+
+def _grad_fn_name(result):
+    return None if result.grad_fn is None else result.grad_fn.name()
+
+
+# ---------------------------------------------------------------- autograd and dtypes
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "int32", "int64", "float16", "float64"])
+@pytest.mark.parametrize("call", [
+    lambda x, d: x.sum(dtype=d), lambda x, d: x.sum(0, dtype=d),
+    lambda x, d: x.sum((0,), True, dtype=d), lambda x, d: x.nansum(dtype=d),
+    lambda x, d: x.prod(dtype=d), lambda x, d: x.prod(1, dtype=d),
+    lambda x, d: x.cumsum(0, dtype=d), lambda x, d: x.cumprod(1, dtype=d),
+    lambda x, d: x.mean(dtype=d), lambda x, d: x.mean(5, dtype=d),
+    lambda x, d: x.nanmean(dtype=d), lambda x, d: x.nanmean(5, dtype=d),
+], ids=["sum", "sum_dim", "sum_keepdim", "nansum", "prod", "prod_dim", "cumsum", "cumprod",
+        "mean", "mean_bad_dim", "nanmean", "nanmean_bad_dim"])
+def test_reduction_to_a_dtype_under_autograd(torch, call, dtype):
+    """Only floating results carry a gradient: an integer or bool dtype= of an input that
+    requires grad raises 'Autograd not support dtype'; a mean refuses one before its dims."""
+    def run(lib):
+        x = lib.tensor([[1.5, -2.0, 3.0], [0.5, 4.0, -1.0]], requires_grad=True)
+        out = call(x, getattr(lib, dtype))
+        return out, _grad_fn_name(out)
+    assert_same_outcome(run)
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int64"])
+@pytest.mark.parametrize("name", ["mean", "nanmean"])
+def test_mean_refuses_an_integer_dtype_without_grad(torch, name, dtype):
+    assert_same_outcome(lambda lib: getattr(lib.ones(0), name)(dtype=getattr(lib, dtype)))
+    assert_same_outcome(lambda lib: lib.mean(lib.ones(2, dtype=lib.int32),
+                                             dtype=getattr(lib, dtype)))
+
+
+@pytest.mark.parametrize("shape", [(), (0,), (1,), (3,), (2, 0)])
+@pytest.mark.parametrize("name", ["cumsum", "cumprod"])
+def test_scan_to_bool(torch, name, shape):
+    """PyTorch's scans have no bool kernel: a non-empty, non-0-dim bool scan is refused."""
+    assert_same_outcome(lambda lib: getattr(lib.ones(shape), name)(0, dtype=lib.bool))
+    assert_same_outcome(lambda lib: getattr(lib, name)(lib.ones(shape, dtype=lib.bool), 0,
+                                                       dtype=lib.bool))
+
+
+# ---------------------------------------------------------------- integer division by zero
+@pytest.mark.parametrize("name", ["fmod", "remainder", "floor_divide"])
+@pytest.mark.parametrize("a, b", [
+    ("ones(0, 3, dtype=lib.uint8)", "tensor(0, dtype=lib.uint8)"),
+    ("ones(0, 3, dtype=lib.int32)", "0"),
+    ("ones(2, dtype=lib.int32)", "zeros(0, dtype=lib.int32)"),
+    ("ones((), dtype=lib.int32)", "zeros(1, 0, dtype=lib.int32)"),
+    ("ones(2, dtype=lib.int32)", "zeros(3, dtype=lib.int32)"),   # broadcast error first
+    ("ones(2, dtype=lib.int32)", "zeros(2, dtype=lib.int32)"),   # ZeroDivisionError
+])
+def test_integer_division_by_zero_of_empty_tensors(torch, name, a, b):
+    def run(lib):
+        make = lambda text: eval(text if text.isdigit() else "lib." + text)  # noqa: E731
+        return getattr(lib, name)(make(a), make(b))
+    assert_same_outcome(run)
+
+
+# ---------------------------------------------------------------- div's nodes
+@pytest.mark.parametrize("call", [
+    lambda lib, x: lib.div(x, 2, rounding_mode=None),
+    lambda lib, x: lib.divide(x, lib.tensor([2.0, 4.0]), rounding_mode=None),
+    lambda lib, x: x.div(2.5, rounding_mode=None),
+    lambda lib, x: x.clone().div_(lib.tensor(2.0), rounding_mode=None),
+    lambda lib, x: x.div(2), lambda lib, x: x / 2,
+    lambda lib, x: lib.div(x, 3, rounding_mode="floor"),
+])
+def test_div_with_rounding_mode_none_records_divbackward2(torch, call):
+    """rounding_mode passed at all (even None) is PyTorch's other overload: DivBackward2,
+    with true division's gradients."""
+    def run(lib):
+        x = lib.tensor([1.0, -3.0], requires_grad=True)
+        out = call(lib, x)
+        out.sum().backward()
+        return out, _grad_fn_name(out), x.grad
+    assert_same_outcome(run)
