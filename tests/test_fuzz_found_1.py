@@ -86,3 +86,43 @@ def test_div_with_rounding_mode_none_records_divbackward2(torch, call):
         out.sum().backward()
         return out, _grad_fn_name(out), x.grad
     assert_same_outcome(run)
+
+
+# ---------------------------------------------------------------- graph membership
+@pytest.mark.parametrize("name", ["eq_", "ne_", "lt_", "le_", "gt_", "ge_"])
+@pytest.mark.parametrize("other", ["tensor", "number"])
+def test_inplace_comparison_keeps_the_graph(torch, name, other):
+    """x.lt_(y) under autograd: x records LtBackward0/1 (zero gradients), as in PyTorch."""
+    def run(lib):
+        a = lib.tensor([0.0, 2.0], requires_grad=True)
+        b = lib.tensor([1.0, 1.0], requires_grad=True)
+        x = a.clone()
+        getattr(x, name)(b if other == "tensor" else 1.0)
+        x.sum().backward()
+        return x, _grad_fn_name(x), a.grad, b.grad
+    assert_same_outcome(run)
+
+
+def test_new_of_a_tensor_aliases_it(torch):
+    def run(lib):
+        t = lib.tensor([1.0, 2.0], requires_grad=True)
+        out = lib.zeros(2).new(t)
+        return out, _grad_fn_name(out), out.data_ptr() == t.data_ptr()
+    assert_same_outcome(run)
+
+
+@pytest.mark.parametrize("shape", [(2, 4, 0, 4), (0, 1, 2, 4), (1, 1, 2, 0), (1, 4, 2, 2)])
+def test_pixel_unshuffle_of_an_empty_input_keeps_its_shape(torch, shape):
+    """(PyTorch's backward then fails on its own shape check; ember's gives x's shape.)"""
+    def run(lib):
+        out = lib.pixel_unshuffle(lib.ones(shape, requires_grad=True), 2)
+        return out, _grad_fn_name(out)
+    assert_same_outcome(run)
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib, t: lib.full((2,), t), lambda lib, t: lib.zeros(1).new_full((2,), t),
+    lambda lib, t: lib.scalar_tensor(t)])
+@pytest.mark.parametrize("requires_grad", [False, True])
+def test_a_tensor_that_requires_grad_is_no_number(torch, call, requires_grad):
+    assert_same_outcome(lambda lib: call(lib, lib.tensor(2.5, requires_grad=requires_grad)))

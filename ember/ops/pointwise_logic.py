@@ -1,13 +1,14 @@
 """Elementwise comparisons, logical and bitwise ops, and value tests (isnan, isclose...).
 
 None of these is differentiable: their outputs are bool or integer, so they never
-record a node. Comparisons promote both sides to PyTorch's common dtype first
+record a node, except the in-place comparisons, which PyTorch keeps in the graph. Comparisons promote both sides to PyTorch's common dtype first
 (`uint8_tensor == -1` compares against 255, as PyTorch does).
 """
 from .._dtype import is_floating as _is_floating
 from .. import _dtype, _errors
 from ._limited_uint import LIMITED as _LIMITED, refusal as _refusal
-from ._common import binary, grad_state, inplace, wrap
+from ..autograd.graph import Node
+from ._common import Tensor, any_requires_grad, attach, binary, grad_state, inplace, wrap
 from ._elementwise import broadcast_error, dtype_of, require_tensor, unsupported
 
 __all__ = ["eq", "ne", "lt", "le", "gt", "ge", "not_equal", "less", "less_equal", "greater",
@@ -268,11 +269,85 @@ def bitwise_not_(input):
     return inplace(input, bitwise_not)
 
 
-def _inplace_compare(op):
+class _ComparisonBackward(Node):
+    """The node an in-place comparison (`x.lt_(y)`) gives x while recording: PyTorch keeps
+    x in the graph, with zero gradients (the 0/1 result is piecewise constant)."""
+    __slots__ = ("shapes",)
+
+    def backward(self, grad):
+        xp, device = grad._device.xp, grad._device
+        return tuple(None if shape is None else wrap(xp.zeros(shape, grad._data.dtype), device)
+                     for shape in self.shapes)
+
+
+class EqBackward0(_ComparisonBackward):   # other a number
+    __slots__ = ()
+
+
+class EqBackward1(_ComparisonBackward):   # other a tensor
+    __slots__ = ()
+
+
+class NeBackward0(_ComparisonBackward):
+    __slots__ = ()
+
+
+class NeBackward1(_ComparisonBackward):
+    __slots__ = ()
+
+
+class LtBackward0(_ComparisonBackward):
+    __slots__ = ()
+
+
+class LtBackward1(_ComparisonBackward):
+    __slots__ = ()
+
+
+class LeBackward0(_ComparisonBackward):
+    __slots__ = ()
+
+
+class LeBackward1(_ComparisonBackward):
+    __slots__ = ()
+
+
+class GtBackward0(_ComparisonBackward):
+    __slots__ = ()
+
+
+class GtBackward1(_ComparisonBackward):
+    __slots__ = ()
+
+
+class GeBackward0(_ComparisonBackward):
+    __slots__ = ()
+
+
+class GeBackward1(_ComparisonBackward):
+    __slots__ = ()
+
+
+def _inplace_compare(op, number_node, tensor_node):
+    def recorded(input, other):
+        """op's result in input's dtype, with its zero-gradient node when recording."""
+        out = op(input, other)
+        if not any_requires_grad(input, other) or not _is_floating(input._data.dtype):
+            return out
+        out = wrap(out._data.astype(input._data.dtype), input._device)
+        node = tensor_node() if isinstance(other, Tensor) else number_node()
+        node.shapes = (input._data.shape,
+                       other._data.shape if isinstance(other, Tensor) else None)
+        return attach(out, node, input, other)
+
     def method(input, other):
-        return inplace(input, op, other)
+        return inplace(input, recorded, other)
     method.__name__ = op.__name__ + "_"
     return method
 
 
-eq_, ne_, lt_, le_, gt_, ge_ = [_inplace_compare(op) for op in (eq, ne, lt, le, gt, ge)]
+eq_, ne_, lt_, le_, gt_, ge_ = [
+    _inplace_compare(op, number_node, tensor_node) for op, number_node, tensor_node in (
+        (eq, EqBackward0, EqBackward1), (ne, NeBackward0, NeBackward1),
+        (lt, LtBackward0, LtBackward1), (le, LeBackward0, LeBackward1),
+        (gt, GtBackward0, GtBackward1), (ge, GeBackward0, GeBackward1))]
