@@ -126,3 +126,33 @@ def test_pixel_unshuffle_of_an_empty_input_keeps_its_shape(torch, shape):
 @pytest.mark.parametrize("requires_grad", [False, True])
 def test_a_tensor_that_requires_grad_is_no_number(torch, call, requires_grad):
     assert_same_outcome(lambda lib: call(lib, lib.tensor(2.5, requires_grad=requires_grad)))
+
+
+# ---------------------------------------------------------------- nn
+def test_instance_norm_float64_input_float32_running_stats(torch):
+    """Running statistics of another dtype are allowed (only weight and bias must match)."""
+    def run(lib):
+        norm = lib.nn.InstanceNorm2d(2, track_running_stats=True, momentum=0.5)
+        out = norm(lib.arange(18, dtype=lib.float64).reshape(1, 2, 3, 3))
+        return out.dtype, norm.running_mean, norm.running_var
+    assert_same_outcome(run)
+
+
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "int32", "int64"])
+@pytest.mark.parametrize("shape", [(2, 3, 2), (1, 3, 2, 2)])
+def test_local_response_norm_of_integers(torch, dtype, shape):
+    """int64 is averaged by PyTorch's integer pooling (rounded toward zero); the other
+    integer dtypes and bool have no pooling kernel."""
+    def run(lib):
+        x = (lib.arange(12) % 5).reshape(shape).to(getattr(lib, dtype))
+        return lib.nn.LocalResponseNorm(2, alpha=0.5)(x)
+    assert_same_outcome(run)
+
+
+def test_poisson_nll_loss_takes_no_number_target(torch):
+    assert_same_outcome(lambda lib: lib.nn.functional.poisson_nll_loss(lib.ones(2), 3))
+
+
+def test_tensor_repeat_interleave_needs_repeats(torch):
+    assert_same_outcome(lambda lib: lib.tensor([2, 3]).repeat_interleave())
+    assert_same_outcome(lambda lib: lib.repeat_interleave(lib.tensor([2, 3])))
