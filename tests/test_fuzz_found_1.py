@@ -156,3 +156,26 @@ def test_poisson_nll_loss_takes_no_number_target(torch):
 def test_tensor_repeat_interleave_needs_repeats(torch):
     assert_same_outcome(lambda lib: lib.tensor([2, 3]).repeat_interleave())
     assert_same_outcome(lambda lib: lib.repeat_interleave(lib.tensor([2, 3])))
+
+
+# ---------------------------------------------------------------- einsum of integers and bools
+@pytest.mark.parametrize("dtype", ["bool", "int8"])
+@pytest.mark.parametrize("equation, shapes", [
+    ("i->", [(3,)]), ("ij->j", [(2, 3)]), ("ii->", [(2, 2)]), ("ii->i", [(2, 2)]),
+    ("i,i->", [(2,), (2,)]), ("i,i->i", [(2,), (2,)]), ("ij,j->", [(2, 2), (2,)]),
+    ("j,ij->", [(2,), (2, 2)]), ("ij,j->j", [(2, 2), (2,)]), ("i,j->", [(2,), (3,)]),
+    ("i,j->i", [(2,), (3,)]), ("ij,jk->ik", [(2, 2), (2, 2)]), ("i,j,k->ijk", [(2,), (2,), (2,)]),
+    ("i,i->", [(0,), (0,)]), ("i,ij->", [(0,), (0, 2)]), ("ij,j->i", [(2, 2), (1,)]),
+    ("i,i->", [(1,), (1,)]), ("i,j,ij->", [(2,), (2,), (2, 2)]),
+])
+def test_einsum_of_integers_follows_pytorchs_steps(torch, equation, shapes, dtype):
+    """Labels summed out of one operand promote to int64 as `sum` does; a pair with nothing
+    to sum is multiplied; one with something to sum goes to bmm (one dtype, no bool)."""
+    value = True if dtype == "bool" else 100
+    assert_same_outcome(lambda lib: lib.einsum(
+        equation, *[lib.full(shape, value, dtype=getattr(lib, dtype)) for shape in shapes]))
+
+
+@pytest.mark.parametrize("args", [("i->",), ("i->", ()), ("i->", []), ()])
+def test_einsum_without_operands(torch, args):
+    assert_same_outcome(lambda lib: lib.einsum(*args))
