@@ -105,8 +105,9 @@ def _integral_contract(xp, inputs, output, arrays):
         if kept == joined or not left.size or not right.size:
             dtype = _dtype.promote_types(_dtype.FROM_NUMPY[left.dtype],
                                          _dtype.FROM_NUMPY[right.dtype]).np_dtype
-        else:
-            _check_dtypes([left, right], 2)
+        else:   # bmm: the left operand's kernel first, then one dtype
+            _check_dtypes([left], 2 if left.dtype.kind == "b" else 1)
+            _check_dtypes([left, right], 1)
             dtype = left.dtype
         left = xp.einsum(f"{labels},{other}->{kept}", left.astype(dtype), right.astype(dtype))
         labels = kept
