@@ -179,3 +179,30 @@ def test_einsum_of_integers_follows_pytorchs_steps(torch, equation, shapes, dtyp
 @pytest.mark.parametrize("args", [("i->",), ("i->", ()), ("i->", []), ()])
 def test_einsum_without_operands(torch, args):
     assert_same_outcome(lambda lib: lib.einsum(*args))
+
+
+# ---------------------------------------------------------------- error precedence and text
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.trace(lib.ones(2, 2, 2, dtype=lib.bool)),
+    lambda lib: lib.trace(lib.ones(2, 2, 2, dtype=lib.int8)),
+    lambda lib: lib.triangular_solve(lib.ones(()), lib.ones(())),
+    lambda lib: lib.triangular_solve(lib.ones(2, 2), lib.ones(3)),
+    lambda lib: lib.triangular_solve(lib.ones(2, 2, dtype=lib.int16),
+                                     lib.ones(2, 2, dtype=lib.int16)),
+    lambda lib: lib.cholesky_inverse(lib.ones(2, 2, dtype=lib.int16)),
+    lambda lib: lib.cholesky_inverse(lib.ones(0, 0, dtype=lib.bool)),
+    lambda lib: lib.cholesky_inverse(lib.ones(3, 0, dtype=lib.int16)),
+    lambda lib: lib.linalg.qr(lib.ones(2, 2, dtype=lib.int64)),
+    lambda lib: lib.repeat_interleave(lib.ones(2, 2, dtype=lib.int64)),
+    lambda lib: lib.concat([]),
+], ids=["trace_bool", "trace_int", "triangular_solve_0d", "triangular_solve_1d_A",
+        "triangular_solve_int", "cholesky_inverse_int", "cholesky_inverse_bool",
+        "cholesky_inverse_not_square", "qr_int", "repeat_interleave_2d", "concat_empty"])
+def test_error_precedence_and_text(torch, call):
+    assert_same_outcome(call)
+
+
+def test_detach_copy_node_name(torch):
+    names = [lib.detach_copy(lib.ones(2, requires_grad=True)).grad_fn.name()
+             for lib in (torch, ember)]
+    assert names[1] == names[0].replace("torch::", "ember::")
