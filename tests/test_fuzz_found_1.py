@@ -206,3 +206,14 @@ def test_detach_copy_node_name(torch):
     names = [lib.detach_copy(lib.ones(2, requires_grad=True)).grad_fn.name()
              for lib in (torch, ember)]
     assert names[1] == names[0].replace("torch::", "ember::")
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.cross(lib.tensor(1.0), lib.tensor(2.0)),
+    lambda lib: lib.cross(lib.tensor(1.0), lib.tensor(2.0), -1),
+    lambda lib: lib.linalg.cross(lib.tensor(1.0), lib.tensor(2.0)),
+    lambda lib: lib.cross(lib.ones(1), lib.ones(0)),
+    lambda lib: lib.cross(lib.ones(2, 3), lib.ones(2, 3)),
+])
+def test_cross_without_a_dimension_of_size_3(torch, call):
+    assert_same_outcome(call)
