@@ -68,8 +68,13 @@ def edge(x):
 def attach(out, node, *inputs):
     """Record `node` as the producer of `out`, with one edge per input.
 
-    `edge` is written out inline: this runs once per recorded op.
+    `edge` is written out inline: this runs once per recorded op. Only floating results
+    can carry a gradient: an op asked for an integer or bool result of an input that
+    requires grad (`x.sum(dtype=ember.int64)`) raises, as PyTorch's autograd does.
     """
+    if not _is_floating(out._data.dtype):
+        raise RuntimeError("Autograd not support dtype: "
+                           f"{_FROM_NUMPY[out._data.dtype].tensor_type[:-6]}")
     edges = []
     for x in inputs:
         if x.__class__ is Tensor or isinstance(x, Tensor):

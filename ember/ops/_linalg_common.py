@@ -23,6 +23,8 @@ LinAlgError.__module__ = "ember.linalg"
 
 # Kernels PyTorch reaches (and whose dtype check fires) even for empty input.
 _ALWAYS_DISPATCHED = ("geqrf_cpu", "cholesky_inverse_out_cpu", "triangular_solve_cpu")
+# ops whose only dtype check is their kernel's: integer and bool inputs meet its refusal
+_KERNEL_CHECKED = ("cholesky_inverse_out_cpu", "triangular_solve_cpu")
 
 
 def check_matrix(name, A, square=True, reduced_kernel=None, what="A"):
@@ -43,6 +45,8 @@ def check_matrix(name, A, square=True, reduced_kernel=None, what="A"):
 def check_floating(name, A, reduced_kernel=None):
     dtype = A.dtype
     if not dtype.is_floating_point:
+        if reduced_kernel in _KERNEL_CHECKED:
+            raise NotImplementedError(_errors.not_implemented_for(reduced_kernel, dtype))
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
                            f"{_errors.scalar_type_name(dtype)}")
     if dtype in _REDUCED:

@@ -63,7 +63,7 @@ def _repeat_indices(repeats, output_size):
     if counts.dtype.kind not in "iu":
         raise unsupported("repeat_interleave_cpu", counts)
     if counts.ndim > 1:
-        raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+        raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
     counts = counts.reshape(-1)
     if counts.size and counts.min() < 0:
         raise RuntimeError("repeats can not be negative")

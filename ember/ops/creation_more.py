@@ -13,6 +13,7 @@ from .._size import Size
 from ._common import Tensor, contiguous
 from ._data import _float_or, finish
 from .creation import new_empty, new_tensor, size_arg
+from .dims import _alias
 
 __all__ = ["empty_permuted", "frombuffer"]
 
@@ -94,7 +95,7 @@ def new(self, *args, device=None):
         other = args[0]
         if other.dtype != self.dtype:
             raise TypeError(f"expected {_options(self.dtype)} (got {_options(other.dtype)})")
-        return other.detach()
+        return _alias(other)
     if not args:
         return new_empty(self, 0)
     if len(args) == 1 and not isinstance(args[0], int):

@@ -8,7 +8,7 @@ ops in `sorting.py`.
 """
 from .._dtype import is_floating as _is_floating
 from .. import return_types as _rt
-from .. import _dtype  # noqa: F401
+from .. import _dtype
 from ..autograd.graph import Node
 from ._limited_uint import LIMITED as _LIMITED, refusal as _refusal
 from ._common import attach, contiguous, dim_aliases, grad_state, inplace, wrap, wrap_dim
@@ -18,13 +18,18 @@ from .sorting import _BOOL_KIND, _SelectBackward, _index_array, _selected
 
 __all__ = ["cumsum", "cumprod", "cummax", "cummin"]
 
+_BOOL_DTYPE = _dtype.bool.np_dtype
+
 
 # ---------------------------------------------------------------- cumsum / cumprod
-def _cumulative(input, dim, dtype, accumulate):
-    """Shared forward of cumsum/cumprod: (result array, wrapped dim)."""
+def _cumulative(input, dim, dtype, accumulate, kernel):
+    """Shared forward of cumsum/cumprod: (result array, wrapped dim). PyTorch's kernel has
+    no bool scan: a bool result of a non-empty, non-0-dim input is refused."""
     data = input._data
     d = wrap_dim(dim, data.ndim)
     out_dtype = _integral_result(data, dtype)
+    if out_dtype == _BOOL_DTYPE and data.ndim and data.size:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
     if data.dtype != out_dtype and data.dtype.kind not in "iub":
         data = data.astype(out_dtype)
     if not data.ndim:
@@ -39,9 +44,9 @@ def cumsum(input, dim=None, *, dtype=None, **aliases):
         dim, _ = dim_aliases(dim, False, aliases)
     if dim is None:
         raise TypeError('cumsum() missing 1 required positional arguments: "dim"')
-    result, d = _cumulative(input, dim, dtype, input._device.xp.cumsum)
+    result, d = _cumulative(input, dim, dtype, input._device.xp.cumsum, "cumsum_out_cpu")
     out = wrap(result, input._device)
-    if grad_state.enabled and input._requires_grad and _is_floating(result.dtype):
+    if grad_state.enabled and input._requires_grad:
         node = CumsumBackward0()
         node.dim = d
         node.dtype = input.dtype if result.dtype != input._data.dtype else None
@@ -109,9 +114,10 @@ def cumprod(input, dim=None, *, dtype=None, **aliases):
         dim, _ = dim_aliases(dim, False, aliases)
     if dim is None:
         raise TypeError('cumprod() missing 1 required positional arguments: "dim"')
-    result, d = _cumulative(input, dim, dtype, input._device.xp.cumprod)
+    result, d = _cumulative(input, dim, dtype, input._device.xp.cumprod,
+                             "cumprod_out_cpu")
     out = wrap(result, input._device)
-    if grad_state.enabled and input._requires_grad and _is_floating(result.dtype):
+    if grad_state.enabled and input._requires_grad:
         node = CumprodBackward0()
         node.dim = d
         node.save(input)

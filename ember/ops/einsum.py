@@ -13,6 +13,7 @@ names vary by equation; ember records one `EinsumBackward0` node instead.
 import string
 
 from . import _autocast
+from .._dtype import is_floating as _is_floating
 from .. import _dtype, _errors
 from ..autograd.graph import Node
 from ._common import Tensor, attach, grad_state, make_tensor, sum_to_shape
@@ -24,6 +25,7 @@ _LETTERS = string.ascii_letters
 _SUBLIST_LETTERS = string.ascii_uppercase + string.ascii_lowercase
 _REDUCED = _dtype.COMPUTED_IN_FLOAT32  # float16, and bfloat16 once loaded
 _FLOAT32 = _dtype.float32.np_dtype
+_INT64 = _dtype.int64.np_dtype
 
 
 def einsum(*args):
@@ -33,10 +35,14 @@ def einsum(*args):
     equation, operands = _parse_args(args)
     inputs, output = _explicit_subscripts(equation, operands)
     arrays = [t._data for t in operands]
-    _check_dtypes(arrays, len(operands))
+    # one dtype for all; bool meets bmm's refusal in _integral_contract, where it gets there
+    _check_dtypes(arrays, len(operands) if _is_floating(arrays[0].dtype) else 1)
     xp = operands[0]._device.xp
-    explicit = ",".join(inputs) + "->" + output
-    out = make_tensor(_contract(xp, explicit, arrays), operands[0]._device)
+    if _is_floating(arrays[0].dtype):
+        result = _contract(xp, ",".join(inputs) + "->" + output, arrays)
+    else:
+        result = _integral_contract(xp, inputs, output, arrays)
+    out = make_tensor(result, operands[0]._device)
     if grad_state.enabled and any(t._requires_grad for t in operands):
         node = EinsumBackward0()
         node.inputs, node.output = inputs, output
@@ -58,6 +64,63 @@ def _contract(xp, explicit, arrays):
     elif len(arrays) == 1 and getattr(result, "base", None) is not None:
         result = result.copy()  # NumPy may return a view of the operand; ours is a new tensor
     return xp.asarray(result)
+
+
+def _integral_contract(xp, inputs, output, arrays):
+    """Integer and bool operands, contracted the way PyTorch's steps set the dtype.
+
+    PyTorch sums out first the labels that only one operand has (and the output lacks),
+    and a summed label of size 1 on one side of a pair by summing the other side; those
+    sums promote to int64, as `sum` does. Then it joins operands left to right: a pair
+    with nothing left to sum is multiplied (promoting), an empty pair gives zeros, any
+    other goes to bmm, which wants one dtype and has no bool kernel.
+    """
+    ops = []
+    for k, (labels, array) in enumerate(zip(inputs, arrays)):
+        needed = set(output).union(*(inputs[j] for j in range(len(inputs)) if j != k))
+        kept = "".join(dict.fromkeys(label for label in labels if label in needed))
+        if len(kept) != len(set(labels)):
+            array = xp.einsum(f"{labels}->{kept}", array.astype(_INT64))
+        elif len(kept) != len(labels):
+            array = xp.einsum(f"{labels}->{kept}", array)   # a diagonal keeps the dtype
+        ops.append((kept, array))
+    labels, left = ops[0]
+    for i in range(1, len(ops)):
+        other, right = ops[i]
+        needed = set(output).union(*(term for term, _ in ops[i + 1:]))
+        for label in [label for label in labels if label in other and label not in needed]:
+            size_left, size_right = (left.shape[labels.index(label)],
+                                     right.shape[other.index(label)])
+            if size_left == 1 and size_right != 1:
+                left, labels = _squeezed(xp, left, labels, label)
+                right, other = _summed_out(xp, right, other, label)
+            elif size_right == 1 and size_left != 1:
+                left, labels = _summed_out(xp, left, labels, label)
+                right, other = _squeezed(xp, right, other, label)
+            elif size_left == 1:   # size 1 on both sides: nothing to sum
+                left, labels = _squeezed(xp, left, labels, label)
+                right, other = _squeezed(xp, right, other, label)
+        joined = "".join(dict.fromkeys(labels + other))
+        kept = "".join(label for label in joined if label in needed)
+        if kept == joined or not left.size or not right.size:
+            dtype = _dtype.promote_types(_dtype.FROM_NUMPY[left.dtype],
+                                         _dtype.FROM_NUMPY[right.dtype]).np_dtype
+        else:   # bmm: the left operand's kernel first, then one dtype
+            _check_dtypes([left], 2 if left.dtype.kind == "b" else 1)
+            _check_dtypes([left, right], 1)
+            dtype = left.dtype
+        left = xp.einsum(f"{labels},{other}->{kept}", left.astype(dtype), right.astype(dtype))
+        labels = kept
+    return xp.asarray(xp.einsum(f"{labels}->{output}", left)).copy()
+
+
+def _summed_out(xp, array, labels, label):
+    kept = labels.replace(label, "")
+    return xp.einsum(f"{labels}->{kept}", array.astype(_INT64)), kept
+
+
+def _squeezed(xp, array, labels, label):
+    return array.squeeze(labels.index(label)), labels.replace(label, "")
 
 
 class EinsumBackward0(Node):
@@ -117,7 +180,7 @@ def _onto_diagonals(grad, labels, shape):
 # ---------------------------------------------------------------- parsing
 def _parse_args(args):
     if not args:
-        raise TypeError("einsum(): must specify the equation string and at least one operand, "
+        raise ValueError("einsum(): must specify the equation string and at least one operand, "
                         "or at least one operand and its subscripts list")
     if isinstance(args[0], str):
         equation, operands = args[0], list(args[1:])
@@ -125,6 +188,9 @@ def _parse_args(args):
             operands = list(operands[0])
     else:
         equation, operands = _sublist_equation(args)
+    if not operands:
+        raise ValueError("einsum(): must specify the equation string and at least one operand, "
+                         "or at least one operand and its subscripts list")
     for i, operand in enumerate(operands):
         if not isinstance(operand, Tensor):
             raise TypeError(f"einsum(): operand {i} must be a Tensor, not "

@@ -212,6 +212,8 @@ def cross(input, other, *, dim=-1):
     if input.dtype is not other.dtype:
         raise RuntimeError(f"expected scalar type {_errors.scalar_type_name(input.dtype)} but "
                            f"found {_errors.scalar_type_name(other.dtype)}")
+    if not a.ndim:   # no wrapping of a dim against 0-dim inputs here
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     axis = wrap_dim(dim, a.ndim)
     if a.shape[axis] != 3 or b.shape[axis] != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
@@ -250,7 +252,9 @@ def torch_cross(input, other, dim=None):
                        "\nThe default value of dim will change to agree with that of "
                        "linalg.cross in a future release.", UserWarning, stacklevel=2)
         shape = _broadcast_shape(input._data.shape, other._data.shape)
-        dim = next((i for i, size in enumerate(shape) if size == 3), -1)
+        dim = next((i for i, size in enumerate(shape) if size == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
     return cross(input, other, dim=dim)
 
 

@@ -315,8 +315,8 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False)
         return _autocast.float32(triangular_solve, input, A, upper, transpose, unitriangular)
     for name, value in (("b", input), ("A", A)):
         if value._data.ndim < 2:
-            raise RuntimeError(f"ember.triangular_solve: The input tensor {name} must have at "
-                               "least 2 dimensions.")
+            raise RuntimeError(f"ember.triangular_solve: Expected {name} to have at least 2 "
+                               f"dimensions, but it has {value._data.ndim} dimensions instead")
     check_matrix("ember.triangular_solve", A, reduced_kernel="triangular_solve_cpu")
     xp = A._device.xp
     a = xp.swapaxes(A._data, -1, -2) if transpose else A._data

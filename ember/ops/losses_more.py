@@ -14,7 +14,7 @@ from .._dtype import is_floating as _is_floating
 from .. import _dtype, _errors
 from ..autograd.grad_mode import no_grad
 from ..autograd.graph import Node
-from ._common import attach, grad_state, wrap
+from ._common import Tensor, attach, grad_state, wrap
 from ._loss_common import (MEAN, _compute, _legacy_reduction, _not_differentiable,
                            _reduce, _reduce_array, _reduction_enum, _resolve)
 from .nn_activation import logsigmoid
@@ -369,6 +369,9 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
         reduction = _legacy_reduction(size_average, reduce)
     if reduction != "none" and reduction != "mean" and reduction != "sum":
         raise ValueError(f"{reduction} is not a valid value for reduction")
+    if not isinstance(target, Tensor):   # PyTorch's op takes no number as a target
+        raise TypeError("poisson_nll_loss(): argument 'target' (position 2) must be Tensor, "
+                        f"not {type(target).__name__}")
     if log_input:
         loss = input.exp() - target * input
     else:

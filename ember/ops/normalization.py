@@ -491,6 +491,9 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     reshaped = input.contiguous().view((1, batch * channels) + shape[2:])
     params = [None if t is None else t.repeat(batch)
               for t in (weight, bias, running_mean, running_var)]
+    # running statistics of another dtype are allowed here (batch_norm's mixed-dtype rule
+    # is for weight and bias): the repeated copies work in the input's dtype
+    params[2:] = [None if t is None else t.to(input.dtype) for t in params[2:]]
     out = batch_norm(reshaped, params[2], params[3], params[0], params[1], use_input_stats,
                      momentum, eps)
     if running_mean is not None and use_input_stats:
@@ -512,6 +515,9 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     if ndim > 3 and input._data.dtype in _REDUCED:  # PyTorch pools 4-D and up with avg_pool3d
         raise NotImplementedError(_errors.not_implemented_for("avg_pool3d_out_frame",
                                                               input.dtype))
+    if not _is_floating(input._data.dtype) and input.dtype is not _dtype.int64:
+        raise NotImplementedError(_errors.not_implemented_for(
+            "avg_pool2d" if ndim == 3 else "avg_pool3d_out_frame", input.dtype))
     squares = input.mul(input)
     shape = tuple(input.shape)
     before, after = size // 2, (size - 1) // 2
@@ -521,5 +527,8 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     window = padded.narrow(1, 0, shape[1])
     for offset in range(1, size):
         window = window + padded.narrow(1, offset, shape[1])
-    div = (window / size).mul(alpha).add(k).pow(beta)
+    # an int64 input is averaged as PyTorch's integer avg_pool does: rounded toward zero
+    mean = window / size if _is_floating(window._data.dtype) else window.div(
+        size, rounding_mode="trunc")
+    div = mean.mul(alpha).add(k).pow(beta)
     return input / div

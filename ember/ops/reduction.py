@@ -133,7 +133,7 @@ def sum(input, dim=_ALL_DIMS, keepdim=False, *, dtype=None, **aliases):
     else:
         result = _summed(input, axes, keepdim, _integral_result(data, dtype), "sum")
     out = wrap(result, input._device)
-    if grad_state.enabled and input._requires_grad and _is_floating(out._data.dtype):
+    if grad_state.enabled and input._requires_grad:
         node = SumBackward0() if whole else SumBackward1()
         node.shape = data.shape
         node.axes = axes
@@ -163,7 +163,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, **aliases):
     axes = _reduce_axes(input, dim)
     result = _summed(input, axes, keepdim, _integral_result(data, dtype), "nansum")
     out = wrap(result, input._device)
-    if grad_state.enabled and input._requires_grad and _is_floating(out._data.dtype):
+    if grad_state.enabled and input._requires_grad:
         node = NansumBackward0()
         node.axes = axes
         node.keepdim = keepdim
@@ -198,6 +198,7 @@ def mean(input, dim=_ALL_DIMS, keepdim=False, *, dtype=None, **aliases):
             f"or complex dtype. Got: {_type_name(data)}"),
             "integer_reduction", operation="mean", dtype=data.dtype)
     if dtype is not None:
+        _check_mean_dtype("mean", dtype)
         data = data.astype(dtype.np_dtype, copy=False)
     axes = _reduce_axes(input, dim)
     accumulate = _ACCUMULATE.get(data.dtype)
@@ -219,6 +220,14 @@ def mean(input, dim=_ALL_DIMS, keepdim=False, *, dtype=None, **aliases):
         node.dtype = input.dtype if dtype is not None and dtype is not input.dtype else None
         attach(out, node, input)
     return out
+
+
+def _check_mean_dtype(name, dtype):
+    """A mean's explicit dtype must be floating: PyTorch checks it before the dims."""
+    if not _is_floating(dtype.np_dtype):
+        raise RuntimeError(f"{name}(): could not infer output dtype. Optional dtype must be "
+                           f"either a floating point or complex dtype. Got: "
+                           f"{dtype.tensor_type[:-6]}")
 
 
 class MeanBackward0(Node):
@@ -247,6 +256,8 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, **aliases):
     if not _is_floating(data.dtype):
         raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
                            f"but got {_type_name(data)}")
+    if dtype is not None:
+        _check_mean_dtype("nanmean", dtype)
     axes = _reduce_axes(input, dim)
     total = nansum(input, dim, keepdim, dtype=dtype)
     present = input._device.xp.isnan(data) == False  # noqa: E712
@@ -272,7 +283,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None, **aliases):
         axes = None
     result = _summed(input, axes, keepdim, _integral_result(data, dtype), "prod")
     out = wrap(result, input._device)
-    if grad_state.enabled and input._requires_grad and _is_floating(out._data.dtype):
+    if grad_state.enabled and input._requires_grad:
         node = ProdBackward0() if dim is None else ProdBackward1()
         node.axes = axes
         node.keepdim = keepdim

@@ -206,12 +206,16 @@ def pixel_unshuffle(input, downscale_factor):
                            f"but input.size(-1)={shape[-1]} is not divisible by {r}")
     lead, (c, h, w) = shape[:-3], shape[-3:]
     n = len(lead)
-    x = input._data.reshape(lead + (c, h // r, r, w // r, r))
-    x = x.transpose(tuple(range(n)) + (n, n + 2, n + 4, n + 1, n + 3))
-    result = wrap(x.reshape(lead + (c * r * r, h // r, w // r)), input._device)
+    if not input._data.size:
+        # PyTorch answers an empty input with an empty tensor of the input's own shape
+        result = wrap(input._device.xp.empty_like(input._data), input._device)
+    else:
+        x = input._data.reshape(lead + (c, h // r, r, w // r, r))
+        x = x.transpose(tuple(range(n)) + (n, n + 2, n + 4, n + 1, n + 3))
+        result = wrap(x.reshape(lead + (c * r * r, h // r, w // r)), input._device)
     if grad_state.enabled and input._requires_grad:
         node = PixelUnshuffleBackward0()
-        node.factor = r
+        node.factor = r if input._data.size else None
         attach(result, node, input)
     return result
 
@@ -220,6 +224,8 @@ class PixelUnshuffleBackward0(Node):
     __slots__ = ("factor",)
 
     def backward(self, grad):
+        if self.factor is None:   # an empty input, kept in shape: so is its (empty) gradient
+            return (grad,)
         return (pixel_shuffle(grad, self.factor),)
 
 

@@ -179,7 +179,7 @@ class DetachCopyNotImplemented(Node):
     __slots__ = ()
 
     def name(self):
-        return "torch::autograd::NotImplemented"
+        return "ember::autograd::NotImplemented"
 
     def backward(self, grad):
         raise RuntimeError("derivative for aten::detach_copy is not implemented")
