@@ -1847,7 +1847,7 @@ class Tensor:
     def histogram(self, bins, *, range=None, weight=None, density=False):
         return _searching.histogram(self, bins, range=range, weight=weight, density=density)
 
-    def repeat_interleave(self, repeats=None, dim=None, *, output_size=None):
+    def repeat_interleave(self, repeats, dim=None, *, output_size=None):
         return _combinatorics.repeat_interleave(self, repeats, dim, output_size=output_size)
 
     def take_along_dim(self, indices, dim=None):

@@ -70,9 +70,10 @@ def attach(out, node, *inputs):
 
     `edge` is written out inline: this runs once per recorded op. Only floating results
     can carry a gradient: an op asked for an integer or bool result of an input that
-    requires grad (`x.sum(dtype=ember.int64)`) raises, as PyTorch's autograd does.
+    requires grad (`x.sum(dtype=ember.int64)`) raises, as PyTorch's autograd does, save
+    for nodes whose class says `any_dtype = True` (PyTorch's in-place comparisons).
     """
-    if not _is_floating(out._data.dtype):
+    if not _is_floating(out._data.dtype) and not getattr(node, "any_dtype", False):
         raise RuntimeError("Autograd not support dtype: "
                            f"{_FROM_NUMPY[out._data.dtype].tensor_type[:-6]}")
     edges = []

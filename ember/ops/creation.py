@@ -205,7 +205,8 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, pi
 
 
 def fill_number(value, name, argument="fill_value", position=2):
-    """A Python number from a Python/NumPy scalar or a one-element tensor."""
+    """A Python number from a Python/NumPy scalar or a 0-dim tensor; PyTorch's parser takes
+    no tensor that requires grad as a Number (its gradient would be lost)."""
     if isinstance(value, (_NUMBER, _np_generic)):
         return scalar_value(value)
     if isinstance(value, Tensor) and value._data.ndim == 0 and not value._requires_grad:

@@ -403,9 +403,15 @@ def rdiv(input, other):
 
 
 # ---------------------------------------------------------------- rounded division, remainders
-def _check_divisor(b):
-    """Integer division by zero is an error in PyTorch, not a warning."""
+def _check_divisor(xp, a, b):
+    """Integer division by zero is an error in PyTorch, not a warning, once the kernel runs:
+    an empty operand (so an empty result, or a broadcast error raised next) divides nothing,
+    and operands that do not broadcast are refused as such first."""
+    if not a.size or not getattr(b, "size", 1):
+        return
     if (b == 0).any() if hasattr(b, "any") else b == 0:
+        if hasattr(b, "shape"):
+            xp.broadcast_shapes(a.shape, b.shape)   # ValueError: the caller's broadcast error
         raise RuntimeError("ZeroDivisionError")
 
 
@@ -444,7 +450,7 @@ def _divide_arrays(input, other, function, kernel, swap=False, half_number=False
     xp = device.xp
     try:
         if _CATEGORY[a.dtype] != _FLOATING:
-            _check_divisor(b)
+            _check_divisor(xp, a, b)
             return wrap(function(xp, a, b), device)
         return wrap(upcast(lambda x, y: function(xp, x, y), a, b), device)
     except ValueError:

@@ -276,6 +276,7 @@ def _inplace_compare(op, scalar_node, tensor_node):
     def recorded(input, other):
         out = op(input, other)
         if any_requires_grad(input, other):
+            out = out.to(input.dtype)   # the 0/1 in x's own dtype, as the write leaves them
             if isinstance(other, Tensor):
                 node = tensor_node()
                 node.inputs = ((input.shape, input.dtype), (other.shape, other.dtype))
@@ -293,8 +294,10 @@ def _inplace_compare(op, scalar_node, tensor_node):
 
 
 class _ComparisonBackward(Node):
-    """The 0/1 an in-place comparison wrote is flat in both operands: zeros for each."""
+    """The 0/1 an in-place comparison wrote is flat in both operands: zeros for each.
+    PyTorch records it on integer results too (`ints.lt_(floats_requiring_grad)`)."""
     __slots__ = ("inputs",)
+    any_dtype = True
 
     def backward(self, grad):
         return tuple(None if edge[0] is None else grad.new_zeros(shape, dtype=dtype)
