@@ -1,0 +1,185 @@
+"""Elementwise ufuncs on every core: a persistent pool of threads over array chunks.
+
+PyTorch runs its elementwise CPU kernels on all intra-op threads; NumPy runs a ufunc
+on one. NumPy's ufunc loops release the GIL, so the slices of one large result can
+be computed at the same time by plain Python threads, each calling the same ufunc
+on its slice with `out=`. Every element is computed by the same loop as in the
+serial call, so the result is bit for bit the serial one (reductions are never
+split: their summation order would change).
+
+Why threads over NumPy rather than numexpr or numba (bench/bench_parallel.py has the
+numbers): numexpr and numba compile their own `exp`/`log`/`tanh`, which differ from
+NumPy's SIMD loops in the last bit, and both are extra dependencies; chunking NumPy's
+own loops keeps every value, with NumPy alone.
+
+Below `THRESHOLD` elements the hand-off to a worker (a queue put and a wake-up, some
+tens of microseconds on a busy machine) costs more than the half of the work it
+saves, so small arrays take the serial call. `ember.set_num_threads(1)` makes every
+call serial. Threads do not survive `fork`: a forked child (a DataLoader worker)
+drops the parent's pool and starts its own on first use.
+"""
+import os
+import queue
+import threading
+
+from . import _settings
+from ._backend import ndarray as _ndarray, numpy as _numpy
+
+__all__ = ["THRESHOLD", "call", "run", "threads"]
+
+_NUMBERS = {int, float, complex, bool}
+# elements of the result; measured in bench/bench_parallel.py
+THRESHOLD = 1 << 18
+# "lock" guards starting workers; "busy" is held by the one caller using them (another
+# thread, or a job that itself calls `run`, computes serially instead of waiting).
+_pool = {"workers": [], "done": None, "pid": None, "lock": threading.Lock(),
+         "busy": threading.Lock()}
+
+
+def threads():
+    """How many threads an elementwise call may use (ember.get_num_threads())."""
+    return _settings.get_num_threads()
+
+
+def _work(tasks, done):
+    """A worker: run `(function, args, kwargs)` jobs until the process ends."""
+    while True:
+        function, args, kwargs = tasks.get()
+        try:
+            function(*args, **kwargs)
+        except BaseException as error:  # handed to the caller, which raises it
+            done.put(error)
+        else:
+            done.put(None)
+
+
+def _workers(count):
+    """The task queues of `count` live workers, started (or restarted after fork) here."""
+    pool = _pool
+    if pool["pid"] != os.getpid() or len(pool["workers"]) < count:
+        with pool["lock"]:
+            if pool["pid"] != os.getpid():
+                pool["workers"], pool["done"], pool["pid"] = [], queue.SimpleQueue(), os.getpid()
+            while len(pool["workers"]) < count:
+                tasks = queue.SimpleQueue()
+                threading.Thread(target=_work, args=(tasks, pool["done"]), daemon=True,
+                                 name=f"ember-elementwise-{len(pool['workers'])}").start()
+                pool["workers"].append(tasks)
+    return pool["workers"]
+
+
+def _forget_pool():
+    """In a forked child: the parent's threads are gone, and its queues and lock may be
+    held by them; start afresh."""
+    _pool["workers"], _pool["done"], _pool["pid"] = [], None, None
+    _pool["lock"], _pool["busy"] = threading.Lock(), threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pool)
+
+
+def _split_axis(shape, parts):
+    """The first axis long enough to give every thread a slice of its own, else None."""
+    for axis, length in enumerate(shape):
+        if length >= parts:
+            return axis
+    return None
+
+
+def _row_major(array):
+    """Whether the array's strides fall from the first axis to the last (broadcast and
+    length-1 axes aside): then NumPy's own result is C-contiguous, as the pool's is, so
+    the result's strides do not depend on the path taken."""
+    previous = None
+    for length, stride in zip(array.shape, array.strides):
+        if length == 1 or stride == 0:
+            continue
+        if stride < 0 or previous is not None and stride > previous:
+            return False
+        previous = stride
+    return True
+
+
+def _slicer(array, out_ndim, axis, start, stop):
+    """The part of an operand that feeds rows start:stop of `axis` of the result; a
+    number, or an operand broadcast along that axis, feeds every part whole."""
+    if array.__class__ is not _ndarray:
+        return array
+    own = axis - (out_ndim - array.ndim)
+    if own < 0 or array.shape[own] == 1:
+        return array
+    return array[(slice(None),) * own + (slice(start, stop),)]
+
+
+def call(ufunc, *args):
+    """`ufunc(*args)` for NumPy arrays, split over the pool's threads when the result has
+    at least THRESHOLD elements; the serial call otherwise."""
+    size = 0
+    for x in args:
+        if x.__class__ is _ndarray and x.size > size:
+            size = x.size
+    if size < THRESHOLD:
+        return ufunc(*args)
+    count = threads()
+    if count < 2:
+        return ufunc(*args)
+    return _chunked(ufunc, args, count)
+
+
+def _chunked(ufunc, args, count):
+    """The parallel call: the result is allocated once (dtype from a one-element call, as
+    the ufunc resolves it), then each thread fills its slab along one axis."""
+    arrays = [x for x in args if x.__class__ is _ndarray]
+    if len(arrays) + sum(x.__class__ in _NUMBERS for x in args) != len(args):
+        return ufunc(*args)  # an array subclass or another library's array: its own call
+    shape = _numpy.broadcast_shapes(*(x.shape for x in arrays))
+    axis = _split_axis(shape, count)
+    if axis is None or ufunc.__class__ is not _numpy.ufunc or ufunc.nout != 1 or not all(map(_row_major, arrays)):
+        return ufunc(*args)
+    probe = ufunc(*(x[(slice(0, 1),) * x.ndim] if x.__class__ is _ndarray else x
+                    for x in args))
+    out = _numpy.empty(shape, dtype=probe.dtype)
+    length = shape[axis]
+    step = -(-length // count)
+    index = (slice(None),) * axis
+    jobs = []
+    for start in range(0, length, step):
+        parts = tuple(_slicer(x, len(shape), axis, start, start + step) for x in args)
+        jobs.append((ufunc, parts, {"out": out[index + (slice(start, start + step),)]}))
+    run(jobs)
+    return out
+
+
+def run(jobs):
+    """Run `function(*args, **kwargs)` for each job: the first in this thread, the others
+    on the pool's workers at the same time; returns when all are done, raising the first
+    error any of them raised. While another caller holds the pool, all run here."""
+    busy = _pool["busy"]
+    if len(jobs) < 2 or not busy.acquire(blocking=False):
+        for function, args, kwargs in jobs:
+            function(*args, **kwargs)
+        return
+    try:
+        _run_parallel(jobs)
+    finally:
+        busy.release()
+
+
+def _run_parallel(jobs):
+    workers = _workers(len(jobs) - 1)
+    for worker, job in zip(workers, jobs[1:]):
+        worker.put(job)
+    error = None
+    function, args, kwargs = jobs[0]
+    try:
+        function(*args, **kwargs)
+    except BaseException as raised:
+        error = raised
+    done = _pool["done"]
+    for _ in range(len(jobs) - 1):
+        failed = done.get()
+        if failed is not None and error is None:
+            error = failed
+    if error is not None:
+        raise error
