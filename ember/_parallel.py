@@ -30,10 +30,10 @@ __all__ = ["THRESHOLD", "call", "run", "threads"]
 _NUMBERS = {int, float, complex, bool}
 # elements of the result; measured in bench/bench_parallel.py
 THRESHOLD = 1 << 18
+PIECE = 1 << 17   # elements per job when a large call is cut into more jobs than threads
 # "lock" guards starting workers; "busy" is held by the one caller using them (another
 # thread, or a job that itself calls `run`, computes serially instead of waiting).
-_pool = {"workers": [], "done": None, "pid": None, "lock": threading.Lock(),
-         "busy": threading.Lock()}
+_pool = {"workers": [], "pid": None, "lock": threading.Lock(), "busy": threading.Lock()}
 
 
 def threads():
@@ -41,37 +41,62 @@ def threads():
     return _settings.get_num_threads()
 
 
-def _work(tasks, done):
-    """A worker: run `(function, args, kwargs)` jobs until the process ends."""
+class _Batch:
+    """Jobs taken one at a time, in order, by whichever thread asks next: the caller
+    and the workers. On a busy machine a worker may wake late; the caller has then
+    taken its jobs already, so a call is never much slower than the serial one."""
+
+    __slots__ = ("jobs", "next", "left", "lock", "finished", "error")
+
+    def __init__(self, jobs):
+        self.jobs, self.next, self.left = jobs, 0, len(jobs)
+        self.lock, self.finished, self.error = threading.Lock(), threading.Event(), None
+
+    def drain(self):
+        jobs, lock = self.jobs, self.lock
+        while True:
+            with lock:
+                index = self.next
+                if index >= len(jobs):
+                    return
+                self.next = index + 1
+            function, args, kwargs = jobs[index]
+            try:
+                function(*args, **kwargs)
+            except BaseException as error:  # handed to the caller, which raises it
+                if self.error is None:
+                    self.error = error
+            with lock:
+                self.left -= 1
+                if self.left == 0:
+                    self.finished.set()
+
+
+def _work(batches):
+    """A worker: help with each batch it is handed, until the process ends."""
     while True:
-        function, args, kwargs = tasks.get()
-        try:
-            function(*args, **kwargs)
-        except BaseException as error:  # handed to the caller, which raises it
-            done.put(error)
-        else:
-            done.put(None)
+        batches.get().drain()
 
 
 def _workers(count):
-    """The task queues of `count` live workers, started (or restarted after fork) here."""
+    """The queues of `count` live workers, started (or restarted after fork) here."""
     pool = _pool
     if pool["pid"] != os.getpid() or len(pool["workers"]) < count:
         with pool["lock"]:
             if pool["pid"] != os.getpid():
-                pool["workers"], pool["done"], pool["pid"] = [], queue.SimpleQueue(), os.getpid()
+                pool["workers"], pool["pid"] = [], os.getpid()
             while len(pool["workers"]) < count:
-                tasks = queue.SimpleQueue()
-                threading.Thread(target=_work, args=(tasks, pool["done"]), daemon=True,
+                batches = queue.SimpleQueue()
+                threading.Thread(target=_work, args=(batches,), daemon=True,
                                  name=f"ember-elementwise-{len(pool['workers'])}").start()
-                pool["workers"].append(tasks)
+                pool["workers"].append(batches)
     return pool["workers"]
 
 
 def _forget_pool():
     """In a forked child: the parent's threads are gone, and its queues and lock may be
     held by them; start afresh."""
-    _pool["workers"], _pool["done"], _pool["pid"] = [], None, None
+    _pool["workers"], _pool["pid"] = [], None
     _pool["lock"], _pool["busy"] = threading.Lock(), threading.Lock()
 
 
@@ -141,45 +166,37 @@ def _chunked(ufunc, args, count):
                     for x in args))
     out = _numpy.empty(shape, dtype=probe.dtype)
     length = shape[axis]
-    step = -(-length // count)
+    size = out.size
+    parts = max(count, min(4 * count, size // PIECE))
+    step = -(-length // parts)
     index = (slice(None),) * axis
     jobs = []
     for start in range(0, length, step):
         parts = tuple(_slicer(x, len(shape), axis, start, start + step) for x in args)
         jobs.append((ufunc, parts, {"out": out[index + (slice(start, start + step),)]}))
-    run(jobs)
+    run(jobs, count - 1)
     return out
 
 
-def run(jobs):
-    """Run `function(*args, **kwargs)` for each job: the first in this thread, the others
-    on the pool's workers at the same time; returns when all are done, raising the first
-    error any of them raised. While another caller holds the pool, all run here."""
+def run(jobs, helpers=None):
+    """Run `function(*args, **kwargs)` for each job, on this thread and up to `helpers`
+    workers (threads() - 1 by default) at once; returns when all are done, raising the
+    first error any of them raised. While another caller holds the pool, all run here."""
+    if helpers is None:
+        helpers = threads() - 1
+    helpers = min(helpers, len(jobs) - 1)
     busy = _pool["busy"]
-    if len(jobs) < 2 or not busy.acquire(blocking=False):
+    if helpers < 1 or not busy.acquire(blocking=False):
         for function, args, kwargs in jobs:
             function(*args, **kwargs)
         return
     try:
-        _run_parallel(jobs)
+        batch = _Batch(jobs)
+        for worker in _workers(helpers)[:helpers]:
+            worker.put(batch)
+        batch.drain()
+        batch.finished.wait()
     finally:
         busy.release()
-
-
-def _run_parallel(jobs):
-    workers = _workers(len(jobs) - 1)
-    for worker, job in zip(workers, jobs[1:]):
-        worker.put(job)
-    error = None
-    function, args, kwargs = jobs[0]
-    try:
-        function(*args, **kwargs)
-    except BaseException as raised:
-        error = raised
-    done = _pool["done"]
-    for _ in range(len(jobs) - 1):
-        failed = done.get()
-        if failed is not None and error is None:
-            error = failed
-    if error is not None:
-        raise error
+    if batch.error is not None:
+        raise batch.error

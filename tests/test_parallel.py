@@ -27,9 +27,9 @@ def three_threads(monkeypatch):
 def counted(monkeypatch):
     """How many times the pool ran jobs in parallel."""
     calls = []
-    original = _parallel._run_parallel
-    monkeypatch.setattr(_parallel, "_run_parallel",
-                        lambda jobs: (calls.append(len(jobs)), original(jobs)))
+    original = _parallel._Batch
+    monkeypatch.setattr(_parallel, "_Batch", lambda jobs: (calls.append(len(jobs)),
+                                                          original(jobs))[1])
     return calls
 
 
@@ -58,7 +58,7 @@ def test_chunked_equals_serial(rng, three_threads, counted):
         assert got.strides == expected.strides
         np.testing.assert_array_equal(got, expected)
         assert np.array_equal(got.view(np.uint8), expected.view(np.uint8))  # nan bits too
-    assert len(counted) == len(_operands(rng)) and set(counted) == {3}
+    assert len(counted) == len(_operands(rng)) and min(counted) >= 3
 
 
 def test_small_or_column_major_stays_serial(rng, three_threads, counted):

@@ -17,13 +17,15 @@ each state tensor still the view made here (a loaded state dict, a parameter add
 later, a gradient that went missing, a rebound `param.data` all fall back to the
 per-parameter path), equal step counts, and every parameter passing `_kernels.fast`.
 """
+import threading
+
 from .. import _parallel
 from ..ops._common import wrap
 from . import _kernels
 
 __all__ = []
 
-BLOCK = 1 << 15        # elements per block: ~6 live blocks of float32 fit a 2 MiB L2
+BLOCK = 1 << 15        # elements per block (a job): ~6 live blocks of float32 fit a 2 MiB L2
 PARALLEL = 1 << 16     # elements from which the blocks are shared out to the pool
 _MOMENTS = ("exp_avg", "exp_avg_sq", "max_exp_avg_sq")
 
@@ -119,13 +121,9 @@ def step(flat, params, grads, states, beta1, beta2, lr, weight_decay, eps, maxim
                1 - lr * weight_decay if weight_decay != 0 and decoupled_weight_decay else None)
     sources = [g._data.reshape(-1) for g in grads]
     targets = [d.reshape(-1) for d in flat.datas]
-    blocks = flat.pieces
-    threads = _parallel.threads() if flat.size >= PARALLEL else 1
-    runs = min(threads, len(blocks))
-    share = -(-len(blocks) // runs)
-    jobs = [(_run_blocks, (xp, dtype, flat.buffers, blocks[i:i + share], sources, targets,
-                           scalars), {}) for i in range(0, len(blocks), share)]
-    _parallel.run(jobs)
+    shared = (xp, dtype, flat.buffers, sources, targets, scalars)
+    jobs = [(_run_block, block + shared, {}) for block in flat.pieces]
+    _parallel.run(jobs, None if flat.size >= PARALLEL else 0)
     _bump(params, states, weight_decay, decoupled_weight_decay, amsgrad)
 
 
@@ -139,44 +137,57 @@ def _bump(params, states, weight_decay, decoupled_weight_decay, amsgrad):
             _kernels.bump(state["max_exp_avg_sq"])
 
 
-def _run_blocks(xp, dtype, buffers, blocks, sources, targets, scalars):
-    """One thread's share: the whole update, block after block, with its own scratch."""
+_scratch = threading.local()
+
+
+def _scratch_for(xp, dtype):
+    """This thread's three block-sized scratch arrays (kept between steps)."""
+    arrays = getattr(_scratch, "arrays", None)
+    if arrays is None or arrays[0].dtype != dtype or arrays[0].size < BLOCK:
+        arrays = _scratch.arrays = [xp.empty(BLOCK, dtype=dtype) for _ in range(3)]
+    return arrays
+
+
+def _run_block(start, stop, pieces, xp, dtype, buffers, sources, targets, scalars):
+    """The whole update on one block of the flat buffers, with this thread's scratch."""
     (weight1, beta2, weight2, bias_correction2_sqrt, eps, step_value, maximize,
      weight_decay, decay) = scalars
-    size = blocks[0][1] - blocks[0][0]
-    g_all, tmp_all, denom_all = (xp.empty(size, dtype=dtype) for _ in range(3))
-    for start, stop, pieces in blocks:
-        n = stop - start
-        g, tmp, denom = g_all[:n], tmp_all[:n], denom_all[:n]
-        m = buffers[0][start:stop]
-        v = buffers[1][start:stop]
+    g_all, tmp_all, denom_all = _scratch_for(xp, dtype)
+    n = stop - start
+    g, tmp, denom = g_all[:n], tmp_all[:n], denom_all[:n]
+    m = buffers[0][start:stop]
+    v = buffers[1][start:stop]
+    if len(pieces) == 1 and not maximize and weight_decay == 0:
+        i, lo, hi = pieces[0]
+        g = sources[i][lo:hi]   # read only: no need to gather
+    else:
         at = 0
         for i, lo, hi in pieces:
             g[at:at + hi - lo] = sources[i][lo:hi]
             at += hi - lo
-        if maximize:
-            xp.negative(g, out=g)
-        if weight_decay != 0:  # grad.add(param, alpha=weight_decay): (wd * param) + grad
-            at = 0
-            for i, lo, hi in pieces:
-                xp.multiply(targets[i][lo:hi], weight_decay, out=tmp[at:at + hi - lo])
-                at += hi - lo
-            xp.add(tmp, g, out=g)
-        _kernels.lerp_(xp, m, g, weight1, tmp)
-        v *= beta2
-        _kernels.addcmul_(xp, v, g, g, weight2, tmp)
-        if len(buffers) == 3:
-            xp.maximum(buffers[2][start:stop], v, out=buffers[2][start:stop])
-            v = buffers[2][start:stop]
-        xp.sqrt(v, out=denom)
-        denom /= bias_correction2_sqrt
-        denom += eps
-        xp.multiply(m, step_value, out=tmp)
-        tmp /= denom
+    if maximize:
+        xp.negative(g, out=g)
+    if weight_decay != 0:  # grad.add(param, alpha=weight_decay): (wd * param) + grad
         at = 0
         for i, lo, hi in pieces:
-            target = targets[i][lo:hi]
-            if decay is not None:
-                target *= decay
-            target += tmp[at:at + hi - lo]
+            xp.multiply(targets[i][lo:hi], weight_decay, out=tmp[at:at + hi - lo])
             at += hi - lo
+        xp.add(tmp, g, out=g)
+    _kernels.lerp_(xp, m, g, weight1, tmp)
+    v *= beta2
+    _kernels.addcmul_(xp, v, g, g, weight2, tmp)
+    if len(buffers) == 3:
+        xp.maximum(buffers[2][start:stop], v, out=buffers[2][start:stop])
+        v = buffers[2][start:stop]
+    xp.sqrt(v, out=denom)
+    denom /= bias_correction2_sqrt
+    denom += eps
+    xp.multiply(m, step_value, out=tmp)
+    tmp /= denom
+    at = 0
+    for i, lo, hi in pieces:
+        target = targets[i][lo:hi]
+        if decay is not None:
+            target *= decay
+        target += tmp[at:at + hi - lo]
+        at += hi - lo
