@@ -14,8 +14,10 @@ own loops keeps every value, with NumPy alone.
 
 Below `THRESHOLD` elements the hand-off to a worker (a queue put and a wake-up, some
 tens of microseconds on a busy machine) costs more than the half of the work it
-saves, so small arrays take the serial call. `ember.set_num_threads(1)` makes every
-call serial. Threads do not survive `fork`: a forked child (a DataLoader worker)
+saves, so small arrays take the serial call. A large call is cut into a few more
+jobs than threads, and the caller takes jobs too, so a worker that wakes late (an
+oversubscribed machine) leaves its share to the caller instead of stalling it.
+`ember.set_num_threads(1)` makes every call serial. Threads do not survive `fork`: a forked child (a DataLoader worker)
 drops the parent's pool and starts its own on first use.
 """
 import os
@@ -160,7 +162,8 @@ def _chunked(ufunc, args, count):
         return ufunc(*args)  # an array subclass or another library's array: its own call
     shape = _numpy.broadcast_shapes(*(x.shape for x in arrays))
     axis = _split_axis(shape, count)
-    if axis is None or ufunc.__class__ is not _numpy.ufunc or ufunc.nout != 1 or not all(map(_row_major, arrays)):
+    if (axis is None or ufunc.__class__ is not _numpy.ufunc or ufunc.nout != 1
+            or not all(map(_row_major, arrays))):
         return ufunc(*args)
     probe = ufunc(*(x[(slice(0, 1),) * x.ndim] if x.__class__ is _ndarray else x
                     for x in args))
@@ -172,8 +175,8 @@ def _chunked(ufunc, args, count):
     index = (slice(None),) * axis
     jobs = []
     for start in range(0, length, step):
-        parts = tuple(_slicer(x, len(shape), axis, start, start + step) for x in args)
-        jobs.append((ufunc, parts, {"out": out[index + (slice(start, start + step),)]}))
+        slabs = tuple(_slicer(x, len(shape), axis, start, start + step) for x in args)
+        jobs.append((ufunc, slabs, {"out": out[index + (slice(start, start + step),)]}))
     run(jobs, count - 1)
     return out
 
