@@ -17,8 +17,9 @@ tens of microseconds on a busy machine) costs more than the half of the work it
 saves, so small arrays take the serial call. A large call is cut into a few more
 jobs than threads, and the caller takes jobs too, so a worker that wakes late (an
 oversubscribed machine) leaves its share to the caller instead of stalling it.
-`ember.set_num_threads(1)` makes every call serial. Threads do not survive `fork`: a forked child (a DataLoader worker)
-drops the parent's pool and starts its own on first use.
+`ember.set_num_threads(1)` makes every call serial. Threads do not survive `fork`: a
+forked child (a DataLoader worker) drops the parent's pool and starts its own on first
+use.
 """
 import os
 import queue
