@@ -201,7 +201,7 @@ def test_flat_adam_falls_back_after_load_state_dict(three_threads, monkeypatch):
 
 
 def test_flat_adam_matches_torch(torch, monkeypatch):
-    """The same trajectory as torch's Adam to rounding, as tests/test_optim*.py check."""
+    """The same trajectory as torch's AdamW to rounding (1-2 ulp on ~4% of elements)."""
     monkeypatch.setattr(_flat, "BLOCK", 4099)
     rng = np.random.default_rng(1)
     values = [rng.standard_normal(s).astype(np.float32) for s in SHAPES]
@@ -218,4 +218,4 @@ def test_flat_adam_matches_torch(torch, monkeypatch):
             assert opt._flat_moments    # the flat path ran
         results.append([p.detach().numpy() for p in params])
     for got, want in zip(*results):
-        np.testing.assert_allclose(got, want, rtol=0, atol=2e-6)
+        np.testing.assert_allclose(got, want, rtol=0, atol=5e-7)   # measured 2.4e-7
