@@ -25,7 +25,7 @@ from . import _kernels
 
 __all__ = []
 
-BLOCK = 1 << 15        # elements per block (a job): ~6 live blocks of float32 fit a 2 MiB L2
+BLOCK = 1 << 16        # elements per block (a job): ~6 live float32 blocks fit a 2 MiB L2
 PARALLEL = 1 << 16     # elements from which the blocks are shared out to the pool
 _MOMENTS = ("exp_avg", "exp_avg_sq", "max_exp_avg_sq")
 
