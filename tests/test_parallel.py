@@ -106,6 +106,7 @@ def test_ops_and_backward_match_serial(rng, three_threads, monkeypatch):
     def run():
         a, b, c = (ember.tensor(x, requires_grad=True) for x in data)
         out = ((a * b + c) / (b - 3)).exp().sigmoid() * 0.5
+        out = ember.sub(ember.add(out, a, alpha=0.3), c, alpha=1.7).tanh()
         out.sum().backward()
         return [out.detach().numpy()] + [t.grad.numpy() for t in (a, b, c)]
 

@@ -103,6 +103,8 @@ def _fused_add(a, b, alpha, xp, negate=False):
     if xp is not _numpy or a.size > _FUSED_LIMIT:
         # Large tensors keep NumPy's speed (at most 1 ulp from PyTorch); the GPU has no
         # extended precision.
+        if xp is _numpy and a.size >= _PARALLEL:
+            return _parallel.call(_add, a, _parallel.call(_multiply, b, alpha))
         return a + b * alpha
     result = xp.asarray(a, dtype=wide) + xp.asarray(b, dtype=wide) * alpha
     return result.astype(a.dtype)
