@@ -17,9 +17,10 @@ tens of microseconds on a busy machine) costs more than the half of the work it
 saves, so small arrays take the serial call. A large call is cut into a few more
 jobs than threads, and the caller takes jobs too, so a worker that wakes late (an
 oversubscribed machine) leaves its share to the caller instead of stalling it.
-`ember.set_num_threads(1)` makes every call serial. Threads do not survive `fork`: a
-forked child (a DataLoader worker) drops the parent's pool and starts its own on first
-use.
+`ember.set_num_threads(1)` makes every call serial, and so does an oversubscribed
+machine (`LOADED`), where every wait for a worker or for the GIL costs a time slice.
+Threads do not survive `fork`: a forked child (a DataLoader worker) drops the parent's
+pool and starts its own on first use.
 """
 import os
 import queue
@@ -33,6 +34,11 @@ __all__ = ["THRESHOLD", "call", "run", "threads"]
 _NUMBERS = {int, float, complex, bool}
 # elements of the result; measured in bench/bench_parallel.py
 THRESHOLD = 1 << 18
+# Runnable tasks per core above which threads only wait: each hand-off to a worker, and
+# each return of the GIL, then waits for a time slice (bench/bench_parallel.py at a load
+# of 20 on 2 cores: a pooled 1M-element multiply took 27x the serial one).
+LOADED = 1.5
+_CORES = os.cpu_count() or 1
 PIECE = 1 << 17   # elements per job when a large call is cut into more jobs than threads
 # "lock" guards starting workers; "busy" is held by the one caller using them (another
 # thread, or a job that itself calls `run`, computes serially instead of waiting).
@@ -40,8 +46,20 @@ _pool = {"workers": [], "pid": None, "lock": threading.Lock(), "busy": threading
 
 
 def threads():
-    """How many threads an elementwise call may use (ember.get_num_threads())."""
-    return _settings.get_num_threads()
+    """How many threads an elementwise call may use: ember.get_num_threads(), or one
+    while the machine is oversubscribed (see LOADED)."""
+    count = _settings.get_num_threads()
+    if count > 1 and _loaded():
+        return 1
+    return count
+
+
+def _loaded():
+    """Whether the 1-minute load average exceeds LOADED runnable tasks per core."""
+    try:
+        return os.getloadavg()[0] > LOADED * _CORES
+    except (AttributeError, OSError):  # no load average on this platform
+        return False
 
 
 class _Batch:

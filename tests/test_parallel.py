@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import ember
-from ember import _parallel
+from ember import _parallel, _settings
 from ember.optim import _flat
 
 BIG = _parallel.THRESHOLD + 7   # odd, so the slabs are uneven
@@ -84,7 +84,8 @@ def test_errors_reach_the_caller(three_threads):
     np.testing.assert_array_equal(_parallel.call(np.add, a, a), a + a)
 
 
-def test_set_num_threads_one_is_serial(rng, counted):
+def test_set_num_threads_one_is_serial(rng, counted, monkeypatch):
+    monkeypatch.setattr(_parallel, "LOADED", float("inf"))   # however busy the machine
     before = ember.get_num_threads()
     a = ember.tensor(rng.standard_normal(BIG).astype(np.float32))
     try:
@@ -97,6 +98,15 @@ def test_set_num_threads_one_is_serial(rng, counted):
     finally:
         ember.set_num_threads(before)
     assert np.array_equal(serial.numpy(), parallel.numpy())
+
+
+def test_oversubscribed_machine_is_serial(rng, counted, monkeypatch):
+    monkeypatch.setattr(_parallel, "LOADED", -1.0)
+    monkeypatch.setattr(_settings, "get_num_threads", lambda: 3)
+    assert _parallel.threads() == 1
+    a = rng.standard_normal(BIG).astype(np.float32)
+    np.testing.assert_array_equal(_parallel.call(np.exp, a), np.exp(a))
+    assert counted == []
 
 
 def test_ops_and_backward_match_serial(rng, three_threads, monkeypatch):
