@@ -97,6 +97,8 @@ WORKLOADS = {
                lambda: paired(resnet_block, 16, np.random.default_rng(0), (64, 16, 16)), 7, 2),
     "lstm_lm": ("word LSTM LM training step (2x200, seq 35, batch 20)", lm_pair, 9, 2),
     "adam": ("Adam step over the MLP's parameters", lambda: optimizer_steps("Adam", {}), 15, 50),
+    "adamw": ("AdamW step over the MLP's parameters", lambda: optimizer_steps("AdamW", {}),
+              15, 50),
     "gpt": ("GPT training step (4 blocks, 128 wide, context 64, batch 16, AdamW)", gpt_pair,
             7, 2),
     "transformer_ops": ("transformer ops at the GPT step's shapes, each once fwd+bwd "

@@ -11,7 +11,7 @@ pointwise_select, pointwise_logic) and are re-exported from here, so that
 `ember.ops.pointwise` is the one door Tensor methods and `ember.xxx` go through.
 """
 from .._dtype import is_floating as _is_floating
-from .. import _backend, _dtype
+from .. import _backend, _dtype, _parallel
 from ..autograd.graph import Node
 from ._limited_uint import LIMITED as _LIMITED, refusal as _refusal
 from ._common import (Tensor, any_requires_grad, attach, binary, float_operand, grad_state,
@@ -50,6 +50,8 @@ _BOOL_SUB_BOTH = ("Subtraction, the `-` operator, with two bool tensors is not s
 _numpy = _backend.numpy
 _LONGDOUBLE = _numpy.dtype(_numpy.longdouble)
 _FLOAT32 = _numpy.float32
+_PARALLEL = _parallel.THRESHOLD  # elements from which a ufunc runs on all threads
+_add, _subtract, _multiply = _numpy.add, _numpy.subtract, _numpy.multiply
 _FUSED_LIMIT = 1 << 16  # elements; as pointwise_math's float64 path for small tensors
 # float16/bfloat16 keep the plain formula: PyTorch's half kernel matches neither form.
 _WIDER = {_dtype.float32.np_dtype: _dtype.float64.np_dtype,
@@ -101,6 +103,8 @@ def _fused_add(a, b, alpha, xp, negate=False):
     if xp is not _numpy or a.size > _FUSED_LIMIT:
         # Large tensors keep NumPy's speed (at most 1 ulp from PyTorch); the GPU has no
         # extended precision.
+        if xp is _numpy and a.size >= _PARALLEL:
+            return _parallel.call(_add, a, _parallel.call(_multiply, b, alpha))
         return a + b * alpha
     result = xp.asarray(a, dtype=wide) + xp.asarray(b, dtype=wide) * alpha
     return result.astype(a.dtype)
@@ -148,7 +152,7 @@ def add(input, other, *, alpha=1):
         raise _refusal("add_stub", a.dtype)
     try:
         if alpha.__class__ is int and alpha == 1:
-            result = a + b
+            result = a + b if a.size < _PARALLEL else _parallel.call(_add, a, b)
         elif a.dtype in _WIDER:
             result = _fused_add(a, b, alpha, device.xp)
         else:
@@ -206,7 +210,7 @@ def sub(input, other, *, alpha=1):
         raise _refusal("add_stub", a.dtype)
     try:
         if alpha.__class__ is int and alpha == 1:
-            result = a - b
+            result = a - b if a.size < _PARALLEL else _parallel.call(_subtract, a, b)
         elif a.dtype in _WIDER:
             result = _fused_add(a, b, alpha, device.xp, negate=True)
         else:
@@ -290,8 +294,10 @@ def mul(input, other):
     try:
         if a.dtype in _REDUCED and other.__class__ is not Tensor and b.__class__ is not bool:
             result = _reduced_by_scalar(_numpy.multiply, a, b)
-        else:
+        elif a.size < _PARALLEL:
             result = a * b
+        else:
+            result = _parallel.call(_multiply, a, b)
     except ValueError:
         raise broadcast_error(a, b) from None
     out_t = wrap(result, device)
@@ -321,7 +327,9 @@ class MulBackward0(Node):
         if other is None:
             scalar = self.other_scalar
             if scalar.__class__ is float and plain(grad):  # grad * scalar, one NumPy call
-                return make_tensor(grad._data * scalar, grad._device), None
+                g = grad._data
+                g = g * scalar if g.size < _PARALLEL else _parallel.call(_multiply, g, scalar)
+                return make_tensor(g, grad._device), None
             return grad * scalar, None
         grad_a = sum_to_shape(grad * other, shape_a) if self.needs_input_grad(0) else None
         grad_b = sum_to_shape(grad * input, shape_b) if self.needs_input_grad(1) else None
@@ -351,8 +359,10 @@ def div(input, other, *, rounding_mode=_NO_MODE):
     try:
         if a.dtype in _REDUCED and not isinstance(other, Tensor):
             result = _reduced_by_scalar(_numpy.true_divide, a, b)
-        else:
+        elif a.size < _PARALLEL:
             result = a / b
+        else:
+            result = _parallel.call(_numpy.true_divide, a, b)
     except ValueError:
         raise broadcast_error(a, b) from None
     out_t = wrap(result, device)

@@ -7,7 +7,7 @@ written with ember ops so that double backward works.
 """
 import math
 
-from .. import _dtype
+from .. import _dtype, _parallel
 from ..autograd.graph import Node
 from . import _erf
 from ._common import attach, float_operand, grad_state, inplace, wrap
@@ -38,6 +38,7 @@ _HALF_SQRT_PI = 0.5 * math.sqrt(math.pi)
 _PRECISE_LIMIT = 1 << 16
 _FLOAT32 = _dtype.float32.np_dtype
 _FLOAT64 = _dtype.float64.np_dtype
+_PARALLEL = _parallel.THRESHOLD  # elements from which a ufunc runs on all threads
 
 
 def _unary(input, function, node_class, save, precise=False):
@@ -49,8 +50,10 @@ def _unary(input, function, node_class, save, precise=False):
                         f"must be Tensor, not {type(input).__name__}") from None
     if precise and a.dtype == _FLOAT32 and a.size <= _PRECISE_LIMIT:
         result = function(a.astype(_FLOAT64)).astype(_FLOAT32)
-    else:
+    elif a.size < _PARALLEL:
         result = function(a)
+    else:
+        result = _parallel.call(function, a)
     out = wrap(result, input._device)
     if grad_state.enabled and input._requires_grad:
         node = node_class()

@@ -14,7 +14,8 @@ kernels (`_adam_arrays`, the hot path; see `_kernels`).
 from .._tensor import Tensor
 from ..ops.creation import zeros_like
 from ..ops.pointwise import maximum
-from . import _checks, _kernels
+from ..autograd.grad_mode import state as _grad_state
+from . import _checks, _flat, _kernels
 from .optimizer import (Optimizer, _check_capturable, _check_fused_flags, _check_fused_param,
                         _get_value, _to_scalar, _use_grad_for_differentiable)
 
@@ -91,7 +92,9 @@ class Adam(Optimizer):
     def step(self, closure=None):
         """Perform a single optimization step; returns the closure's loss if one is given."""
         loss = self._closure_loss(closure)
-        for group in self.param_groups:
+        for index, group in enumerate(self.param_groups):
+            if self._flat_step(index, group):
+                continue
             beta1, beta2 = group["betas"]
             adam(*self._gather(group), amsgrad=group["amsgrad"], beta1=beta1, beta2=beta2,
                  lr=group["lr"], weight_decay=group["weight_decay"], eps=group["eps"],
@@ -99,6 +102,34 @@ class Adam(Optimizer):
                  differentiable=group["differentiable"],
                  decoupled_weight_decay=group["decoupled_weight_decay"])
         return loss
+
+
+    def _flat_step(self, index, group):
+        """The group's step over flat moment buffers (`_flat`), when its layout and
+        settings allow; False leaves the step to `adam`."""
+        lr, weight_decay = group["lr"], group["weight_decay"]
+        beta1, beta2 = map(_to_scalar, group["betas"])
+        if (_grad_state.enabled or group["capturable"] or group["differentiable"]
+                or group["fused"] or isinstance(lr, Tensor) or isinstance(weight_decay, Tensor)
+                or isinstance(beta1, Tensor) or isinstance(beta2, Tensor)):
+            return False
+        amsgrad = group["amsgrad"]
+        params = [p for p in group["params"] if p.grad is not None]
+        grads = [p.grad for p in params]
+        states = [self.state[p] for p in params]
+        layouts = self.__dict__.setdefault("_flat_moments", {})
+        flat = layouts.get(index)
+        if flat is None or not flat.intact(params, grads, states, amsgrad):
+            flat = _flat.new(params, states, amsgrad)
+            if flat is None:
+                return False
+            for param, state in zip(params, states):
+                self._fill_state(state, param, group)
+            flat.fill(states)
+            layouts[index] = flat
+        _flat.step(flat, params, grads, states, beta1, beta2, lr, weight_decay, group["eps"],
+                   group["maximize"], group["decoupled_weight_decay"], amsgrad)
+        return True
 
 
 # What a checkpoint from an older PyTorch may lack, and the value it then means.
