@@ -15,7 +15,8 @@ from .._meta import meta_array as _meta_array
 from .._random import (Generator, default_generator, get_rng_state, in_memory_order,
                        initial_seed, manual_seed, seed, set_rng_state)
 from ..autograd.graph import Node
-from ._common import Tensor, attach, check_no_overlap, grad_state, inplace, make_tensor
+from ._common import (Tensor, attach, check_leaf_write, check_no_overlap, grad_state, inplace,
+                      make_tensor)
 from ._data import LIMITS, check_out
 from ._elementwise import NotImplementedBackward
 from .creation import _C_TYPE_NAMES, empty_like, finish, size_arg, to_device, zeros
@@ -422,6 +423,7 @@ def _sample_(self, draw, node_type, *inputs, operands=()):
 
 def uniform_(self, from_=0, to=1, *, generator=None):
     """Fill with samples uniform in [from_, to)."""
+    check_leaf_write(self)
     _require_floating(self.dtype, "check_uniform_bounds")
     from_, to = float(from_), float(to)
     limit = LIMITS[self.dtype][1]
@@ -448,6 +450,7 @@ class UniformBackward0(_ZeroGradient):
 
 def normal_(self, mean=0, std=1, *, generator=None):
     """Fill with normal samples."""
+    check_leaf_write(self)
     _check_std(std)
     if self._data.size == 0:    # PyTorch returns before its kernel checks the dtype
         return self
@@ -475,6 +478,7 @@ def random_(self, *args, generator=None, **kwargs):
                         " * (int from, int to, *, ember.Generator generator = None)\n"
                         " * (int to, *, ember.Generator generator = None)\n")
     node_type = (RandomBackward2, RandomBackward1, RandomBackward0)[len(args)]
+    check_leaf_write(self)
     gen = _resolve_generator(generator)
     if not args:
         # random_(): the dtype's whole exact range, 64-bit draws only for int64 and double.
@@ -526,6 +530,7 @@ def _overlap_checked_empty(self):
 
 def exponential_(self, lambd=1, *, generator=None):
     """Fill with Exponential(lambd) samples."""
+    check_leaf_write(self)
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_fmt(lambd)}")
     if _overlap_checked_empty(self):
@@ -546,6 +551,7 @@ class ExponentialBackward0(_ZeroGradient):
 
 def geometric_(self, p, *, generator=None):
     """Fill with the number of Bernoulli(p) trials up to the first success."""
+    check_leaf_write(self)
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_fmt(p)}")
     if _overlap_checked_empty(self):
@@ -564,6 +570,7 @@ class GeometricBackward0(_ZeroGradient):
 
 def log_normal_(self, mean=1, std=2, *, generator=None):
     """Fill with exp(Normal(mean, std)) samples."""
+    check_leaf_write(self)
     if not std > 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_fmt(std)}")
     if _overlap_checked_empty(self):
@@ -582,6 +589,7 @@ class LogNormalBackward0(_ZeroGradient):
 
 def cauchy_(self, median=0, sigma=1, *, generator=None):
     """Fill with Cauchy(median, sigma) samples."""
+    check_leaf_write(self)
     if not sigma > 0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_fmt(sigma)}")
     if self.dtype.category != _FLOATING:
@@ -601,6 +609,7 @@ class CauchyBackward0(_ZeroGradient):
 
 def bernoulli_(self, p=0.5, *, generator=None):
     """Fill with 0/1 samples: probability `p`, a number or a tensor broadcast to self."""
+    check_leaf_write(self)
     gen = _resolve_generator(generator)
     shape = self.shape
     if isinstance(p, Tensor):
