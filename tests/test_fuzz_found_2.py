@@ -74,3 +74,33 @@ def test_sampler_refuses_a_leaf_before_checking_its_arguments(torch, name, args,
 def test_int_past_64_bits_refused_before_the_leaf_rule(torch, name, value):
     """PyTorch's argument parser converts the number before autograd sees the tensor."""
     assert_same_error(lambda lib: getattr(lib.ones(2, requires_grad=True), name)(value))
+
+
+# ---------------------------------------------------------------- in-place comparisons record
+@pytest.mark.parametrize("name", ["eq_", "ne_", "lt_", "le_", "gt_", "ge_", "less_",
+                                  "greater_", "less_equal_", "greater_equal_", "not_equal_"])
+@pytest.mark.parametrize("other", ["number", "tensor"])
+def test_inplace_comparison_records_a_zero_gradient_node(torch, name, other):
+    """`x.gt_(y)` has a node (GtBackward0 for a number, GtBackward1 for a tensor) where `gt`
+    has none; its gradient is zero for both inputs."""
+    def call(lib):
+        leaf = lib.tensor([0.5, 1.5, -2.0], requires_grad=True)
+        y = lib.tensor([1.0], requires_grad=True)
+        x = leaf * 1
+        out = getattr(x, name)(1.0 if other == "number" else y)
+        assert out is x
+        out.sum().backward()
+        return (out.grad_fn.name(), out.requires_grad, leaf.grad,
+                y.grad if other == "tensor" else None)
+    assert_same_outcome(call)
+    assert_same_outcome(lambda lib: call(lib)[2])
+
+
+@pytest.mark.parametrize("dtype", ["float64", "int64"])
+def test_inplace_comparison_with_an_operand_that_requires_grad(torch, dtype):
+    """A plain x compared in place with a y that requires grad takes a node, integer x too."""
+    def call(lib):
+        x = lib.zeros(2, 3, dtype=getattr(lib, dtype))
+        out = x.gt_(lib.ones(3, dtype=lib.float64, requires_grad=True))
+        return out.requires_grad, out.grad_fn.name()
+    assert_same_outcome(call)

@@ -1,13 +1,15 @@
 """Elementwise comparisons, logical and bitwise ops, and value tests (isnan, isclose...).
 
-None of these is differentiable: their outputs are bool or integer, so they never
-record a node. Comparisons promote both sides to PyTorch's common dtype first
+None of these is differentiable: their outputs are bool or integer, so they record no
+node; only the in-place comparisons do, as PyTorch's, with a zero gradient. Comparisons promote both sides to PyTorch's common dtype first
 (`uint8_tensor == -1` compares against 255, as PyTorch does).
 """
 from .._dtype import is_floating as _is_floating
 from .. import _dtype, _errors
 from ._limited_uint import LIMITED as _LIMITED, refusal as _refusal
-from ._common import binary, grad_state, inplace, wrap
+from ..autograd.graph import Node
+from ._common import Tensor, attach, binary, grad_state, inplace, wrap
+from .creation import zeros
 from ._elementwise import broadcast_error, dtype_of, require_tensor, unsupported
 
 __all__ = ["eq", "ne", "lt", "le", "gt", "ge", "not_equal", "less", "less_equal", "greater",
@@ -268,11 +270,90 @@ def bitwise_not_(input):
     return inplace(input, bitwise_not)
 
 
-def _inplace_compare(op):
+def _inplace_compare(op, nodes):
+    """`x.gt_(other)`: unlike `gt`, PyTorch records the in-place form (GtBackward0 for a
+    number, GtBackward1 for a tensor) whenever x or other requires grad, even when x is
+    an integer tensor; its gradient is zero for each input."""
+    def recorded(source, other):
+        out = op(source, other)
+        tensor_other = isinstance(other, Tensor)
+        if grad_state.enabled and (source._requires_grad or tensor_other
+                                   and other._requires_grad):
+            return nodes[tensor_other]().record(out, source, other)
+        return out
+
     def method(input, other):
-        return inplace(input, op, other)
+        return inplace(input, recorded, other)
     method.__name__ = op.__name__ + "_"
     return method
 
 
-eq_, ne_, lt_, le_, gt_, ge_ = [_inplace_compare(op) for op in (eq, ne, lt, le, gt, ge)]
+class _CompareBackward(Node):
+    """A comparison is flat where it is defined: a zero gradient for each tensor input."""
+
+    __slots__ = ("inputs",)
+
+    def record(self, out, *inputs):
+        self.inputs = [(x.shape, x.dtype, x.device) if isinstance(x, Tensor) else None
+                       for x in inputs]
+        return attach(out, self, *inputs)
+
+    def backward(self, grad):
+        return tuple(None if edge[0] is None else zeros(spec[0], dtype=spec[1], device=spec[2])
+                     for edge, spec in zip(self.next_functions, self.inputs))
+
+
+class EqBackward0(_CompareBackward):
+    __slots__ = ()
+
+
+class EqBackward1(_CompareBackward):
+    __slots__ = ()
+
+
+class NeBackward0(_CompareBackward):
+    __slots__ = ()
+
+
+class NeBackward1(_CompareBackward):
+    __slots__ = ()
+
+
+class LtBackward0(_CompareBackward):
+    __slots__ = ()
+
+
+class LtBackward1(_CompareBackward):
+    __slots__ = ()
+
+
+class LeBackward0(_CompareBackward):
+    __slots__ = ()
+
+
+class LeBackward1(_CompareBackward):
+    __slots__ = ()
+
+
+class GtBackward0(_CompareBackward):
+    __slots__ = ()
+
+
+class GtBackward1(_CompareBackward):
+    __slots__ = ()
+
+
+class GeBackward0(_CompareBackward):
+    __slots__ = ()
+
+
+class GeBackward1(_CompareBackward):
+    __slots__ = ()
+
+
+eq_ = _inplace_compare(eq, (EqBackward0, EqBackward1))
+ne_ = _inplace_compare(ne, (NeBackward0, NeBackward1))
+lt_ = _inplace_compare(lt, (LtBackward0, LtBackward1))
+le_ = _inplace_compare(le, (LeBackward0, LeBackward1))
+gt_ = _inplace_compare(gt, (GtBackward0, GtBackward1))
+ge_ = _inplace_compare(ge, (GeBackward0, GeBackward1))
