@@ -104,3 +104,89 @@ def test_inplace_comparison_with_an_operand_that_requires_grad(torch, dtype):
         out = x.gt_(lib.ones(3, dtype=lib.float64, requires_grad=True))
         return out.requires_grad, out.grad_fn.name()
     assert_same_outcome(call)
+
+
+# ---------------------------------------------------------------- calls torch refuses
+@pytest.mark.parametrize("source", ["leaf", "non-leaf", "int"])
+@pytest.mark.parametrize("kwargs", [{}, {"dtype": "int8"}, {"dtype": "float64"}, {"copy": True},
+                                    {"requires_grad": True}, {"copy": False},
+                                    {"dtype": "float64", "requires_grad": True},
+                                    {"copy": True, "requires_grad": True}])
+def test_asarray_passes_on_requires_grad(torch, source, kwargs):
+    """A source that requires grad keeps its history through a conversion (ToCopyBackward0)
+    or copy (CloneBackward0), and an integer result of it is refused."""
+    def call(lib):
+        x = lib.tensor([0.5, -1.0], requires_grad=source != "int")
+        x = x * 2 if source == "non-leaf" else x
+        x = x.long() if source == "int" else x
+        args = {k: getattr(lib, v) if k == "dtype" else v for k, v in kwargs.items()}
+        out = lib.asarray(x, **args)
+        return out, out.requires_grad, out.is_leaf, out is x
+    assert_same_outcome(call)
+
+
+def test_asarray_marks_the_view_itself(torch):
+    def call(lib):
+        v = lib.zeros(3)[1:]
+        out = lib.asarray(v, requires_grad=True)
+        return out is v, v.requires_grad, v._base is not None
+    assert_same_outcome(call)
+
+
+@pytest.mark.parametrize("value", [2**64, -2**63 - 1, 10**30])
+def test_float_power_refuses_an_int_past_64_bits(torch, value):
+    assert_same_error(lambda lib: lib.float_power(lib.tensor([0, 3], dtype=lib.uint8), value))
+    assert_same_error(lambda lib: lib.float_power(value, lib.tensor([0, 3], dtype=lib.uint8)))
+    assert_same_error(lambda lib: lib.tensor([0, 3], dtype=lib.uint8).float_power_(value))
+    assert_same_error(lambda lib: lib.tensor([0.0, 3.0]).float_power_(value))
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int64", "uint8"])
+@pytest.mark.parametrize("p, train", [(1, None), (0.5, True), (0.0, True), (0.5, False)])
+def test_native_dropout_of_integers_in_training(torch, dtype, p, train):
+    """Training scales by a double in place: PyTorch refuses an integer or bool input."""
+    assert_same_outcome(lambda lib: lib.native_dropout(
+        lib.tensor([1, 0, 1], dtype=getattr(lib, dtype)), p, train)[0].shape)
+
+
+def test_native_dropout_refusal_draws_the_mask_first(torch):
+    def call(lib):
+        lib.manual_seed(0)
+        with pytest.raises(RuntimeError):
+            lib.native_dropout(lib.tensor([1, 2, 3]), 0.5, True)
+        return lib.rand(3)
+    assert_same(call(__import__("ember")), call(torch))
+
+
+CHOLESKY_SHAPES = [((0, 2), (2, 2)), ((3, 2), (2, 2)), ((2, 3), (3, 2, 2)), ((2, 0), (0, 0)),
+                   ((4, 3, 2), (2, 2)), ((2, 2), (2, 3)), ((0, 2), (0, 0))]
+
+
+@pytest.mark.parametrize("b_shape, a_shape", CHOLESKY_SHAPES)
+@pytest.mark.parametrize("b_dtype, a_dtype", [("float32", "float32"), ("float32", "float64"),
+                                              ("int64", "int64"), ("float16", "float16"),
+                                              ("bool", "float32"), ("int64", "float32")])
+def test_cholesky_solve_checks_in_pytorch_order(torch, b_shape, a_shape, b_dtype, a_dtype):
+    """Same dtype, square A, matching rows, then the kernel's dtypes: an empty b of the
+    wrong height is refused, not answered."""
+    def call(lib):
+        a = lib.zeros(a_shape, dtype=getattr(lib, a_dtype))
+        if len(a_shape) > 1 and a_shape[-1] == a_shape[-2]:
+            a = a + lib.eye(a_shape[-1], dtype=getattr(lib, a_dtype))
+        return lib.cholesky_solve(lib.ones(b_shape, dtype=getattr(lib, b_dtype)), a)
+    assert_same_outcome(call)
+
+
+SORT_CALLS = [
+    lambda lib, x: lib.argsort(x, -1, stable=True), lambda lib, x: x.argsort(0, stable=True),
+    lambda lib, x: x.argsort(0, True, stable=True), lambda lib, x: lib.sort(x, 0, stable=True),
+    lambda lib, x: x.sort(0, True, stable=False), lambda lib, x: x.sort(stable=None, dim=0),
+    lambda lib, x: lib.argsort(x, stable=True, dim=0, descending=True),
+]
+
+
+@pytest.mark.parametrize("index", range(len(SORT_CALLS)))
+def test_sort_with_stable_takes_no_positional_dim(torch, index):
+    """`stable` selects the overload whose dim is keyword-only: PyTorch's parser refuses a
+    positional dim beside it."""
+    assert_same_outcome(lambda lib: SORT_CALLS[index](lib, lib.tensor([3.0, 1.0, 2.0])))
