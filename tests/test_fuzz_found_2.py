@@ -214,3 +214,65 @@ def test_bce_with_logits_in_half_types_rounds_like_pytorch(torch, dtype, weights
     assert_same(*(lib.nn.functional.binary_cross_entropy_with_logits(
         lib.tensor(case[0]).to(getattr(lib, dtype)), lib.tensor(case[1]).to(getattr(lib, dtype)))
         for lib in (__import__("ember"), torch)), atol=0, rtol=0)
+
+
+@pytest.mark.parametrize("training", [False, True])
+@pytest.mark.parametrize("call", ["F.rrelu", "F.rrelu_", "rrelu", "rrelu_", "module"])
+def test_rrelu_of_integers_names_the_kernel_used(torch, training, call):
+    """Out of training PyTorch's rrelu is leaky_relu, whose kernel refuses the dtype."""
+    def run(lib):
+        x = lib.tensor([1, -2], dtype=lib.int32)
+        if call == "module":
+            return lib.nn.RReLU().train(training)(x)
+        f = getattr(lib.nn.functional, call[2:]) if call.startswith("F.") else getattr(lib, call)
+        return f(x, training=training)
+    assert_same_error(run)
+
+
+# ---------------------------------------------------------------- writes into an expanded tensor
+def _expanded(lib, values, dtype):
+    return lib.tensor(values[:1], dtype=getattr(lib, dtype)).expand(len(values))
+
+
+@pytest.mark.parametrize("dtype", ["int32", "float32", "float64", "bool"])
+@pytest.mark.parametrize("threshold", [2, 0.5])
+def test_threshold_inplace_writes_into_an_expand(torch, dtype, threshold):
+    """PyTorch's threshold kernel skips the overlap check (bool is refused by its dtype)."""
+    assert_same_outcome(lambda lib: lib.nn.functional.threshold_(
+        _expanded(lib, [1.6, 1, 2], dtype), threshold, 1.0))
+    assert_same_outcome(lambda lib: lib.nn.functional.threshold(
+        _expanded(lib, [1.6, 1, 2], dtype), threshold, 1.0, inplace=True))
+
+
+@pytest.mark.parametrize("dtype", ["int32", "bool", "float32"])
+def test_nan_to_num_inplace_of_an_expand(torch, dtype):
+    """Integers and bools are copied onto themselves (allowed); floats are refused."""
+    assert_same_outcome(lambda lib: _expanded(lib, [5, 1, 2], dtype).nan_to_num_(posinf=3))
+
+
+EXPANDED_CALLS = [("neg_", "bool", ()), ("negative_", "bool", ()), ("relu_", "bool", ()),
+                  ("clamp_", "float32", ()), ("cumsum_", "float32", (1,)),
+                  ("cumprod_", "int64", (1,)), ("clip_", "int64", ()),
+                  ("abs_", "bool", ()), ("floor_", "bool", ()), ("frac_", "int64", ()),
+                  ("bitwise_and_", "float32", (1,)), ("sin_", "float32", ()),
+                  ("normal_", "float32", ())]
+
+
+@pytest.mark.parametrize("name, dtype, args", EXPANDED_CALLS, ids=[c[0] for c in EXPANDED_CALLS])
+def test_inplace_into_an_expand_checks_arguments_first(torch, name, dtype, args):
+    """An op's own argument checks come before the refusal to write into an expand; a
+    kernel's dtype refusal comes after it."""
+    assert_same_error(lambda lib: getattr(_expanded(lib, [1, 0, 1], dtype), name)(*args))
+
+
+def test_hardtanh_inplace_of_an_expanded_bool(torch):
+    assert_same_error(lambda lib: lib.nn.functional.hardtanh_(_expanded(lib, [1, 0], "bool")))
+
+
+def test_refused_expand_draws_nothing(torch):
+    def call(lib):
+        lib.manual_seed(0)
+        with pytest.raises(RuntimeError):
+            _expanded(lib, [1.0, 2.0], "float32").uniform_()
+        return lib.rand(2)
+    assert_same(call(__import__("ember")), call(torch))

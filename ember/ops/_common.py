@@ -519,7 +519,17 @@ def inplace(self, op, *args, **kwargs):
     `op` sees a snapshot of the old values, so whatever its node saves stays valid;
     `self` then takes over the new node as its `grad_fn` (its history is rebased).
     """
-    check_no_overlap(self._data)
+    try:
+        check_no_overlap(self._data)
+    except RuntimeError:
+        # PyTorch's op checks its arguments before the write refuses an expand (neg_ of
+        # bool, cumsum_'s dim, clamp_ without bounds): run the op, which only computes, to
+        # raise those; a kernel's dtype refusal (NotImplementedError) comes after the write's
+        try:
+            op(self, *args, **kwargs)
+        except NotImplementedError:
+            pass
+        raise
     return inplace_overlapping(self, op, *args, **kwargs)
 
 

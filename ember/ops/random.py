@@ -410,6 +410,7 @@ def _sample_(self, draw, node_type, *inputs, operands=()):
     validated, so a refused call does not advance the generator.
     """
     layout = self._data
+    check_no_overlap(layout)  # here, so that a refused expand draws nothing
 
     def op(source, *args):
         values = in_memory_order(layout, draw, *operands)
