@@ -276,3 +276,22 @@ def test_refused_expand_draws_nothing(torch):
             _expanded(lib, [1.0, 2.0], "float32").uniform_()
         return lib.rand(2)
     assert_same(call(__import__("ember")), call(torch))
+
+
+# ---------------------------------------------------------------- dims and k before the dtype
+@pytest.mark.parametrize("dtype", ["bool", "int64", "float32"])
+@pytest.mark.parametrize("shape, dim", [((), -2), ((2,), 99), ((0, 3), 4), ((2,), 0)])
+def test_logcumsumexp_wraps_the_dim_before_the_dtype(torch, dtype, shape, dim):
+    assert_same_outcome(lambda lib: lib.logcumsumexp(lib.zeros(shape, dtype=getattr(lib, dtype)),
+                                                     dim).shape)
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int64", "float32"])
+@pytest.mark.parametrize("shape, args", [((), (1, 1)), ((1,), (4,)), ((0,), (1,)),
+                                         ((2, 3), (1, 5)), ((2, 0), (1, 1))])
+def test_kthvalue_and_nanmedian_check_dim_and_k_before_the_dtype(torch, dtype, shape, args):
+    def kth(lib):
+        return lib.kthvalue(lib.zeros(shape, dtype=getattr(lib, dtype)), *args)[0].shape
+    assert_same_outcome(kth)
+    assert_same_outcome(lambda lib: lib.nanmedian(lib.zeros(shape, dtype=getattr(lib, dtype)),
+                                                  args[-1])[0].shape)
