@@ -295,3 +295,17 @@ def test_kthvalue_and_nanmedian_check_dim_and_k_before_the_dtype(torch, dtype, s
     assert_same_outcome(kth)
     assert_same_outcome(lambda lib: lib.nanmedian(lib.zeros(shape, dtype=getattr(lib, dtype)),
                                                   args[-1])[0].shape)
+
+
+@pytest.mark.parametrize("dtype, lowest", [("int8", -128), ("int16", -2**15), ("int32", -2**31),
+                                           ("int64", -2**63)])
+def test_gcd_with_the_dtype_minimum_follows_pytorch(torch, dtype, lowest):
+    """abs() of the minimum wraps and % truncates in PyTorch's Euclid: gcd(-2**31, 5) = -1."""
+    a = [lowest, lowest, 0, 5, -4, lowest, 6]
+    b = [5, lowest, lowest, lowest, 6, -3, 4]
+    for shape in ((7,), (7, 1)):
+        assert_same_outcome(lambda lib: lib.gcd(lib.tensor(a, dtype=getattr(lib, dtype)),
+                                                lib.tensor(b, dtype=getattr(lib, dtype))
+                                                .reshape(shape)))
+    assert_same_outcome(lambda lib: lib.tensor(a, dtype=getattr(lib, dtype)).gcd_(
+        lib.tensor(b, dtype=getattr(lib, dtype))))
