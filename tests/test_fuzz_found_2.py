@@ -309,3 +309,14 @@ def test_gcd_with_the_dtype_minimum_follows_pytorch(torch, dtype, lowest):
                                                 .reshape(shape)))
     assert_same_outcome(lambda lib: lib.tensor(a, dtype=getattr(lib, dtype)).gcd_(
         lib.tensor(b, dtype=getattr(lib, dtype))))
+
+
+def test_leaf_rule_precedes_the_op_checks_on_an_expand(torch):
+    """Autograd refuses the write before the op's own checks, also on an expanded view."""
+    assert_same_error(lambda lib: lib.ones(1, requires_grad=True).expand(2).masked_scatter_(
+        lib.tensor([True, True]), lib.tensor(1.0)))
+
+
+def test_masked_scatter_refuses_an_expand_before_counting_the_source(torch):
+    assert_same_error(lambda lib: lib.ones(1).expand(2).masked_scatter_(
+        lib.tensor([True, True]), lib.tensor(1.0)))

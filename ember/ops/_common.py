@@ -524,7 +524,9 @@ def inplace(self, op, *args, **kwargs):
     except RuntimeError:
         # PyTorch's op checks its arguments before the write refuses an expand (neg_ of
         # bool, cumsum_'s dim, clamp_ without bounds): run the op, which only computes, to
-        # raise those; a kernel's dtype refusal (NotImplementedError) comes after the write's
+        # raise those; a kernel's dtype refusal (NotImplementedError) comes after the write's,
+        # and autograd's leaf rule before everything
+        check_leaf_write(self)
         try:
             op(self, *args, **kwargs)
         except NotImplementedError:
