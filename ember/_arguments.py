@@ -732,8 +732,10 @@ def _screen(name, method, args, kwargs, positions, keywords):
     for key, value in kwargs.items():
         found = keywords.get(key)
         # a tensor parameter named by keyword takes a tensor: pow(input=2.0, ...) fits only
-        # an overload that names it otherwise (self), so the parse refuses it
-        if found is not None and (given < found[2] or found[0] is not None and (
+        # an overload that names it otherwise (self), so the parse refuses it; a keyword
+        # only some overloads take rules out the others' positions (sort(x, 0, stable=True))
+        if found is not None and (given < found[2] or count - method > found[3] or
+                                  found[0] is not None and (
                 not _usual(value, found[0], found[1]) or
                 found[1] is _TENSOR and not isinstance(value, _Tensor))):
             check(name, args[1:] if method else args, kwargs)
@@ -813,22 +815,26 @@ def _merge(entries):
 
 def _plan(name, offset):
     """((index into the call's args, usual classes, kind), ...) and
-    {keyword: (usual classes or None, kind, need)} for the positions every signature of
+    {keyword: (usual classes or None, kind, need, most)} for the positions every signature of
     `name` types as a screenable class (kinds: see _usual). `need` is the fewest arguments
     a call naming that keyword must pass to fit a signature that has it: max(keepdim=True)
-    passes one where (int dim, bool keepdim) needs two, so it gets a full parse."""
+    passes one where (int dim, bool keepdim) needs two, so it gets a full parse; `most` is
+    the most positional arguments such a signature takes (sort(x, 0, stable=True) passes
+    two where the overload with `stable` takes one: a full parse)."""
     parsed = _parsed(name)
     if parsed is None or parsed[0].text == "(noargs)":
         return (), {}
-    by_position, by_keyword, needs = {}, {}, {}
+    by_position, by_keyword, needs, most = {}, {}, {}, {}
     last_position = None
     for signature in parsed:
         params = signature.params
+        positional = signature.max_pos_args
         if (signature.max_pos_args == 1 and params[0].type_name == "tuple of ints"
                 and not params[0].sized):
             # view(2, True): later positions are unpacked, not parsed (a sized list takes
             # the int itself: std(1, 2) is no varargs call)
             last_position = 0
+            positional = 1 << 30
         position = 0
         for param in params:
             entry = (_usual_for(param), param.type_name == "tuple of ints")
@@ -841,6 +847,8 @@ def _plan(name, offset):
             by_keyword.setdefault(param.name, []).append(entry)
             need = signature.min_args + param.optional
             needs[param.name] = min(needs.get(param.name, need), need)
+            most[param.name] = max(most.get(param.name, 0), positional)
+    widest = max(most.values(), default=0)
     positions, keywords = [], {}
     for i, entries in sorted(by_position.items()):
         merged = _merge(entries)
@@ -848,8 +856,8 @@ def _plan(name, offset):
             positions.append((i + offset,) + merged)
     for key, entries in by_keyword.items():
         merged = _merge(entries)
-        if merged is not None or needs[key] > 1:
-            keywords[key] = (merged or (None, None)) + (needs[key],)
+        if merged is not None or needs[key] > 1 or most[key] < widest:
+            keywords[key] = (merged or (None, None)) + (needs[key], most[key])
     return tuple(positions), keywords
 
 

@@ -525,7 +525,19 @@ def inplace(self, op, *args, **kwargs):
     `op` sees a snapshot of the old values, so whatever its node saves stays valid;
     `self` then takes over the new node as its `grad_fn` (its history is rebased).
     """
-    check_no_overlap(self._data)
+    try:
+        check_no_overlap(self._data)
+    except RuntimeError:
+        # PyTorch's op checks its arguments before the write refuses an expand (neg_ of
+        # bool, cumsum_'s dim, clamp_ without bounds): run the op, which only computes, to
+        # raise those; a kernel's dtype refusal (NotImplementedError) comes after the write's,
+        # and autograd's leaf rule before everything
+        check_leaf_write(self)
+        try:
+            op(self, *args, **kwargs)
+        except NotImplementedError:
+            pass
+        raise
     return inplace_overlapping(self, op, *args, **kwargs)
 
 
@@ -538,7 +550,11 @@ def inplace_overlapping(self, op, *args, **kwargs):
     recording = grad_state.enabled and (self._requires_grad or any_requires_grad(*args))
     source = self
     if recording:
-        _check_inplace_allowed(self)
+        try:
+            _check_inplace_allowed(self)
+        except RuntimeError:
+            _check_int_arguments(args, kwargs)
+            raise
         source = make_tensor(self._data.copy(), self._device)
         source.grad_fn = self.grad_fn
         source._requires_grad = self._requires_grad
@@ -613,14 +629,37 @@ def check_no_overlap(data):
                 raise RuntimeError(_errors.INTERNAL_OVERLAP)
 
 
+def _check_int_arguments(args, kwargs):
+    """PyTorch's argument parser refuses a Python int outside [-2**63, 2**64) before
+    autograd looks at the tensor written: asked only when a leaf write is refused."""
+    for value in (*args, *kwargs.values()):
+        if value.__class__ is int and not -0x8000000000000000 <= value <= 0xFFFFFFFFFFFFFFFF:
+            raise int_overflow(value)
+
+
+def check_leaf_write(self):
+    """The leaf rules alone, first: for in-place ops with checks of their own (the samplers'
+    bounds, an empty tensor's early return), which PyTorch's kernels run only after
+    autograd has refused a write into a leaf."""
+    if self._requires_grad and grad_state.enabled:
+        _check_inplace_allowed(self)
+
+
 def _check_inplace_allowed(self):
-    if self.grad_fn is None and self._requires_grad:
+    """PyTorch's leaf rules for a recorded write into `self` (grad mode on).
+
+    Only a tensor that requires grad is judged. A view whose base is a leaf is refused
+    first, in its own words, whether or not the base requires grad: `b[1:]` of a leaf
+    parameter, and `b.t().requires_grad_()` alike. Then a leaf itself.
+    """
+    if not self._requires_grad:
+        return
+    base = self._base
+    if base is not None and base.grad_fn is None:
+        raise RuntimeError(_errors.VIEW_OF_LEAF_INPLACE)
+    if self.grad_fn is None:
         raise _diagnose.noted(RuntimeError(_errors.LEAF_INPLACE), "leaf_inplace",
                               shape=self.shape)
-    base = self._base
-    if base is not None:
-        if base.grad_fn is None and base._requires_grad:
-            raise RuntimeError(_errors.VIEW_OF_LEAF_INPLACE)
 
 
 from . import _view_rebase  # noqa: E402 - its nodes build on the helpers above

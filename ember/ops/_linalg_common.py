@@ -27,8 +27,9 @@ _ALWAYS_DISPATCHED = ("geqrf_cpu", "cholesky_inverse_out_cpu", "triangular_solve
 _KERNEL_CHECKED = ("cholesky_inverse_out_cpu", "triangular_solve_cpu")
 
 
-def check_matrix(name, A, square=True, reduced_kernel=None, what="A"):
-    """PyTorch's checkIsMatrix / squareCheckInputs / checkFloatingOrComplex, in its order."""
+def check_matrix(name, A, square=True, reduced_kernel=None, what="A", checks_dtype=True):
+    """PyTorch's checkIsMatrix / squareCheckInputs / checkFloatingOrComplex, in its order
+    (`checks_dtype=False` for the ops whose kernel judges the dtype later)."""
     if not isinstance(A, Tensor):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(A).__name__}")
@@ -39,7 +40,8 @@ def check_matrix(name, A, square=True, reduced_kernel=None, what="A"):
     if square and shape[-1] != shape[-2]:
         raise RuntimeError(f"{prefix}{what} must be batches of square matrices, but they are "
                            f"{shape[-2]} by {shape[-1]} matrices")
-    check_floating(name, A, reduced_kernel)
+    if checks_dtype:
+        check_floating(name, A, reduced_kernel)
 
 
 def check_floating(name, A, reduced_kernel=None):

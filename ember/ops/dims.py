@@ -6,9 +6,10 @@ itself the new shape and strides.
 """
 import warnings
 
-from .. import _backend, _diagnose, _errors
+from .. import _backend
 from ..autograd.graph import Node
-from ._common import attach, grad_state, make_view, wrap_dim, wrap_dim_list
+from ._common import (_check_inplace_allowed, attach, grad_state, make_view, wrap_dim,
+                      wrap_dim_list)
 
 __all__ = []
 
@@ -332,9 +333,8 @@ def _inplace_view(self, op, *args):
     Like every in-place op it bumps the version and, when recording, takes over the
     new node as its history.
     """
-    if self._requires_grad and self.grad_fn is None and grad_state.enabled:
-        raise _diagnose.noted(RuntimeError(_errors.LEAF_INPLACE), "leaf_inplace",
-                              shape=self.shape)
+    if grad_state.enabled:
+        _check_inplace_allowed(self)
     result = op(self, *args)
     self._data = result._data
     self._storage.version += 1

@@ -12,8 +12,8 @@ from .. import _dtype, _errors
 from .._backend import numpy as _numpy
 from ..autograd.graph import Node
 from ._limited_uint import LIMITED as _LIMITED, refusal as _refusal
-from ._common import (Tensor, edge, grad_state, inplace, inplace_overlapping, sum_to_shape, wrap,
-                      wrap_dim)
+from ._common import (Tensor, check_leaf_write, check_no_overlap, edge, grad_state, inplace,
+                      inplace_overlapping, sum_to_shape, wrap, wrap_dim)
 from .indexing import (_index, _index_put, _scalar_name, _zeros_with, accumulate_at,
                        contiguous, out_of_bounds, scalar_to_array, warn_if_expanded)
 from ._out import check_out, write_out
@@ -543,6 +543,8 @@ def masked_scatter(input, mask, source):
 def masked_scatter_(input, mask, source):
     """In place masked_scatter: the mask must expand to `input`'s shape."""
     _check_expand(mask, mask._data.shape, input._data.shape)
+    check_leaf_write(input)
+    check_no_overlap(input._data)  # before the kernel counts the source, as PyTorch
     return inplace(input, masked_scatter, mask, source)
 
 

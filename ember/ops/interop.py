@@ -65,14 +65,15 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
     else:
         dev = dev or _CPU
         out = make_tensor(to_device(_infer_array(obj, dtype), dev), dev)
-    if requires_grad:
+    if requires_grad or isinstance(obj, Tensor) and obj._requires_grad:
+        # A source that requires grad passes that on: a converted or copied tensor keeps its
+        # node (ToCopyBackward0, CloneBackward0), an integer result is refused, and a leaf
+        # (`obj` itself when nothing changed) is marked in place, as PyTorch does.
         if not out.is_floating_point():
             raise _diagnose.noted(RuntimeError(_errors.ONLY_FLOAT_REQUIRES_GRAD_FACTORY),
                                   "integer_requires_grad", dtype=out.dtype)
-        if out._base is None and out.grad_fn is None:
+        if out.grad_fn is None:
             out._requires_grad = True
-        else:
-            out = out.detach().requires_grad_(True)
     return out
 
 
@@ -82,7 +83,7 @@ def _asarray_tensor(obj, dtype, dev, copy):
     if copy is False and changes:
         raise ValueError(_alias_error(obj.dtype, dtype or obj.dtype))
     if copy:
-        return obj.to(device=dev, dtype=dtype, copy=True)
+        return obj.to(device=dev, dtype=dtype, copy=True) if changes else obj.clone()
     return obj.to(device=dev, dtype=dtype) if changes else obj
 
 

@@ -10,7 +10,7 @@ import numpy.linalg as _np_linalg
 from . import _autocast
 from .._backend import scipy_linalg as _scipy_linalg
 
-from .. import _dtype, return_types as _rt
+from .. import _dtype, _errors, return_types as _rt
 from ..autograd.graph import Node
 from ._common import attach, grad_state, sum_to_shape
 from ._linalg_common import (LinAlgError, attach_outputs, batch_prefix, check_matrix,
@@ -440,7 +440,19 @@ def cholesky_solve(input, input2, upper=False):
         if value._data.ndim < 2:
             raise RuntimeError(f"{name} should have at least 2 dimensions, but has "
                                f"{value._data.ndim} dimensions instead")
-    check_matrix("", input2, reduced_kernel="cholesky_solve_cpu")
+    # PyTorch's order: same dtype, square A, matching rows, then the kernel's dtypes
+    if input.dtype is not input2.dtype:
+        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
+                           f"{_errors.scalar_type_name(input.dtype)} and A of type "
+                           f"{_errors.scalar_type_name(input2.dtype)} instead.")
+    check_matrix("", input2, square=True, reduced_kernel=None, checks_dtype=False)
+    size, rows = input2._data.shape[-1], input._data.shape[-2]
+    if rows != size:
+        raise RuntimeError(f"Incompatible matrix sizes for cholesky_solve: each A matrix is "
+                           f"{size} by {size} but each b matrix is {rows} by "
+                           f"{input._data.shape[-1]}")
+    if input.dtype not in (_dtype.float32, _dtype.float64):
+        raise NotImplementedError(_errors.not_implemented_for("cholesky_solve_cpu", input.dtype))
     xp = input._device.xp
     factor, b = _broadcast_batches(xp, input2._data, input._data, 2)
     if factor.size and b.size:

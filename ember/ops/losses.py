@@ -15,7 +15,7 @@ from ..autograd.graph import Node
 from . import losses_nll, views
 from .pointwise import _BOOL_SUB_BOTH
 from ._common import attach, grad_state, make_tensor
-from ._loss_common import (MEAN, SUM, _compute, _legacy_reduction,  # noqa: F401 - nn.modules.loss
+from ._loss_common import (MEAN, SUM, _REDUCED, _compute, _legacy_reduction,  # noqa: F401
                            _not_differentiable, _reduce, _reduce_array, _reduction_enum, _resolve)
 from .losses_nll import *  # noqa: F401,F403 - re-exported: nn.functional reaches every loss here
 
@@ -305,16 +305,18 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     _not_differentiable("binary_cross_entropy_with_logits", "pos_weight", pos_weight)
     xp = input._device.xp
     x, t = _compute(input._data), _compute(target._data)
-    log_sigmoid = xp.minimum(x, 0) - xp.log1p(xp.exp(-xp.abs(x)))
+    # a half type is rounded after every step, as each of PyTorch's ops writes one
+    rounded = _rounding(dtype.np_dtype)
+    log_sigmoid = rounded(xp.minimum(x, 0) - xp.log1p(xp.exp(-xp.abs(x))))
     if pos_weight is not None:
         if _errors.broadcast_mismatch(tuple(pos_weight.shape), tuple(target.shape)):
             raise RuntimeError(_errors.broadcast_mismatch(tuple(pos_weight.shape),
                                                           tuple(target.shape)))
-        log_sigmoid = _in_place_product(log_sigmoid, (_compute(pos_weight._data) - 1) * t + 1,
-                                        pos_weight, target)
-    loss = (1 - t) * x - log_sigmoid
+        log_weight = rounded(rounded(rounded(_compute(pos_weight._data) - 1) * t) + 1)
+        log_sigmoid = rounded(_in_place_product(log_sigmoid, log_weight, pos_weight, target))
+    loss = rounded(rounded(rounded(1 - t) * x) - log_sigmoid)
     if weight is not None:
-        loss = _in_place_product(loss, _compute(weight._data), weight, target)
+        loss = rounded(_in_place_product(loss, _compute(weight._data), weight, target))
     out = make_tensor(_reduce_array(xp, loss, reduction).astype(dtype.np_dtype, copy=False),
                       input._device)
     if grad_state.enabled and (input._requires_grad or target._requires_grad):
@@ -323,6 +325,18 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         node.save(input, target, weight, pos_weight)
         attach(out, node, input, target)
     return out
+
+
+def _rounding(np_dtype):
+    """A function rounding float32 intermediates to `np_dtype` where that is a half type
+    (PyTorch computes each op in float and stores it in the tensor's dtype), else identity."""
+    if np_dtype not in _REDUCED:
+        return _same
+    return lambda array: array.astype(np_dtype).astype(array.dtype)
+
+
+def _same(array):
+    return array
 
 
 def _in_place_product(array, factor, factor_tensor, like):

@@ -6,7 +6,7 @@ The results come from ember's own ops (so they record the same NativeXxxBackward
 as F.layer_norm and friends); the statistics are recomputed from the input in the
 kernel's precision and handed back without history, as PyTorch's are.
 """
-from .. import _dtype
+from .. import _dtype, _errors
 from ..autograd.graph import Node
 from ._common import attach, grad_state, make_tensor
 from .normalization import _compute_array, _statistics, batch_norm, group_norm, layer_norm
@@ -71,6 +71,10 @@ def native_dropout(input, p, train):
         keep = 1.0 - p
         scale = 0.0 if keep == 0 else 1.0 / keep
         mask = input.new_empty(tuple(input.shape), dtype=_dtype.bool).bernoulli_(keep)
+        if not _dtype.is_floating(input._data.dtype):
+            # PyTorch scales in place by a double: an integer or bool input cannot hold it
+            # (the mask is drawn first, so the generator moves on as PyTorch's does)
+            raise RuntimeError(_errors.cannot_cast(_dtype._defaults.float_dtype, input.dtype))
         values = input._data * mask._data
         values = (values * values.dtype.type(scale)).astype(input._data.dtype, copy=False)
     else:

@@ -20,7 +20,7 @@ from . import _erf, nn_ops
 from .._errors import scalar_type_name
 from ._common import (Tensor, attach, grad_state, scalar_number, scalar_value, sum_to_shape,
                       wrap, wrap_dim)
-from ._common import inplace as _inplace
+from ._common import inplace as _inplace, inplace_overlapping
 from ._elementwise import unsupported, upcast
 from .joining import cat
 from .pointwise_math import sigmoid, tanh
@@ -577,7 +577,8 @@ def threshold(input, threshold, value, inplace=False):
 
 
 def threshold_(input, threshold, value):
-    return _inplace(input, _threshold, threshold, value, ThresholdBackward1)
+    """PyTorch's threshold kernel skips the overlap check: it writes into an expand too."""
+    return inplace_overlapping(input, _threshold, threshold, value, ThresholdBackward1)
 
 
 def _threshold(input, threshold, value, node_class):

@@ -41,9 +41,9 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
 
 def _rrelu(input, lower, upper, training, node_class):
     data = input._data
-    if not _is_floating(data.dtype):
-        raise NotImplementedError(_errors.not_implemented_for("rrelu_with_noise_out_cpu",
-                                                              input.dtype))
+    if not _is_floating(data.dtype):  # out of training PyTorch's kernel is leaky_relu's
+        kernel = "rrelu_with_noise_out_cpu" if training else "leaky_relu_cpu"
+        raise NotImplementedError(_errors.not_implemented_for(kernel, input.dtype))
     xp = input._device.xp
     negative = data <= 0
     if training:

@@ -52,7 +52,30 @@ def _integer_op(input, other, name, function):
 
 def gcd(input, other):
     """Greatest common divisor, elementwise (non-negative; gcd(0, 0) = 0)."""
-    return _integer_op(input, other, "gcd", input._device.xp.gcd)
+    xp = input._device.xp
+    return _integer_op(input, other, "gcd", lambda a, b: _gcd(xp, a, b))
+
+
+def _gcd(xp, a, b):
+    """NumPy's gcd, except where an operand is the signed dtype's minimum: PyTorch's
+    Euclid takes abs() (which wraps there) and C's truncating %, and so answers
+    gcd(-2**31, 5) = -1 in int32; those elements follow the same steps."""
+    out = xp.gcd(a, b)
+    if a.dtype.kind != "i" or not out.size:
+        return out
+    lowest = xp.iinfo(a.dtype).min
+    odd = (a == lowest) | (b == lowest)
+    if not odd.any():
+        return out
+    a, b = xp.broadcast_to(a, odd.shape)[odd], xp.broadcast_to(b, odd.shape)[odd]
+    x, y = xp.abs(a), xp.abs(b)
+    while (x != 0).any():
+        nonzero = x != 0
+        x, y = (xp.where(nonzero, xp.fmod(y, xp.where(nonzero, x, 1)), 0),
+                xp.where(nonzero, x, y))
+    out = out.copy() if not out.flags.writeable else out
+    out[odd] = y
+    return out
 
 
 def _check_integer_inplace(input, other):

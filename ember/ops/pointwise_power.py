@@ -11,7 +11,7 @@ from .. import _dtype, _errors
 from ..autograd.graph import Node
 from ._limited_uint import LIMITED as _LIMITED, refusal as _refusal
 from ._common import (Tensor, any_requires_grad, attach, binary, inplace, make_tensor, plain,
-                      sum_to_shape, wrap)
+                      scalar_value, sum_to_shape, wrap)
 from ._elementwise import broadcast_error, unsupported, zeros_like
 from .pointwise_math import log
 from .pointwise_select import where
@@ -216,12 +216,15 @@ def float_power(input, exponent):
         base = input.to(_FLOAT64)
         if isinstance(exponent, Tensor):
             return pow(base, exponent.to(_FLOAT64))
-        return pow(base, float(exponent))
-    return rpow(exponent.to(_FLOAT64), float(input))
+        return pow(base, float(scalar_value(exponent)))
+    return rpow(exponent.to(_FLOAT64), float(scalar_value(input)))
 
 
 def float_power_(input, exponent):
-    """In-place float_power: only a float64 tensor can hold the result."""
+    """In-place float_power: only a float64 tensor can hold the result (an int past 64 bits
+    is refused first, by PyTorch's argument parser)."""
+    if not isinstance(exponent, Tensor):
+        scalar_value(exponent)
     if input.dtype is not _FLOAT64:
         raise RuntimeError(f"the base given to float_power_ has dtype {_name(input)} but the "
                            "operation's result requires dtype Double")

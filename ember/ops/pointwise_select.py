@@ -703,7 +703,10 @@ class NanToNumBackward0(Node):
 
 
 def nan_to_num_(input, nan=0.0, posinf=None, neginf=None):
-    return inplace(input, nan_to_num, nan, posinf, neginf)
+    """For integers and bools PyTorch copies the tensor onto itself, with no overlap check."""
+    if _is_floating(input._data.dtype):
+        return inplace(input, nan_to_num, nan, posinf, neginf)
+    return inplace_overlapping(input, nan_to_num, nan, posinf, neginf)
 
 
 # ---------------------------------------------------------------- fill_ / zero_

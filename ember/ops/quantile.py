@@ -119,9 +119,9 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, name):
 def logcumsumexp(input, dim):
     """log(cumsum(exp(input))) along dim, without overflow."""
     data = input._data
+    axis = wrap_dim(dim, data.ndim)  # PyTorch wraps the dim before its kernel sees the dtype
     if not _is_floating(data.dtype):
         raise unsupported("logcumsumexp_out_cpu", data)
-    axis = wrap_dim(dim, data.ndim)
     xp = input._device.xp
     result = xp.logaddexp.accumulate(data, axis=axis) if data.ndim else data.copy()
     out = wrap(result.astype(data.dtype, copy=False), input._device)

@@ -15,8 +15,8 @@ from .._meta import meta_array as _meta_array
 from .._random import (Generator, default_generator, get_rng_state, in_memory_order,
                        initial_seed, manual_seed, seed, set_rng_state)
 from ..autograd.graph import Node
-from ._common import (Tensor, _check_inplace_allowed, attach, check_no_overlap, grad_state,
-                      inplace, make_tensor)
+from ._common import (Tensor, attach, check_leaf_write, check_no_overlap, grad_state, inplace,
+                      make_tensor)
 from ._data import LIMITS, check_out
 from ._elementwise import NotImplementedBackward
 from .creation import _C_TYPE_NAMES, empty_like, finish, size_arg, to_device, zeros
@@ -433,13 +433,6 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
 
 
 # ================================================================ in-place sampling
-def _leaf_first(self):
-    """PyTorch's autograd layer refuses an in-place write to a leaf that requires grad before
-    the kernel checks its parameters or returns early for an empty tensor."""
-    if self._requires_grad and grad_state.enabled:
-        _check_inplace_allowed(self)
-
-
 def _sample_(self, draw, node_type, *inputs, operands=()):
     """Fill self with `draw(shape, contiguous, *operands)`, through `_common.inplace`.
 
@@ -449,6 +442,7 @@ def _sample_(self, draw, node_type, *inputs, operands=()):
     validated, so a refused call does not advance the generator.
     """
     layout = self._data
+    check_no_overlap(layout)  # here, so that a refused expand draws nothing
 
     def op(source, *args):
         values = in_memory_order(layout, draw, *operands)
@@ -462,7 +456,7 @@ def _sample_(self, draw, node_type, *inputs, operands=()):
 
 def uniform_(self, from_=0, to=1, *, generator=None):
     """Fill with samples uniform in [from_, to)."""
-    _leaf_first(self)
+    check_leaf_write(self)
     _require_floating(self.dtype, "check_uniform_bounds")
     from_, to = float(from_), float(to)
     limit = LIMITS[self.dtype][1]
@@ -493,7 +487,7 @@ class UniformBackward0(_ZeroGradient):
 
 def normal_(self, mean=0, std=1, *, generator=None):
     """Fill with normal samples."""
-    _leaf_first(self)
+    check_leaf_write(self)
     _check_std(std)
     if self._data.size == 0:    # PyTorch returns before its kernel checks the dtype
         return self
@@ -524,8 +518,8 @@ def random_(self, *args, generator=None, **kwargs):
                         "but expected one of:\n * (*, ember.Generator generator = None)\n"
                         " * (int from, int to, *, ember.Generator generator = None)\n"
                         " * (int to, *, ember.Generator generator = None)\n")
-    _leaf_first(self)
     node_type = (RandomBackward2, RandomBackward1, RandomBackward0)[len(args)]
+    check_leaf_write(self)
     gen = _resolve_generator(generator)
     if not args:
         # random_(): the dtype's whole exact range, 64-bit draws only for int64 and double.
@@ -577,7 +571,7 @@ def _overlap_checked_empty(self):
 
 def exponential_(self, lambd=1, *, generator=None):
     """Fill with Exponential(lambd) samples."""
-    _leaf_first(self)
+    check_leaf_write(self)
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_fmt(lambd)}")
     if _overlap_checked_empty(self):
@@ -598,7 +592,7 @@ class ExponentialBackward0(_ZeroGradient):
 
 def geometric_(self, p, *, generator=None):
     """Fill with the number of Bernoulli(p) trials up to the first success."""
-    _leaf_first(self)
+    check_leaf_write(self)
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_fmt(p)}")
     if _overlap_checked_empty(self):
@@ -617,7 +611,7 @@ class GeometricBackward0(_ZeroGradient):
 
 def log_normal_(self, mean=1, std=2, *, generator=None):
     """Fill with exp(Normal(mean, std)) samples."""
-    _leaf_first(self)
+    check_leaf_write(self)
     if not std > 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_fmt(std)}")
     if _overlap_checked_empty(self):
@@ -636,7 +630,7 @@ class LogNormalBackward0(_ZeroGradient):
 
 def cauchy_(self, median=0, sigma=1, *, generator=None):
     """Fill with Cauchy(median, sigma) samples."""
-    _leaf_first(self)
+    check_leaf_write(self)
     if not sigma > 0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_fmt(sigma)}")
     if self.dtype.category != _FLOATING:
@@ -656,7 +650,7 @@ class CauchyBackward0(_ZeroGradient):
 
 def bernoulli_(self, p=0.5, *, generator=None):
     """Fill with 0/1 samples: probability `p`, a number or a tensor broadcast to self."""
-    _leaf_first(self)
+    check_leaf_write(self)
     gen = _resolve_generator(generator)
     shape = self.shape
     if isinstance(p, Tensor):

@@ -8,9 +8,8 @@ pi for negatives, 0 otherwise, NaN kept.
 """
 import math
 
-from .. import _errors
 from ..autograd.graph import Node
-from ._common import Tensor, attach, float_operand, grad_state, make_tensor
+from ._common import Tensor, _check_inplace_allowed, attach, float_operand, grad_state, make_tensor
 
 __all__ = ["real", "imag", "conj", "conj_physical", "conj_physical_", "resolve_conj",
            "resolve_neg", "is_conj", "is_neg", "angle"]
@@ -46,8 +45,8 @@ def conj_physical(input):
 
 def conj_physical_(input):
     """In place, so a leaf that requires grad is refused even though nothing changes."""
-    if _tensor(input)._requires_grad and input.grad_fn is None and grad_state.enabled:
-        raise RuntimeError(_errors.LEAF_INPLACE)
+    if grad_state.enabled:
+        _check_inplace_allowed(_tensor(input))
     return input
 
 

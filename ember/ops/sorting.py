@@ -471,12 +471,12 @@ class MedianBackward1(_SelectBackward):
 def kthvalue(input, k, dim=-1, keepdim=False):
     """The k-th smallest element along `dim` (1-based) and its index."""
     data = input._data
-    if data.ndim:
-        _not_for_bool(data, "kthvalue_cpu")
     d = _dim_along(input, dim, "kthvalue")
     size = data.shape[d] if data.ndim else 1
     if k < 1 or k > size:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    if data.ndim:  # the kernel's dtype check comes after the dim and k checks
+        _not_for_bool(data, "kthvalue_cpu")
     values, indices = _kth_along(input, d, k - 1, keepdim)
     return _selected(_rt.kthvalue, KthvalueBackward0, input, values, indices, d, keepdim)
 

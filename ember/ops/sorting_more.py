@@ -35,8 +35,8 @@ def nanmedian(input, dim=None, keepdim=False):
             node.save_output(out)
             attach(out, node, input)
         return out
-    _not_for_bool(data, "median_out")
     d = _dim_along(input, dim, "median")  # PyTorch's message says median()
+    _not_for_bool(data, "median_out")  # after the dim's checks, as PyTorch's kernel
     position = None
     if data.ndim:
         size = data.shape[d]
