@@ -10,8 +10,10 @@
    Per-sample speed-up = 2 x single-step time / DDP-step time (target at least 1.6x).
 
 Needs mpiexec (pip's mpich): not part of bench/run.py's default list. The driver starts
-`mpiexec -n 2` for the ranks and a separate one-thread process for the baseline, and
-prints the machine's load average next to the numbers (the machine may be shared).
+`mpiexec -n 2` for the ranks, a separate one-thread process for the baseline, and two
+such processes at once for the hardware's ceiling (2 x single / pair: what two ranks
+could reach with free communication), and prints the machine's load average next to the
+numbers (the machine may be shared).
 """
 import argparse
 import json
@@ -87,11 +89,24 @@ def single_part(args):
     print(json.dumps({"single": _mlp_step_times(ember, mlp(ember), args.batch, args.steps)}))
 
 
-def _run(command):
+def _env():
     env = dict(os.environ, **ONE_THREAD)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [ROOT, env.get("PYTHONPATH")]))
-    out = subprocess.run(command, env=env, capture_output=True, text=True, check=True).stdout
+    return env
+
+
+def _run(command):
+    out = subprocess.run(command, env=_env(), capture_output=True, text=True, check=True).stdout
     return json.loads(out.strip().splitlines()[-1])
+
+
+def _run_pair(command):
+    """The ceiling: two independent one-thread baselines at the same time, no MPI. Two
+    ranks can at best train as fast as this (they share the cores' caches and memory)."""
+    both = [subprocess.Popen(command, env=_env(), stdout=subprocess.PIPE, text=True)
+            for _ in range(2)]
+    outs = [p.communicate()[0] for p in both]
+    return {"pair": max(json.loads(o.strip().splitlines()[-1])["single"] for o in outs)}
 
 
 def main():
@@ -116,11 +131,13 @@ def main():
         load = os.getloadavg()[0]
         ranks = _run([find_mpiexec(), "-n", "2"] + me + common + ["--part", "ranks"])
         single = _run(me + common + ["--part", "single"])
-        rows.append(dict(ranks, **single, load=load))
+        pair = _run_pair(me + common + ["--part", "single"])
+        rows.append(dict(ranks, **single, **pair, load=load))
         r = rows[-1]
         print(f"run: all_reduce 25 MB ember {r['ember'] * 1e3:.2f} ms, mpi4py "
               f"{r['raw'] * 1e3:.2f} ms; MLP step DDP x2 {r['ddp'] * 1e3:.2f} ms, one "
-              f"process {r['single'] * 1e3:.2f} ms; load {load:.1f}", flush=True)
+              f"process {r['single'] * 1e3:.2f} ms, two at once {r['pair'] * 1e3:.2f} ms; "
+              f"load {load:.1f}", flush=True)
 
     def med(key):
         return statistics.median(r[key] for r in rows)
@@ -134,6 +151,9 @@ def main():
     print(f"| MLP 784-256-256-10 step, batch {args.batch}/rank | DDP 2 ranks x 1 thread "
           f"{med('ddp') * 1e3:.2f} ms | 1 process x 1 thread {med('single') * 1e3:.2f} ms | "
           f"{speedup:.2f}x per sample (target >= 1.6x) |")
+    print(f"| the same, two independent processes at once (no MPI) | {med('pair') * 1e3:.2f} ms "
+          f"| ceiling {2 * med('single') / med('pair'):.2f}x | DDP reaches "
+          f"{med('pair') / med('ddp'):.0%} of it |")
 
 
 if __name__ == "__main__":

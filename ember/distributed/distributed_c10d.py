@@ -97,6 +97,11 @@ class ProcessGroup:
             self._broken = (_PAIR_CLOSED if str(e).startswith("Timed out") else str(e))
             raise
 
+    def start_sum(self, array):
+        """Start summing a float32/float64 array in place across the group (a request)."""
+        engine = _engine()
+        return self._comm.Iallreduce(engine.MPI.IN_PLACE, array, engine.MPI.SUM)
+
     def run(self, start, nbytes):
         """Start a collective (`start()` returns its requests) and wait for it."""
         try:
