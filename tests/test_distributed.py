@@ -259,3 +259,19 @@ def test_sigterm_to_the_launcher_ends_every_rank(tmp_path):
     for p in pids:
         with pytest.raises(ProcessLookupError):
             os.kill(int(p.read_text()), 0)
+
+
+def test_hooked_parameters_keep_the_optimizers_array_path():
+    # DDP's gradient hooks live in each parameter's extras; they used to send every
+    # optimizer step down the slower ops path (0.42 against 0.18 ms on the MLP's SGD step).
+    from ember.optim import _kernels
+    p = ember.nn.Parameter(ember.ones(3))
+    p.grad = ember.ones(3)
+    with ember.no_grad():
+        assert _kernels.fast(p, p.grad)
+        p.register_post_accumulate_grad_hook(lambda t: None)
+        p.register_hook(lambda g: g)
+        assert _kernels.fast(p, p.grad)
+        frozen = ember.nn.Parameter(ember.ones(3))
+        frozen._extras = {"inference": True}
+        assert not _kernels.fast(frozen, p.grad)
