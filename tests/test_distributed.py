@@ -128,7 +128,10 @@ def test_a_wait_past_the_groups_timeout_raises_torchs_error(torch, tmp_path):
     # gloo's text starts with its source file's path: "[.../unbound_buffer.cc:78] Timed out..."
     assert mine["error"][0] == theirs["error"][0] == "RuntimeError"
     assert theirs["error"][1].endswith("] " + mine["error"][1])
-    assert mine["next"] == theirs["next"]
+    # gloo's next call usually finds the pair closed; on a loaded machine it sometimes
+    # times out again first (seen at load 29).
+    assert mine["next"] == ["RuntimeError", "Application timeout caused pair closure"]
+    assert theirs["next"] == mine["next"] or "Timed out waiting" in theirs["next"][1]
     assert 2.0 <= mine["seconds"] < 3.5
 
 
