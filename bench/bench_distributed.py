@@ -10,8 +10,10 @@
    Per-sample speed-up = 2 x single-step time / DDP-step time (target at least 1.6x).
 
 Needs mpiexec (pip's mpich): not part of bench/run.py's default list. The driver starts
-`mpiexec -n 2` for the ranks and a separate one-thread process for the baseline, and
-prints the machine's load average next to the numbers (the machine may be shared).
+`mpiexec -n 2` for the ranks, a separate one-thread process for the baseline, and two
+such processes at once for the hardware's ceiling (2 x single / pair: what two ranks
+could reach with free communication), and prints the machine's load average next to the
+numbers (the machine may be shared).
 """
 import argparse
 import json
@@ -28,20 +30,23 @@ ONE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THRE
 
 
 def _mlp_step_times(ember, model, batch, steps):
-    """Median seconds of one training step (zero_grad, forward, loss, backward, SGD)."""
+    """Median seconds of one training step (zero_grad, forward, loss, backward, SGD), wall
+    and CPU: on a busy machine the CPU time still shows the work a step does (a DDP rank's
+    includes what its waits spend polling)."""
     sys.path.insert(0, HERE)
     from bench_nn import training_step
     gen = ember.Generator().manual_seed(0)
     x = ember.randn(batch, 1, 28, 28, generator=gen)
     y = ember.randint(0, 10, (batch,), generator=gen)
     opt = ember.optim.SGD(model.parameters(), lr=0.01)
-    times = []
+    times, cpu = [], []
     for step in range(steps + 3):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         training_step(ember, model, opt, x, y)
         if step >= 3:                       # warm-up steps are not timed
             times.append(time.perf_counter() - start)
-    return statistics.median(times)
+            cpu.append(time.process_time() - start_cpu)
+    return statistics.median(times), statistics.median(cpu)
 
 
 def rank_part(args):
@@ -72,10 +77,11 @@ def rank_part(args):
 
     ember.manual_seed(0)
     model = DistributedDataParallel(mlp(ember))
-    ddp_t = _mlp_step_times(ember, model, args.batch, args.steps)
-    ddp_all = comm.gather(ddp_t, root=0)
+    ddp_t, ddp_cpu = _mlp_step_times(ember, model, args.batch, args.steps)
+    ddp_all = comm.gather((ddp_t, ddp_cpu), root=0)
     if dist.get_rank() == 0:
-        print(json.dumps({"raw": raw_t, "ember": ember_t, "ddp": max(ddp_all)}))
+        print(json.dumps({"raw": raw_t, "ember": ember_t, "ddp": max(t for t, _ in ddp_all),
+                          "ddp_cpu": max(c for _, c in ddp_all)}))
     dist.destroy_process_group()
 
 
@@ -84,14 +90,28 @@ def single_part(args):
     sys.path.insert(0, HERE)
     from bench_nn import mlp
     ember.manual_seed(0)
-    print(json.dumps({"single": _mlp_step_times(ember, mlp(ember), args.batch, args.steps)}))
+    wall, cpu = _mlp_step_times(ember, mlp(ember), args.batch, args.steps)
+    print(json.dumps({"single": wall, "single_cpu": cpu}))
+
+
+def _env():
+    env = dict(os.environ, **ONE_THREAD)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [ROOT, env.get("PYTHONPATH")]))
+    return env
 
 
 def _run(command):
-    env = dict(os.environ, **ONE_THREAD)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [ROOT, env.get("PYTHONPATH")]))
-    out = subprocess.run(command, env=env, capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(command, env=_env(), capture_output=True, text=True, check=True).stdout
     return json.loads(out.strip().splitlines()[-1])
+
+
+def _run_pair(command):
+    """The ceiling: two independent one-thread baselines at the same time, no MPI. Two
+    ranks can at best train as fast as this (they share the cores' caches and memory)."""
+    both = [subprocess.Popen(command, env=_env(), stdout=subprocess.PIPE, text=True)
+            for _ in range(2)]
+    outs = [p.communicate()[0] for p in both]
+    return {"pair": max(json.loads(o.strip().splitlines()[-1])["single"] for o in outs)}
 
 
 def main():
@@ -116,11 +136,14 @@ def main():
         load = os.getloadavg()[0]
         ranks = _run([find_mpiexec(), "-n", "2"] + me + common + ["--part", "ranks"])
         single = _run(me + common + ["--part", "single"])
-        rows.append(dict(ranks, **single, load=load))
+        pair = _run_pair(me + common + ["--part", "single"])
+        rows.append(dict(ranks, **single, **pair, load=load))
         r = rows[-1]
         print(f"run: all_reduce 25 MB ember {r['ember'] * 1e3:.2f} ms, mpi4py "
               f"{r['raw'] * 1e3:.2f} ms; MLP step DDP x2 {r['ddp'] * 1e3:.2f} ms, one "
-              f"process {r['single'] * 1e3:.2f} ms; load {load:.1f}", flush=True)
+              f"process {r['single'] * 1e3:.2f} ms, two at once {r['pair'] * 1e3:.2f} ms; CPU "
+              f"per step DDP {r['ddp_cpu'] * 1e3:.2f} ms, one process "
+              f"{r['single_cpu'] * 1e3:.2f} ms; load {load:.1f}", flush=True)
 
     def med(key):
         return statistics.median(r[key] for r in rows)
@@ -134,6 +157,11 @@ def main():
     print(f"| MLP 784-256-256-10 step, batch {args.batch}/rank | DDP 2 ranks x 1 thread "
           f"{med('ddp') * 1e3:.2f} ms | 1 process x 1 thread {med('single') * 1e3:.2f} ms | "
           f"{speedup:.2f}x per sample (target >= 1.6x) |")
+    print(f"| the same, two independent processes at once (no MPI) | {med('pair') * 1e3:.2f} ms "
+          f"| ceiling {2 * med('single') / med('pair'):.2f}x | DDP reaches "
+          f"{med('pair') / med('ddp'):.0%} of it |")
+    print(f"| CPU time per step (busy machines) | DDP rank {med('ddp_cpu') * 1e3:.2f} ms | one "
+          f"process {med('single_cpu') * 1e3:.2f} ms | |")
 
 
 if __name__ == "__main__":

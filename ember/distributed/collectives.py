@@ -66,8 +66,8 @@ class _Buffer:
             _np.copyto(self.target, self.array)
 
 
-def _finish(requests, finish, async_op, nbytes=0):
-    work = c10d.Work(requests, finish, nbytes=nbytes)
+def _finish(pg, requests, finish, async_op, nbytes=0):
+    work = c10d.Work(pg, requests, finish, nbytes=nbytes)
     if async_op:
         return work
     work.wait()
@@ -77,17 +77,28 @@ def _finish(requests, finish, async_op, nbytes=0):
 def _start(pg, start, finish, async_op, nbytes):
     """Run `start()` (which issues the nonblocking MPI call) as a Work or to completion."""
     if async_op:
-        return c10d.Work(start(), finish, nbytes=nbytes)
-    c10d._engine().run_blocking(pg._comm, start, nbytes)
+        return c10d.Work(pg, start(), finish, nbytes=nbytes)
+    pg.run(start, nbytes)
     if finish is not None:
         finish()
     return None
 
 
-def _mpi_op(op, tensor):
-    name = _OP_NAMES.get(op.op if isinstance(op, ReduceOp) else op)
+def _mpi_op(op, tensor, options):
+    """The MPI op for a ReduceOp, with torch's errors for what gloo cannot reduce."""
+    kind = op.op if isinstance(op, ReduceOp) else op
+    name = _OP_NAMES.get(kind)
     if name is None:
-        raise ValueError(f"Cannot use ReduceOp.{getattr(op, 'name', op)} with MPI")
+        if isinstance(op, ReduceOp):
+            raise RuntimeError(f"Cannot use ReduceOp.{getattr(kind, 'name', kind)} with Gloo")
+        # torch converts a bare RedOpType to a ReduceOp implicitly except PREMUL_SUM (which
+        # needs its factor), and its binding then refuses the argument.
+        raise TypeError(
+            f"(): incompatible function arguments. The following argument types are "
+            f"supported:\n    1. (self: ember._C._distributed_c10d.{options}, arg0: "
+            f"ember._C._distributed_c10d.ReduceOp) -> None\n\nInvoked with: "
+            f"<ember.distributed.distributed_c10d.{options} object at {hex(id(tensor))}>, "
+            f"{op!r}")
     dtype = array_of(tensor).dtype
     if name == "avg" and not is_floating(dtype):
         raise RuntimeError(f"result type Float can't be cast to the desired output type "
@@ -105,7 +116,7 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     pg = _member(group, "all_reduce")
     if pg is None:
         return None
-    name, mpi_op = _mpi_op(op, tensor)
+    name, mpi_op = _mpi_op(op, tensor, "AllreduceOptions")
     buffer = _Buffer(tensor)
     data = buffer.reducible()
     size = pg.size()
@@ -126,7 +137,7 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
     if pg is None:
         return None
     root = _root(pg, dst, group_dst, "dst")
-    name, mpi_op = _mpi_op(op, tensor)
+    name, mpi_op = _mpi_op(op, tensor, "ReduceOptions")
     buffer = _Buffer(tensor)
     data = buffer.reducible()
     comm = pg._comm
@@ -142,7 +153,7 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
                 _np.divide(data, pg.size(), out=data)
             buffer.write_back()
 
-    return _finish([request], finish, async_op)
+    return _finish(pg, [request], finish, async_op)
 
 
 def _root(pg, rank, group_rank, what):
@@ -199,7 +210,7 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
     send = _Buffer(tensor).raw()
     stacked = _np.empty((pg.size(),) + send.shape, send.dtype)
     request = pg._comm.Iallgather(send, stacked)
-    return _finish([request], lambda: _write_rows(stacked.view(array_of(tensor).dtype)
+    return _finish(pg, [request], lambda: _write_rows(stacked.view(array_of(tensor).dtype)
                                                   .reshape((pg.size(),) + tuple(tensor.shape)),
                                                   tensor_list), async_op)
 
@@ -216,7 +227,7 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
         raise ValueError("output tensor must have the same type as input tensor")
     out = _Buffer(output_tensor, copy_in=False)
     request = pg._comm.Iallgather(_Buffer(input_tensor).raw(), out.raw())
-    return _finish([request], out.write_back, async_op)
+    return _finish(pg, [request], out.write_back, async_op)
 
 
 def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):
@@ -226,7 +237,7 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
         return None
     if input.numel() != output.numel() * pg.size():
         raise ValueError("input tensor must be the same size as output size times world size")
-    name, mpi_op = _mpi_op(op, output)
+    name, mpi_op = _mpi_op(op, output, "ReduceScatterOptions")
     source = _Buffer(input).reducible()
     out = _Buffer(output, copy_in=False)
     data = out.reducible()
@@ -237,7 +248,7 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
             _np.divide(data, pg.size(), out=data)
         out.write_back()
 
-    return _finish([request], finish, async_op)
+    return _finish(pg, [request], finish, async_op)
 
 
 def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False):
@@ -246,7 +257,7 @@ def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=Fal
     if pg is None:
         return None
     _check_list(input_list, output, pg.size(), "reduce_scatter")
-    name, mpi_op = _mpi_op(op, output)
+    name, mpi_op = _mpi_op(op, output, "ReduceScatterOptions")
     source = _np.stack([_Buffer(t).reducible() for t in input_list])
     out = _Buffer(output, copy_in=False)
     data = out.reducible()
@@ -259,7 +270,7 @@ def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=Fal
             _np.divide(data, pg.size(), out=data)
         out.write_back()
 
-    return _finish([request], finish, async_op)
+    return _finish(pg, [request], finish, async_op)
 
 
 def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group_dst=None):
@@ -286,7 +297,7 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
             shape = (pg.size(),) + tuple(tensor.shape)
             _write_rows(stacked.view(array_of(tensor).dtype).reshape(shape), gather_list)
 
-    return _finish([request], finish, async_op)
+    return _finish(pg, [request], finish, async_op)
 
 
 def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, group_src=None):
@@ -307,7 +318,7 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
         source = _np.stack([_Buffer(t).array for t in scatter_list])
         source = source if source.dtype.char in _MPI_REDUCIBLE else source.view(_np.uint8)
     request = pg._comm.Iscatter(source, out.raw(), root=root)
-    return _finish([request], out.write_back, async_op)
+    return _finish(pg, [request], out.write_back, async_op)
 
 
 def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=None,
@@ -334,7 +345,7 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
         out_displs = [sum(out_counts[:i]) for i in range(size)]
         request = pg._comm.Ialltoallv([source.reshape(-1), (in_counts, in_displs)],
                                       [target.reshape(-1), (out_counts, out_displs)])
-    return _finish([request], out.write_back, async_op)
+    return _finish(pg, [request], out.write_back, async_op)
 
 
 def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False):
@@ -359,7 +370,7 @@ def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False
             target[...] = receive[start:start + count]
             out.write_back()
 
-    return _finish([request], finish, async_op)
+    return _finish(pg, [request], finish, async_op)
 
 
 def barrier(group=None, async_op=False, device_ids=None):
@@ -367,4 +378,4 @@ def barrier(group=None, async_op=False, device_ids=None):
     pg = _member(group, "barrier")
     if pg is None:
         return None
-    return _finish([pg._comm.Ibarrier()], None, async_op)
+    return _finish(pg, [pg._comm.Ibarrier()], None, async_op)

@@ -7,6 +7,7 @@ world size come from `init_process_group`'s arguments, torchrun's variables (RAN
 WORLD_SIZE, as `python -m ember.distributed.run` sets them) or, under a plain `mpiexec`,
 from MPI itself; they must agree with the MPI job the process belongs to.
 """
+import datetime
 import enum
 import importlib
 import os
@@ -37,7 +38,6 @@ class _RedOpType(enum.Enum):
     BOR = 6
     BXOR = 7
     PREMUL_SUM = 8
-    UNUSED = 9
 
     def __repr__(self):
         return f"<RedOpType.{self.name}: {self.value}>"
@@ -54,8 +54,8 @@ class ReduceOp:
     RedOpType = _RedOpType
     SUM, AVG, PRODUCT, MIN, MAX = (_RedOpType.SUM, _RedOpType.AVG, _RedOpType.PRODUCT,
                                    _RedOpType.MIN, _RedOpType.MAX)
-    BAND, BOR, BXOR, PREMUL_SUM, UNUSED = (_RedOpType.BAND, _RedOpType.BOR, _RedOpType.BXOR,
-                                           _RedOpType.PREMUL_SUM, _RedOpType.UNUSED)
+    BAND, BOR, BXOR, PREMUL_SUM = (_RedOpType.BAND, _RedOpType.BOR, _RedOpType.BXOR,
+                                   _RedOpType.PREMUL_SUM)
 
     def __init__(self, op):
         self.op = op
@@ -76,14 +76,39 @@ class ProcessGroup:
     """A set of ranks that run collectives together: an MPI communicator and its ranks.
 
     `ranks` are global ranks in group-rank order; `comm` is None in processes outside
-    the group (torch's non-member handle, whose rank() and size() are -1).
+    the group (torch's non-member handle, whose rank() and size() are -1). A wait longer
+    than `timeout` seconds raises, and leaves the group `broken`: its pending MPI
+    operation can no longer be matched, so later calls raise at once, as gloo's do.
     """
 
-    def __init__(self, comm, ranks, backend):
+    def __init__(self, comm, ranks, backend, timeout=None):
         self._comm = comm
         self._ranks = list(ranks)
         self._backend = backend
         self._group_rank = comm.Get_rank() if comm is not None else -1
+        self._timeout = _seconds(timeout)
+        self._broken = None
+
+    def wait(self, requests, nbytes=0):
+        """Wait for this group's requests, within its timeout, watching for departures."""
+        try:
+            _engine().wait_all(requests, nbytes, self._timeout, self._ranks)
+        except RuntimeError as e:
+            self._broken = (_PAIR_CLOSED if str(e).startswith("Timed out") else str(e))
+            raise
+
+    def start_sum(self, array):
+        """Start summing a float32/float64 array in place across the group (a request)."""
+        engine = _engine()
+        return self._comm.Iallreduce(engine.MPI.IN_PLACE, array, engine.MPI.SUM)
+
+    def run(self, start, nbytes):
+        """Start a collective (`start()` returns its requests) and wait for it."""
+        try:
+            _engine().run_blocking(self._comm, start, nbytes, self._timeout, self._ranks)
+        except RuntimeError as e:
+            self._broken = (_PAIR_CLOSED if str(e).startswith("Timed out") else str(e))
+            raise
 
     def rank(self):
         return self._group_rank
@@ -98,7 +123,8 @@ class ProcessGroup:
 class Work:
     """A started collective: `wait()` finishes it (and writes its results), as torch's Work."""
 
-    def __init__(self, requests, finish=None, source=None, nbytes=0):
+    def __init__(self, pg, requests, finish=None, source=None, nbytes=0):
+        self._pg = pg
         self._requests = requests
         self._nbytes = nbytes
         self._finish = finish
@@ -112,7 +138,7 @@ class Work:
                 self._finish()
 
     def wait(self, timeout=None):
-        _engine().wait_all(self._requests, self._nbytes)
+        self._pg.wait(self._requests, self._nbytes)
         self._complete()
         return True
 
@@ -144,6 +170,18 @@ class GroupMember:
 
 
 _state = {"default": None, "mpi": None}
+# torch's default_pg_timeout for gloo: 30 minutes.
+_DEFAULT_TIMEOUT = datetime.timedelta(minutes=30)
+# What gloo raises for every call on a group after one of its waits timed out.
+_PAIR_CLOSED = "Application timeout caused pair closure"
+
+
+def _seconds(timeout):
+    if timeout is None:
+        timeout = _DEFAULT_TIMEOUT
+    if isinstance(timeout, datetime.timedelta):
+        return timeout.total_seconds()
+    return float(timeout)
 
 
 def _engine():
@@ -195,8 +233,9 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
                        store=None, group_name="", pg_options=None, device_id=None):
     """Join the default group: every process of the MPI job, in MPI's rank order.
 
-    `timeout`, `store` and `init_method` are accepted for unchanged scripts; MPI's own
-    launcher has already connected the processes, so there is no rendezvous to time out.
+    `store` and `init_method` are accepted for unchanged scripts; MPI's own launcher has
+    already connected the processes, so there is no rendezvous. `timeout` bounds each wait
+    of the group's collectives (torch's 30 minutes by default).
     """
     if _state["default"] is not None:
         raise ValueError("trying to initialize the default process group twice!")
@@ -211,8 +250,9 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
             "`mpiexec -n N python script.py`")
     if world_size > 1:
         engine.abort_on_uncaught()
+        engine.watch_departures()
     name = Backend(backend) if backend is not None else Backend.UNDEFINED
-    pg = ProcessGroup(comm.Dup(), range(world_size), name)
+    pg = ProcessGroup(comm.Dup(), range(world_size), name, timeout)
     _state["default"] = pg
     group.WORLD = GroupMember.WORLD = pg
 
@@ -243,7 +283,7 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None, use_local
     mpi_group.Free()
     if comm == _engine().MPI.COMM_NULL:
         comm = None
-    return ProcessGroup(comm, ranks, Backend(backend) if backend else parent._backend)
+    return ProcessGroup(comm, ranks, Backend(backend) if backend else parent._backend, timeout)
 
 
 def get_rank(group=None):
@@ -287,7 +327,10 @@ def group_rank_of(pg, global_rank, what):
 
 
 def is_member(pg, op_name):
-    """False (with torch's warning) where this process is outside `pg`."""
+    """False (with torch's warning) where this process is outside `pg`; raises on a group
+    broken by a timeout or a departed rank."""
+    if pg._broken is not None:
+        raise RuntimeError(pg._broken)
     if pg._comm is None:
         warnings.warn(f"Running {op_name} on global rank {get_rank()} which does not belong "
                       "to the given group.", stacklevel=3)

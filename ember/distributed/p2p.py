@@ -35,7 +35,7 @@ def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
         return None
     peer = _peer(pg, dst, group_dst, "destination")
     data = _Buffer(tensor).raw()
-    return c10d.Work([pg._comm.Isend(data, dest=peer, tag=tag)])
+    return c10d.Work(pg, [pg._comm.Isend(data, dest=peer, tag=tag)])
 
 
 def irecv(tensor, src=None, group=None, tag=0, group_src=None):
@@ -54,7 +54,7 @@ def irecv(tensor, src=None, group=None, tag=0, group_src=None):
         return pg._ranks[status.Get_source()] if peer == engine.MPI.ANY_SOURCE else \
             pg._ranks[peer]
 
-    work = c10d.Work([_StatusRequest(request, status)], out.write_back, source)
+    work = c10d.Work(pg, [_StatusRequest(request, status)], out.write_back, source)
     return work
 
 
@@ -88,8 +88,8 @@ def _pickled(obj):
     return _np.frombuffer(pickle.dumps(obj), dtype=_np.uint8)
 
 
-def _wait(request):
-    c10d._engine().wait(request)
+def _wait(pg, request):
+    pg.wait([request])
 
 
 def all_gather_object(object_list, obj, group=None):
@@ -99,10 +99,10 @@ def all_gather_object(object_list, obj, group=None):
         return None
     data = _pickled(obj)
     sizes = _np.empty(pg.size(), _np.int64)
-    _wait(pg._comm.Iallgather(_np.array([data.size], _np.int64), sizes))
+    _wait(pg, pg._comm.Iallgather(_np.array([data.size], _np.int64), sizes))
     received = _np.empty(int(sizes.sum()), _np.uint8)
     offsets = _np.concatenate([[0], _np.cumsum(sizes)[:-1]])
-    _wait(pg._comm.Iallgatherv(data, [received, (sizes.tolist(), offsets.tolist())]))
+    _wait(pg, pg._comm.Iallgatherv(data, [received, (sizes.tolist(), offsets.tolist())]))
     for r in range(pg.size()):
         object_list[r] = pickle.loads(received[offsets[r]:offsets[r] + sizes[r]].tobytes())
 
@@ -116,13 +116,13 @@ def gather_object(obj, object_gather_list=None, dst=None, group=None, group_dst=
     mine = pg.rank() == root
     data = _pickled(obj)
     sizes = _np.empty(pg.size(), _np.int64) if mine else None
-    _wait(pg._comm.Igather(_np.array([data.size], _np.int64), sizes, root=root))
+    _wait(pg, pg._comm.Igather(_np.array([data.size], _np.int64), sizes, root=root))
     if not mine:
-        _wait(pg._comm.Igatherv(data, None, root=root))
+        _wait(pg, pg._comm.Igatherv(data, None, root=root))
         return None
     received = _np.empty(int(sizes.sum()), _np.uint8)
     offsets = _np.concatenate([[0], _np.cumsum(sizes)[:-1]])
-    _wait(pg._comm.Igatherv(data, [received, (sizes.tolist(), offsets.tolist())], root=root))
+    _wait(pg, pg._comm.Igatherv(data, [received, (sizes.tolist(), offsets.tolist())], root=root))
     for r in range(pg.size()):
         object_gather_list[r] = pickle.loads(received[offsets[r]:offsets[r] + sizes[r]].tobytes())
 
@@ -136,10 +136,10 @@ def broadcast_object_list(object_list, src=None, group=None, device=None, group_
     mine = pg.rank() == root
     data = _pickled(list(object_list)) if mine else None
     size = _np.array([data.size if mine else 0], _np.int64)
-    _wait(pg._comm.Ibcast(size, root=root))
+    _wait(pg, pg._comm.Ibcast(size, root=root))
     if not mine:
         data = _np.empty(int(size[0]), _np.uint8)
-    _wait(pg._comm.Ibcast(data, root=root))
+    _wait(pg, pg._comm.Ibcast(data, root=root))
     if not mine:
         object_list[:] = pickle.loads(data.tobytes())
 

@@ -22,17 +22,25 @@ from ..ops._common import wrap
 __all__ = []
 
 
+# Hooks on a parameter (DDP's gradient hooks, for one) play no part in its update; an
+# inference tensor's flag or tracked views do, so those take the ops' path.
+_HOOKS_ONLY = frozenset(("hooks", "post_accumulate_hooks", "retains_grad"))
+
+
 def fast(param, grad):
     """Whether `param`'s update can run as array kernels: grad mode off (nothing to
     record), float32/float64 with a matching gradient, a tensor of at least one dimension
     (NumPy turns 0-dim results into scalars that `out=` cannot target) without
-    self-overlap. Otherwise ember ops run it, with their checks and autograd."""
+    self-overlap, and nothing but hooks in its extras. Otherwise ember ops run it, with
+    their checks and autograd."""
     if grad_state.enabled:
         return False
     data = grad._data
     p = param._data
+    extras = param._extras
     return (p.dtype.char in "fd" and data.dtype == p.dtype and data.shape == p.shape
-            and p.ndim != 0 and param._extras is None and 0 not in p.strides)
+            and p.ndim != 0 and (extras is None or extras.keys() <= _HOOKS_ONLY)
+            and 0 not in p.strides)
 
 
 def bump(*tensors):

@@ -5,6 +5,7 @@ checks that failed (empty when all passed) and the values tests compare with tor
 """
 import json
 import os
+import re
 import sys
 import traceback
 import warnings
@@ -35,6 +36,11 @@ def error_text(call):
     except Exception as e:   # the type and text are what the test compares with torch
         return [type(e).__name__, str(e)]
     return None
+
+
+def without_address(error):
+    """An error text with its object addresses (which differ between runs) blanked."""
+    return error and [error[0], re.sub("0x[0-9a-f]+", "0x", error[1])]
 
 
 def data(rank, dtype=torch.float32, n=6):
@@ -70,6 +76,15 @@ def main():
           torch.stack([data(r, n=12).view(3, 4).t() for r in range(size)]).sum(0))
     record["avg_int_error"] = error_text(
         lambda: dist.all_reduce(torch.ones(2, dtype=torch.int64), op=dist.ReduceOp.AVG))
+    premul = dist.ReduceOp.PREMUL_SUM     # gloo has no PREMUL_SUM (and it needs a factor)
+    one = torch.ones(2)
+    record["premul_sum"] = [without_address(error_text(call)) for call in (
+        lambda: dist.all_reduce(one, op=premul),
+        lambda: dist.all_reduce(one, op=premul, async_op=True),
+        lambda: dist.reduce(one, 0, op=premul),
+        lambda: dist.reduce_scatter(one[:1], [one[:1], one[1:]], op=premul),
+        lambda: dist.reduce_scatter_tensor(one[:1].clone(), one, op=premul))]
+    record["premul_sum_tensor"] = one.tolist()
 
     t = data(rank)
     work = dist.all_reduce(t, async_op=True)

@@ -32,9 +32,9 @@ def mlp():
                          nn.Linear(512, 4))
 
 
-def training_matches(rank, size):
+def training_matches(rank, size, as_view=False):
     torch.manual_seed(100 + rank)          # different on each rank: DDP must broadcast
-    model = DDP(mlp(), bucket_cap_mb=0.001)
+    model = DDP(mlp(), bucket_cap_mb=0.001, gradient_as_bucket_view=as_view)
     if len(model.reducer.buckets) < 3:
         failures.append(f"expected several buckets, got {len(model.reducer.buckets)}")
     torch.manual_seed(100)
@@ -45,7 +45,7 @@ def training_matches(rank, size):
     opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
     ref_opt = torch.optim.SGD(reference.parameters(), lr=0.05, momentum=0.9)
     for step in range(4):
-        opt.zero_grad()
+        opt.zero_grad(set_to_none=not as_view or step % 2 == 0)
         nn.functional.mse_loss(model(x[mine]), y[mine]).backward()
         opt.step()
         ref_opt.zero_grad()
@@ -55,6 +55,13 @@ def training_matches(rank, size):
         close(f"ddp param {name}", p.detach(), q.detach(), atol=1e-5)
     if list(model.state_dict())[0] != "module.0.weight":
         failures.append(f"state_dict keys {list(model.state_dict())[:2]}")
+    # With gradient_as_bucket_view the gradients are views into the flat buckets (torch's
+    # data_ptr lies inside a bucket's storage); without, they are tensors of their own.
+    flats = [b.flat for b in model.reducer.buckets]
+    inside = [any(p.grad.untyped_storage().data_ptr() == f.untyped_storage().data_ptr()
+                  for f in flats) for p in model.parameters()]
+    if inside != [as_view] * len(inside):
+        failures.append(f"gradient_as_bucket_view={as_view}: grads in buckets {inside}")
 
 
 def no_sync_matches(rank, size):
@@ -168,7 +175,7 @@ def buffers_follow_rank0(rank, size):
 def main():
     dist.init_process_group("gloo")
     rank, size = dist.get_rank(), dist.get_world_size()
-    for check in (training_matches, no_sync_matches, unused_parameters, sync_batchnorm,
+    for check in (training_matches, lambda r, s: training_matches(r, s, True), no_sync_matches, unused_parameters, sync_batchnorm,
                   buffers_follow_rank0):
         try:
             check(rank, size)

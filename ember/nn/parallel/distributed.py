@@ -7,8 +7,11 @@ them), cut into buckets of `bucket_cap_mb` (the first one 1 MiB, so communicatio
 early). A post-accumulate-grad hook on every parameter copies its gradient into its
 bucket; when a bucket is full its nonblocking all-reduce starts, while backward goes on
 computing the earlier layers' gradients. Buckets start strictly in order, so every rank
-issues the same sequence of MPI collectives. When the last bucket has started, the
-reducer waits for all of them and writes the averages back into `.grad`.
+issues the same sequence of MPI collectives. A float32/float64 bucket is summed in place
+(MPI_Iallreduce on its array); when the last bucket has started, the reducer waits for all
+of them and writes sum / world size straight into `.grad`, one pass per gradient. With
+`gradient_as_bucket_view=True` the gradients are views into the buckets, as in torch: no
+copy out, and no copy in while `.grad` is kept (zero_grad(set_to_none=False)).
 
 `find_unused_parameters=True` walks the autograd graph after forward: parameters it does
 not reach are ready at once (contributing zeros), and a parameter no rank used keeps its
@@ -16,6 +19,7 @@ not reach are ready at once (contributing zeros), and a parameter no rank used k
 """
 from contextlib import contextmanager
 
+from ... import _backend
 from ... import distributed as _dist
 from ...distributed.collectives import array_of
 from ...autograd.grad_mode import is_grad_enabled, no_grad
@@ -24,6 +28,7 @@ from ..modules.module import Module
 
 __all__ = ["DistributedDataParallel"]
 
+_np = _backend.numpy
 _FIRST_BUCKET_BYTES = 1024 * 1024
 _PRIOR_ITERATION = (
     "Expected to have finished reduction in the prior iteration before starting a new one. "
@@ -58,6 +63,9 @@ class _Bucket:
         self.slots = [self.flat[o:o + p.numel()].view(p.shape)
                       for o, p in zip(self.offsets, params)]
         self.arrays = [array_of(slot) for slot in self.slots]
+        self.array = array_of(self.flat)
+        # MPI sums float32/float64 in place; other dtypes go through all_reduce's casts.
+        self.summable = self.array.dtype.char in "fd"
         self.pending = len(params)
         self.work = None
 
@@ -81,9 +89,10 @@ def _buckets(params, cap_bytes):
 class _Reducer:
     """Launches each bucket's all-reduce as it fills, and waits for them all at the end."""
 
-    def __init__(self, params, group, cap_bytes, find_unused):
+    def __init__(self, params, group, cap_bytes, find_unused, as_view=False):
         self.params = params
         self.group = group
+        self.as_view = as_view
         self.find_unused = find_unused
         self.buckets = _buckets(params, cap_bytes)
         self.where = {}
@@ -129,23 +138,32 @@ class _Reducer:
         grad = param.grad
         if grad is None:
             bucket.arrays[i][...] = 0
-        else:
+        elif grad is not bucket.slots[i]:    # a bucket view already holds its gradient
             bucket.arrays[i][...] = array_of(grad)
         bucket.pending -= 1
         # Start buckets strictly in order so every rank issues the same collectives.
         while self.next_bucket < len(self.buckets) and \
                 self.buckets[self.next_bucket].pending == 0:
             current = self.buckets[self.next_bucket]
-            current.work = _dist.all_reduce(current.flat, op=_dist.ReduceOp.AVG,
-                                            group=self.group, async_op=True)
+            if current.summable:
+                # A sum straight on the bucket's array; the average is taken on the way
+                # back into `.grad` (one pass over the gradients instead of two).
+                current.work = self.group.start_sum(current.array)
+            else:
+                current.work = _dist.all_reduce(current.flat, op=_dist.ReduceOp.AVG,
+                                                group=self.group, async_op=True)
             self.next_bucket += 1
         if self.next_bucket == len(self.buckets):
             self._finalize()
 
     def _finalize(self):
         self.armed = False
+        size = self.group.size()
+        summed = [b.work for b in self.buckets if b.summable]
+        self.group.wait(summed, sum(b.array.nbytes for b in self.buckets if b.summable))
         for bucket in self.buckets:
-            bucket.work.wait()
+            if not bucket.summable:
+                bucket.work.wait()
         anywhere = None
         if self.find_unused:
             counts = creation.tensor([1 if u else 0 for u in self.used], dtype=None)
@@ -153,15 +171,24 @@ class _Reducer:
             anywhere = {id(p): bool(c) for p, c in zip(self.params, counts.tolist())}
         with no_grad():
             for bucket in self.buckets:
+                scale = size if bucket.summable else 1
                 for i, p in enumerate(bucket.params):
                     if anywhere is not None and not anywhere[id(p)]:
                         continue
-                    if p.grad is None:
-                        p.grad = bucket.slots[i].clone()
-                    elif p.grad.requires_grad or not p.grad.is_contiguous():
-                        p.grad.copy_(bucket.slots[i])
+                    slot, array = bucket.slots[i], bucket.arrays[i]
+                    grad = p.grad
+                    if self.as_view:
+                        _np.divide(array, scale, out=array)
+                        if grad is not slot:
+                            p.grad = slot
+                    elif grad is None:
+                        p.grad = grad = creation.empty_like(slot)
+                        _np.divide(array, scale, out=array_of(grad))
+                    elif grad.requires_grad or not grad.is_contiguous():
+                        _np.divide(array, scale, out=array)
+                        grad.copy_(slot)
                     else:
-                        array_of(p.grad)[...] = bucket.arrays[i]
+                        _np.divide(array, scale, out=array_of(grad))
 
 
 def _reached_parameters(outputs):
@@ -222,7 +249,8 @@ class DistributedDataParallel(Module):
         self.require_backward_grad_sync = True
         self.require_forward_param_sync = True
         self._sync_from_rank0(list(module.parameters()) + list(module.buffers()))
-        self.reducer = _Reducer(params, group, self.bucket_bytes_cap, find_unused_parameters)
+        self.reducer = _Reducer(params, group, self.bucket_bytes_cap, find_unused_parameters,
+                                gradient_as_bucket_view)
 
     def _sync_from_rank0(self, tensors):
         """Broadcast tensors from the group's rank 0, coalesced into one buffer per dtype."""
