@@ -58,7 +58,7 @@ def cat(tensors, dim=0, *, out=None):
         return _autocast.promote(cat, tensors, dim, out=out)
     tensors = _tensor_list(tensors, "cat")
     if not tensors:
-        raise ValueError("ember.cat(): expected a non-empty list of Tensors")
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     arrays, dtype = _common_arrays(tensors)
     kept = [i for i, t in enumerate(tensors) if t._data.shape != (0,)]
     if not all(array.ndim for array in arrays):     # checked before dim, as PyTorch does
