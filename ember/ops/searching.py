@@ -68,10 +68,17 @@ def histc(input, bins=100, min=0, max=0):
 
 
 def _equal_width(xp, values, weights, bins, low, high):
-    """Counts per bin of width (high-low)/bins, the last bin closed, as PyTorch bins them."""
-    inside = (values >= low) & (values <= high)
-    values = values[inside].astype(_dtype.float64.np_dtype)
-    index = ((values - low) * bins / (high - low)).astype(_INT64)
+    """Counts per bin of width (high-low)/bins, the last bin closed, as PyTorch bins them:
+    the bin of x is trunc((x - low) * bins / (high - low)) in the input's own precision
+    (float32 gives bin 49 where exact arithmetic gives 50), with no search among edges."""
+    work = values.dtype if values.dtype.kind == "f" and values.dtype.itemsize in (2, 4, 8) \
+        else _dtype.float32.np_dtype
+    low_w, high_w = work.type(low), work.type(high)
+    values = values.astype(work, copy=False)
+    inside = (values >= low_w) & (values <= high_w)
+    with xp.errstate(over="ignore", invalid="ignore"):
+        position = (values[inside] - low_w) * work.type(bins) / (high_w - low_w)
+    index = position.astype(_INT64)
     index[index == bins] = bins - 1
     if weights is not None:
         weights = weights[inside].astype(_dtype.float64.np_dtype)

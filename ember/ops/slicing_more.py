@@ -80,7 +80,10 @@ def unsafe_split(input, split_size, dim=0):
 
 def unsafe_chunk(input, chunks, dim=0):
     pieces = input.chunk(chunks, dim)
-    return _unsafe(input, pieces, dim, UnsafeSplitBackward0)
+    # PyTorch splits an empty dim by a list of sizes (one 0 per chunk): another node name
+    empty = input._data.ndim and input._data.shape[wrap_dim(dim, input._data.ndim)] == 0
+    return _unsafe(input, pieces, dim,
+                   UnsafeSplitWithSizesBackward0 if empty else UnsafeSplitBackward0)
 
 
 def unsafe_split_with_sizes(input, split_sizes, dim=0):

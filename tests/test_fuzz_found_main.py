@@ -1,0 +1,30 @@
+"""Fuzzer findings fixed while merging the four slices' work (see tests/test_fuzz.py)."""
+import numpy as np
+import pytest
+
+import ember
+from oracle import assert_same_outcome
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_histc_bins_in_the_inputs_precision(torch, dtype):
+    """histc puts x in bin trunc((x - min) * bins / (max - min)) computed in the input's
+    dtype: float32 -1.179 over [-2.179, -0.179] lands in bin 49, not the exact 50."""
+    rng = np.random.default_rng(0)
+    for trial in range(60):
+        values = rng.standard_normal(int(rng.integers(0, 40))) * rng.choice([1, 3, 100])
+        low, high = sorted(rng.standard_normal(2) * 2) if trial % 3 else (0.0, 0.0)
+        bins = int(rng.integers(1, 120))
+        assert_same_outcome(lambda lib: lib.histc(
+            lib.tensor(values).to(getattr(lib, dtype)), bins=bins, min=float(low),
+            max=float(high)))
+    assert_same_outcome(lambda lib: lib.histc(lib.tensor(-1.179), min=1.0, max=1.0))
+
+
+@pytest.mark.parametrize("shape, chunks, dim", [((0,), 1, 0), ((0,), 3, 0), ((2, 0), 2, 1),
+                                                ((2, 0), 2, 0), ((4,), 2, 0)])
+def test_unsafe_chunk_of_an_empty_dim_names_split_with_sizes(torch, shape, chunks, dim):
+    names = [[t.grad_fn.name() for t in lib.unsafe_chunk(
+        lib.zeros(shape, dtype=lib.float64, requires_grad=True), chunks, dim)]
+        for lib in (torch, ember)]
+    assert names[0] == names[1]
