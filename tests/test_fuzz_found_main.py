@@ -28,3 +28,23 @@ def test_unsafe_chunk_of_an_empty_dim_names_split_with_sizes(torch, shape, chunk
         lib.zeros(shape, dtype=lib.float64, requires_grad=True), chunks, dim)]
         for lib in (torch, ember)]
     assert names[0] == names[1]
+
+
+@pytest.mark.parametrize("call", [
+    "L.avg_pool1d(L.ones(1, 1, 3), 1, 0)",          # a given stride 0 was read as "not given"
+    "L.avg_pool1d(L.ones(1, 1, 3), 1)",
+    "L.avg_pool1d(L.ones(1, 1, 3), 1, [])",
+    "L.searchsorted(L.tensor([False, True]), True)",  # bool with bool has no kernel
+    "L.searchsorted(L.tensor([False, True]), L.tensor([True]))",
+    "L.searchsorted(L.tensor([False, True]), L.tensor([1.0]))",
+    "L.searchsorted(L.tensor([0, 1]), L.tensor([True]))",
+    "L.tensor(1.5).random_(to=None)",                # a lone to=None is refused
+    "L.tensor(1.5).random_(1, to=None)",
+    "L.tensor(1.5).random_(1, None)",
+    "L.tensor(1.5).random_(to=3)",
+])
+def test_refusals_and_defaults_as_torch(torch, call):
+    def run(L):
+        L.manual_seed(0)
+        return eval(call, {"L": L})
+    assert_same_outcome(run)

@@ -197,8 +197,9 @@ def max_pool1d_with_indices(input, kernel_size, stride=(), padding=0, dilation=1
 
 def avg_pool1d(input, kernel_size, stride=(), padding=0, ceil_mode=False,
                count_include_pad=True):
-    return _pool.avg_pool1d(input, kernel_size, stride or None, padding, ceil_mode,
-                            count_include_pad)
+    # () is the schema's "not given"; a given 0 stays 0 and is refused as PyTorch does
+    return _pool.avg_pool1d(input, kernel_size, None if stride == () else stride, padding,
+                            ceil_mode, count_include_pad)
 
 
 def adaptive_max_pool1d(input, output_size):

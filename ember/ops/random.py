@@ -510,7 +510,7 @@ def random_(self, *args, generator=None, **kwargs):
     """Integers: `random_()` over the dtype's exact range, `random_(to)`, `random_(from, to)`."""
     if "from" in kwargs:
         args = (kwargs.pop("from"),) + args
-    if "to" in kwargs:
+    if "to" in kwargs and (args or kwargs["to"] is not None):  # a lone to=None is refused
         args = (args[0] if args else 0, kwargs.pop("to"))
     if kwargs or len(args) > 2:
         raise TypeError(f"random_() received an invalid combination of arguments - got "

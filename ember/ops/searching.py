@@ -159,6 +159,8 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
                            f"tensor must match, but we got boundaries tensor "
                            f"{list(boundaries.shape)} and input value tensor "
                            f"{list(values.shape)}")
+    if boundaries.dtype == bool and values.dtype == bool:   # bool with bool: no kernel
+        raise NotImplementedError('"searchsorted_out_cpu" not implemented for \'Bool\'')
     result = _search(xp, boundaries, values, side)
     return wrap(result.astype(_INT32 if out_int32 else _INT64), sorted_sequence._device)
 
