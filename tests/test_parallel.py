@@ -20,7 +20,9 @@ BIG = _parallel.THRESHOLD + 7   # odd, so the slabs are uneven
 
 @pytest.fixture
 def three_threads(monkeypatch):
+    """Three threads, and the pool from 2**18 elements (the matrix cases' size) on."""
     monkeypatch.setattr(_parallel, "threads", lambda: 3)
+    monkeypatch.setattr(_parallel, "THRESHOLD", 1 << 18)
 
 
 @pytest.fixture
@@ -62,7 +64,7 @@ def test_chunked_equals_serial(rng, three_threads, counted):
 
 
 def test_small_or_column_major_stays_serial(rng, three_threads, counted):
-    a = rng.standard_normal(_parallel.THRESHOLD - 1).astype(np.float32)
+    a = rng.standard_normal(_parallel.THRESHOLD - 1).astype(np.float32)   # (2**18 here)
     np.testing.assert_array_equal(_parallel.call(np.exp, a), np.exp(a))
     m = rng.standard_normal((1031, 517)).astype(np.float32).T   # NumPy keeps F order
     got = _parallel.call(np.add, m, 1.0)

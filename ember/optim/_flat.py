@@ -26,7 +26,8 @@ from . import _kernels
 __all__ = []
 
 BLOCK = 1 << 16        # elements per block (a job): ~6 live float32 blocks fit a 2 MiB L2
-PARALLEL = 1 << 16     # elements from which the blocks are shared out to the pool
+PARALLEL = _parallel.THRESHOLD  # elements from which the blocks are shared out to the pool
+# (the MLP's 270k-element Adam step took 397 us serial and 410-436 us on 2 threads)
 _MOMENTS = ("exp_avg", "exp_avg_sq", "max_exp_avg_sq")
 
 
