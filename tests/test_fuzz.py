@@ -132,10 +132,9 @@ _LONG_SEARCH = {
          "hamming_window", "kaiser_window", "max_pool3d", "mean", "nn.MultiLabelMarginLoss",
          "nn.Threshold", "pairwise_distance", "prod", "renorm", "split_copy", "sum"],
     ("accepts what torch refuses",
-     "ember computes where PyTorch refuses: cholesky_inverse of a zero diagonal (inf), "
-     "logsumexp of bool over no dims, new_tensor(dtype=()), a fractional pool larger than "
+     "ember computes where PyTorch refuses: logsumexp of bool over no dims, new_tensor(dtype=()), a fractional pool larger than "
      "its input"):
-        ["Tensor.cholesky_inverse", "Tensor.logsumexp", "Tensor.new_tensor", "cholesky_inverse",
+        ["Tensor.logsumexp", "Tensor.new_tensor",
          "logsumexp", "nn.FractionalMaxPool3d"],
     ("refuses what torch accepts",
      "ember refuses where PyTorch computes: 1-D batch_norm (PyTorch reads past its sizes),"

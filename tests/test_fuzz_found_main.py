@@ -48,3 +48,24 @@ def test_refusals_and_defaults_as_torch(torch, call):
         L.manual_seed(0)
         return eval(call, {"L": L})
     assert_same_outcome(run)
+
+
+@pytest.mark.parametrize("call", [
+    "L.cholesky_inverse(L.tensor([[0.0]]))",
+    "L.cholesky_inverse(L.zeros(2, 2, 2))",
+    "L.cholesky_inverse(L.tensor([[[1.0, 0], [0, 1]], [[2.0, 0], [1, 0]]]))",
+    "L.cholesky_inverse(L.tensor([[[[float('nan')]], [[0.0]], [[-1.0]]]], dtype=L.float64))",
+])
+def test_cholesky_inverse_refuses_a_zero_diagonal(torch, call):
+    """A zero on the factor's diagonal: PyTorch's LinAlgError naming the batch element and
+    the diagonal element, where solving gave inf."""
+    errors = []
+    for lib in (torch, ember):
+        with pytest.raises(lib.linalg.LinAlgError) as info:
+            eval(call, {"L": lib})
+        errors.append(str(info.value))
+    assert errors[0] == errors[1]
+
+
+def test_cholesky_inverse_of_a_nan_factor_still_computes(torch):
+    assert_same_outcome(lambda L: L.cholesky_inverse(L.tensor([[float("nan")]])))

@@ -491,6 +491,7 @@ def cholesky_inverse(input, upper=False):
         return _autocast.float32(cholesky_inverse, input, upper)
     check_matrix("cholesky_inverse", input, reduced_kernel="cholesky_inverse_out_cpu")
     data, xp = input._data, input._device.xp
+    _refuse_zero_diagonal(xp, data)
     eye = xp.broadcast_to(xp.eye(data.shape[-1], dtype=data.dtype), data.shape)
     if data.size:
         result = _scipy_linalg.cho_solve((data, not upper), eye, check_finite=False)
@@ -504,6 +505,18 @@ def cholesky_inverse(input, upper=False):
         node.save_output(out)
         attach(out, node, input)
     return out
+
+
+def _refuse_zero_diagonal(xp, data):
+    """LAPACK's potri stops at a factor's first exactly-zero diagonal element (a NaN passes):
+    PyTorch raises where solving would give inf."""
+    zero = xp.diagonal(data, axis1=-2, axis2=-1) == 0
+    if zero.any():
+        flat = zero.reshape(-1, zero.shape[-1])
+        index = int(flat.any(axis=1).argmax())
+        raise LinAlgError(f"cholesky_inverse: {batch_prefix(data, index)}The diagonal element "
+                          f"{int(flat[index].argmax()) + 1} is zero, the inversion could not be "
+                          "completed because the input matrix is singular.")
 
 
 class CholeskyInverseBackward0(Node):
