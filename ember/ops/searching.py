@@ -67,12 +67,14 @@ def histc(input, bins=100, min=0, max=0):
     return wrap(counts.astype(a.dtype), input._device)
 
 
+_IEEE = frozenset(d.np_dtype for d in (_dtype.float16, _dtype.float32, _dtype.float64))
+
+
 def _equal_width(xp, values, weights, bins, low, high):
     """Counts per bin of width (high-low)/bins, the last bin closed, as PyTorch bins them:
     the bin of x is trunc((x - low) * bins / (high - low)) in the input's own precision
     (float32 gives bin 49 where exact arithmetic gives 50), with no search among edges."""
-    work = values.dtype if values.dtype.kind == "f" and values.dtype.itemsize in (2, 4, 8) \
-        else _dtype.float32.np_dtype
+    work = values.dtype if values.dtype in _IEEE else _dtype.float32.np_dtype  # bfloat16
     low_w, high_w = work.type(low), work.type(high)
     values = values.astype(work, copy=False)
     inside = (values >= low_w) & (values <= high_w)
