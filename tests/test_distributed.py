@@ -141,6 +141,10 @@ def test_example_prints_the_same_losses_as_under_torchrun(torch):
                            "--nproc-per-node", "2", str(example), "--steps", "5"],
                           env=_env(), capture_output=True, text=True, timeout=180, cwd=ROOT)
     theirs = _launch(example, "--steps", "5", "--torch", torchrun=True)
+    if theirs.returncode != 0 and "terminate called without an active exception" in theirs.stderr:
+        # torch's gloo sometimes aborts a rank at exit on a loaded machine (seen once in a
+        # full run): the oracle's flake, not ember's; its one retry is the reference
+        theirs = _launch(example, "--steps", "5", "--torch", torchrun=True)
     assert ours.returncode == 0 and theirs.returncode == 0, ours.stderr + theirs.stderr
 
     def losses(out):
