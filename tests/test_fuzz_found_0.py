@@ -3,28 +3,15 @@ each pinned as a plain case that runs in torch and in ember and compares with th
 own rules (tests/fuzz/compare.py): values, dtype, shape, requires_grad, grad_fn, repr, or
 the same exception type and text, and inputs unchanged by a call that raises.
 """
-import warnings
 
-import numpy as np
 import pytest
 
 import ember
 
 torch = pytest.importorskip("torch")
 
-from fuzz.compare import (Mismatch, check_unchanged, compare_errors,  # noqa: E402
-                          compare_results, snapshot)
-
-
-def _call(lib, fn):
-    try:
-        with warnings.catch_warnings(), np.errstate(all="ignore"):
-            warnings.simplefilter("ignore")
-            return fn(lib), None
-    except Mismatch:
-        raise
-    except Exception as error:    # noqa: BLE001 - the outcome is what is compared
-        return None, error
+from fuzz.compare import (call_quietly as _call, check_unchanged,  # noqa: E402
+                          compare_errors, compare_results, snapshot)
 
 
 def same(fn, inputs=None):

@@ -14,7 +14,8 @@ import ember
 
 torch = pytest.importorskip("torch")
 
-from fuzz.compare import Mismatch, compare_errors, compare_results  # noqa: E402
+from fuzz.compare import (Mismatch, call_quietly as _call, compare_errors,  # noqa: E402
+                          compare_results)
 
 
 def same(fn, random=False):
@@ -27,17 +28,6 @@ def same(fn, random=False):
         compare_errors(e_error, t_error)
         return
     compare_results(e_result, t_result, random=random)
-
-
-def _call(lib, fn):
-    try:
-        with warnings.catch_warnings(), np.errstate(all="ignore"):
-            warnings.simplefilter("ignore")
-            return fn(lib), None
-    except Mismatch:
-        raise
-    except Exception as error:    # noqa: BLE001 - the outcome compared
-        return None, error
 
 
 def xfail(owner, what):

@@ -118,11 +118,19 @@ def safe_repr(value):
 
 def outcome(lib, entry, args, kwargs):
     """(result, None) or (None, exception) of one call, warnings silenced."""
+    return call_quietly(lib, lambda lib: invoke(lib, entry, args, kwargs))
+
+
+def call_quietly(lib, fn):
+    """(fn(lib), None) or (None, exception), warnings silenced; a Mismatch (a comparison
+    failing inside fn) is not an outcome and propagates."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             with np.errstate(all="ignore"):
-                return invoke(lib, entry, args, kwargs), None
+                return fn(lib), None
+    except Mismatch:
+        raise
     except Exception as error:   # noqa: BLE001 - every exception is an outcome to compare
         return None, error
 
