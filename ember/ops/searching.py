@@ -6,7 +6,7 @@ PyTorch records no gradient for them). NumPy's searchsorted, bincount and isin d
 the work; this module gives them PyTorch's argument rules, dtypes and messages.
 """
 from .._dtype import is_floating as _is_floating
-from .. import _arguments, _dtype, return_types
+from .. import _arguments, _dtype, _errors, return_types
 from ..autograd.graph import Node
 from ._common import Tensor, attach, grad_state, scalar_value, wrap, wrap_dim
 from ._elementwise import unsupported
@@ -162,7 +162,8 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
                            f"{list(boundaries.shape)} and input value tensor "
                            f"{list(values.shape)}")
     if boundaries.dtype == bool and values.dtype == bool:   # bool with bool: no kernel
-        raise NotImplementedError('"searchsorted_out_cpu" not implemented for \'Bool\'')
+        raise NotImplementedError(_errors.not_implemented_for("searchsorted_out_cpu",
+                                                              _dtype.bool))
     result = _search(xp, boundaries, values, side)
     return wrap(result.astype(_INT32 if out_int32 else _INT64), sorted_sequence._device)
 
