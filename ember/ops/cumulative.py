@@ -19,6 +19,15 @@ from .sorting import _BOOL_KIND, _SelectBackward, _index_array, _selected
 __all__ = ["cumsum", "cumprod", "cummax", "cummin"]
 
 _BOOL_DTYPE = _dtype.bool.np_dtype
+# PyTorch's CPU scan kernels (cumsum, cumprod, logcumsumexp) carry the running value in
+# the CPU accumulate type, not the element type: float in double, half types in float. Each output is the running value rounded once, so a float32 cumsum
+# of many terms keeps full precision instead of drifting by an ulp per step.
+_WIDER = {_dtype.float32.np_dtype: _dtype.float64.np_dtype}
+
+
+def scan_accumulate(np_dtype):
+    """The dtype a CPU scan over `np_dtype` elements accumulates in."""
+    return _ACCUMULATE.get(np_dtype) or _WIDER.get(np_dtype, np_dtype)
 
 
 # ---------------------------------------------------------------- cumsum / cumprod
@@ -34,8 +43,8 @@ def _cumulative(input, dim, dtype, accumulate, kernel):
         data = data.astype(out_dtype)
     if not data.ndim:
         return data.astype(out_dtype), d
-    work = _ACCUMULATE.get(out_dtype, out_dtype)
-    return accumulate(data, axis=d, dtype=work).astype(out_dtype, copy=False), d
+    return accumulate(data, axis=d, dtype=scan_accumulate(out_dtype)).astype(
+        out_dtype, copy=False), d
 
 
 def cumsum(input, dim=None, *, dtype=None, **aliases):
@@ -66,8 +75,9 @@ def _reverse_cumsum(input, dim):
     """Sums from each position to the end of `dim`: cumsum's adjoint."""
     xp = input._device.xp
     data = input._data
-    result = xp.flip(xp.cumsum(xp.flip(data, dim), axis=dim), dim)
-    out = wrap(xp.ascontiguousarray(result), input._device)
+    result = xp.flip(xp.cumsum(xp.flip(data, dim), axis=dim, dtype=scan_accumulate(data.dtype)),
+                     dim)
+    out = wrap(xp.ascontiguousarray(result.astype(data.dtype, copy=False)), input._device)
     if grad_state.enabled and input._requires_grad:
         node = ReverseCumsumBackward0()
         node.dim = dim

@@ -12,6 +12,7 @@ from .._dtype import is_floating as _is_floating
 from .. import _dtype
 from ..autograd.graph import Node
 from ._common import Tensor, attach, grad_state, inplace, wrap, wrap_dim
+from .cumulative import scan_accumulate
 from ._elementwise import unsupported
 from .norms import _norm_backward
 from .pointwise_select import where
@@ -123,7 +124,9 @@ def logcumsumexp(input, dim):
     if not _is_floating(data.dtype):
         raise unsupported("logcumsumexp_out_cpu", data)
     xp = input._device.xp
-    result = xp.logaddexp.accumulate(data, axis=axis) if data.ndim else data.copy()
+    # in the CPU scan's accumulate type (double for float), rounded once per output
+    result = (xp.logaddexp.accumulate(data, axis=axis, dtype=scan_accumulate(data.dtype))
+              if data.ndim else data.copy())
     out = wrap(result.astype(data.dtype, copy=False), input._device)
     if grad_state.enabled and input._requires_grad:
         node = LogcumsumexpBackward0()

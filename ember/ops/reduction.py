@@ -32,6 +32,7 @@ __all__ = ["sum", "nansum", "mean", "nanmean", "prod", "std", "var", "std_mean",
 
 _INT64 = _dtype.int64.np_dtype
 _FLOAT32 = _dtype.float32.np_dtype
+_FLOAT64 = _dtype.float64.np_dtype
 # Half-precision sums accumulate in float32, as PyTorch's CPU kernels do.
 _ACCUMULATE = _dtype.COMPUTED_IN_FLOAT32  # float16 (and bfloat16 once loaded) -> float32
 
@@ -365,12 +366,21 @@ def _variance(input, dim, keepdim, correction, name):
         warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less "
                       "than the reduction factor (input numel divided by output numel).",
                       UserWarning, stacklevel=4)
-    accumulate = _ACCUMULATE.get(data.dtype, data.dtype)
-    work = data.astype(accumulate, copy=False)
+    # PyTorch's CPU std/var accumulate in double for every floating dtype (Welford's
+    # update in double; a whole-tensor float32 var sums squared deviations in double), so
+    # the result is the variance rounded once.
+    work = data.astype(_FLOAT64, copy=False)
     centered = work - work.sum(axis=axes, keepdims=True) / n
     squares = (centered * centered).sum(axis=axes, keepdims=keepdim)
     # the variance of no elements is NaN whatever the correction (0 / 0)
     return squares / (builtins.max(0, dof) if n else 0), axes, dof
+
+
+def _from_double(result, np_dtype):
+    """A double result in `np_dtype` as PyTorch's C++ casts it: a half type through float."""
+    if np_dtype in _ACCUMULATE:
+        result = result.astype(_FLOAT32)
+    return result.astype(np_dtype, copy=False)
 
 
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, **aliases):
@@ -379,7 +389,7 @@ def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, **ali
         dim, keepdim = dim_aliases(dim, keepdim, aliases)
     dim, correction = _correction("var", dim, unbiased, correction)
     result, axes, dof = _variance(input, dim, keepdim, correction, "var")
-    out = wrap(result.astype(input._data.dtype, copy=False), input._device)
+    out = wrap(_from_double(result, input._data.dtype), input._device)
     if grad_state.enabled and input._requires_grad:
         node = VarBackward0()
         node.axes, node.keepdim, node.dof = axes, keepdim, dof
@@ -415,7 +425,7 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, **ali
     dim, correction = _correction("std", dim, unbiased, correction)
     result, axes, dof = _variance(input, dim, keepdim, correction, "std")
     xp = input._device.xp
-    out = wrap(xp.sqrt(result).astype(input._data.dtype, copy=False), input._device)
+    out = wrap(_from_double(xp.sqrt(result), input._data.dtype), input._device)
     if grad_state.enabled and input._requires_grad:
         node = StdBackward0()
         node.axes, node.keepdim, node.dof = axes, keepdim, dof

@@ -1,0 +1,76 @@
+"""Where PyTorch's CPU kernels carry a wider running value than the elements they read.
+
+cumsum, cumprod and logcumsumexp keep the running value in the CPU accumulate type
+(double for float32, float for half types) and round each output once; std and var run
+Welford's update in double for every floating dtype. Computed in the element type
+instead, a float32 cumsum of 70,000 terms drifted by 1e-3 and 87% of a 1,000-term one
+differed in the last bits; float32 variances differed in every element. These
+comparisons are exact, so one step done in the narrower type fails them.
+"""
+import numpy as np
+import pytest
+
+import ember
+from oracle import assert_same
+
+DTYPES = ["float32", "float16", "bfloat16"]
+SCANS = {
+    "cumsum": lambda lib, x, d: x.cumsum(d),
+    "cumprod": lambda lib, x, d: (x * 0.01 + 1).cumprod(d),
+    "logcumsumexp": lambda lib, x, d: x.logcumsumexp(d),
+    "cumulative_trapezoid": lambda lib, x, d: lib.cumulative_trapezoid(x, dim=d),
+}
+
+
+def _pair(torch, shape, dtype, seed=0, requires_grad=False):
+    data = np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+    e = ember.tensor(data).to(getattr(ember, dtype)).requires_grad_(requires_grad)
+    t = torch.tensor(data).to(getattr(torch, dtype)).requires_grad_(requires_grad)
+    return e, t
+
+
+@pytest.mark.parametrize("name", SCANS)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape, dim", [((3000,), 0), ((7, 513, 3), 1), ((7, 513, 3), 0),
+                                        ((40, 300), -1)])
+def test_scans_accumulate_wide(torch, name, dtype, shape, dim):
+    e, t = _pair(torch, shape, dtype)
+    assert_same(SCANS[name](ember, e, dim), SCANS[name](torch, t, dim), rtol=0, atol=0)
+
+
+def test_long_float32_cumsum_keeps_full_precision(torch):
+    e, t = _pair(torch, (70000,), "float32", seed=1)
+    got, expected = e.cumsum(0), t.cumsum(0)
+    assert_same(got, expected, rtol=0, atol=0)
+    running = np.cumsum(e.numpy().astype(np.float64))
+    # each output is the double running sum rounded once: within half a float32 ulp
+    half_ulp = np.spacing(np.abs(running).astype(np.float32)) / 2
+    assert (np.abs(got.numpy() - running) <= half_ulp).all()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_cumsum_backward_accumulates_wide(torch, dtype):
+    e, t = _pair(torch, (2000,), dtype, requires_grad=True)
+    weights = np.random.default_rng(2).standard_normal(2000).astype(np.float32)
+    (e.cumsum(0) * ember.tensor(weights).to(e.dtype)).sum().backward()
+    (t.cumsum(0) * torch.tensor(weights).to(t.dtype)).sum().backward()
+    assert_same(e.grad, t.grad, rtol=0, atol=0)
+
+
+def test_in_place_cumsum_accumulates_wide(torch):
+    e, t = _pair(torch, (5000,), "float32")
+    assert_same(e.cumsum_(0), t.cumsum_(0), rtol=0, atol=0)
+
+
+# (float64 is left out: PyTorch's Welford in double and ember's two passes in double
+# round differently in the last bit; a float32 or half result rounds both to the same.)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("call", [
+    lambda lib, x: x.var(), lambda lib, x: x.std(), lambda lib, x: x.var(0),
+    lambda lib, x: x.std(1, correction=0), lambda lib, x: x.var(1, keepdim=True),
+    lambda lib, x: lib.var_mean(x, 0)[0], lambda lib, x: lib.std_mean(x, 1)[0],
+    lambda lib, x: x.std((0, 1)),
+], ids=["var", "std", "var0", "std1c0", "var1k", "var_mean", "std_mean", "std01"])
+def test_variance_accumulates_in_double(torch, dtype, call):
+    e, t = _pair(torch, (300, 7), dtype, seed=3)
+    assert_same(call(ember, e), call(torch, t), rtol=0, atol=0)
