@@ -74,3 +74,38 @@ def test_in_place_cumsum_accumulates_wide(torch):
 def test_variance_accumulates_in_double(torch, dtype, call):
     e, t = _pair(torch, (300, 7), dtype, seed=3)
     assert_same(call(ember, e), call(torch, t), rtol=0, atol=0)
+
+
+# ---------------------------------------------------------------- nll_loss's cascade sum
+@pytest.mark.parametrize("dtype", DTYPES + ["float64"])
+@pytest.mark.parametrize("shape", [(1, 5), (17, 3), (256, 4), (1000, 7), (4097, 2), (6, 4, 33),
+                                   (3, 5, 7, 9), (5,)])
+@pytest.mark.parametrize("case", ["plain", "weight", "ignored", "ignored_on_flush_points"])
+@pytest.mark.parametrize("reduction", ["mean", "sum"])
+def test_nll_loss_adds_the_batch_as_pytorch(torch, dtype, shape, case, reduction):
+    """A reduced loss equals PyTorch's to the last bit, so `print(loss.item())` agrees."""
+    rng = np.random.default_rng(sum(shape))
+    x = rng.standard_normal(shape).astype(np.float32)
+    classes = shape[0] if len(shape) == 1 else shape[1]
+    target = rng.integers(0, classes, () if len(shape) == 1 else shape[:1] + shape[2:])
+    if case.startswith("ignored") and target.ndim:
+        target[rng.random(target.shape) < 0.3] = -100
+        if case == "ignored_on_flush_points":
+            target.reshape(-1)[::16] = -100
+    weight = rng.random(classes).astype(np.float32) if case == "weight" else None
+    results = []
+    for lib in (ember, torch):
+        kind = getattr(lib, dtype)
+        w = None if weight is None else lib.tensor(weight).to(kind)
+        results.append(lib.nn.functional.nll_loss(lib.tensor(x).to(kind), lib.tensor(target),
+                                                  w, reduction=reduction))
+    assert_same(*results, rtol=0, atol=0)
+
+
+def test_cross_entropy_of_a_long_batch_prints_as_pytorch(torch):
+    rng = np.random.default_rng(5)
+    logits = rng.standard_normal((70000, 3)).astype(np.float32)
+    target = rng.integers(0, 3, 70000)
+    got = ember.nn.functional.cross_entropy(ember.tensor(logits), ember.tensor(target))
+    expected = torch.nn.functional.cross_entropy(torch.tensor(logits), torch.tensor(target))
+    assert repr(got.item()) == repr(expected.item())

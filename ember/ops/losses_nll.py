@@ -11,6 +11,7 @@ from . import _autocast
 from .. import _arguments, _diagnose, _dtype, _errors
 from ..autograd.graph import Node
 from . import nn_ops
+from ._cascade_sum import cascade_sum
 from ._common import attach, grad_state, make_tensor
 from ._loss_common import MEAN, NONE, SUM, _REDUCED, _compute, _not_differentiable, _resolve
 
@@ -141,10 +142,9 @@ def _nll_loss(input, target, weight, reduction, ignore_index, node_class):
     total_weight = weights.sum()
     if reduction == NONE:
         result = losses.reshape(target.shape if input.dim() > 1 else ())
-    elif reduction == SUM:
-        result = losses.sum()
     else:
-        result = losses.sum() / total_weight
+        result = _batch_total(xp, picked.reshape(-1), weights.reshape(-1), valid.reshape(-1),
+                              weight, reduction, input._data.dtype)
     out = make_tensor(xp.asarray(result).astype(input._data.dtype, copy=False), input._device)
     if grad_state.enabled and input._requires_grad:
         node = node_class()
@@ -156,6 +156,18 @@ def _nll_loss(input, target, weight, reduction, ignore_index, node_class):
         node.shape = tuple(input.shape)
         attach(out, node, input)
     return out
+
+
+def _batch_total(xp, picked, weights, valid, weight, reduction, dtype):
+    """The batch's summed (or weight-averaged) loss as PyTorch's nll_loss kernel adds it:
+    a cascade sum in the input's own dtype (so half types round at every step)."""
+    terms = (-(picked * weights)).astype(dtype)     # exact products, rounded once
+    total = cascade_sum(xp, terms, valid)
+    if reduction == SUM:
+        return total
+    if weight is None:
+        return total / dtype.type(int(valid.sum()))
+    return total / cascade_sum(xp, weights.astype(dtype), valid)
 
 
 class NllLossBackward0(Node):
