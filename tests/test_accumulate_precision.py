@@ -109,3 +109,30 @@ def test_cross_entropy_of_a_long_batch_prints_as_pytorch(torch):
     got = ember.nn.functional.cross_entropy(ember.tensor(logits), ember.tensor(target))
     expected = torch.nn.functional.cross_entropy(torch.tensor(logits), torch.tensor(target))
     assert repr(got.item()) == repr(expected.item())
+
+
+# ---------------------------------------------------------------- trace and bincount
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(0, 3), (1, 1), (7, 5), (500, 500), (3000, 2999)])
+def test_trace_walks_the_diagonal_in_double(torch, dtype, shape):
+    x = np.random.default_rng(shape[0]).standard_normal(shape).astype(dtype)
+    assert_same(ember.trace(ember.tensor(x)), torch.trace(torch.tensor(x)), rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("n, minlength", [(10, 0), (1000, 3), (100000, 12)])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int32"])
+def test_bincount_adds_weights_as_pytorch(torch, n, minlength, dtype):
+    rng = np.random.default_rng(n)
+    index = rng.integers(0, 9, n)
+    weights = (rng.standard_normal(n) * 10).astype(dtype)
+    assert_same(ember.bincount(ember.tensor(index), ember.tensor(weights), minlength),
+                torch.bincount(torch.tensor(index), torch.tensor(weights), minlength),
+                rtol=0, atol=0)
+
+
+def test_bincount_of_nothing_is_int64_zeros_whatever_the_weights(torch):
+    for lib in (ember, torch):
+        empty = lib.tensor([], dtype=lib.int64)
+        assert lib.bincount(empty, lib.tensor([1.0, 2.0]), 2).tolist() == [0, 0]
+    assert_same(ember.bincount(ember.tensor([], dtype=ember.int64), ember.tensor([]), 3),
+                torch.bincount(torch.tensor([], dtype=torch.int64), torch.tensor([]), 3))

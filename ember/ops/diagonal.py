@@ -18,6 +18,7 @@ __all__ = ["trace", "tril", "triu", "diag", "diag_embed"]
 _REDUCED = _dtype.COMPUTED_IN_FLOAT32  # float16, and bfloat16 once loaded
 _INT64 = _dtype.int64.np_dtype
 _FLOAT32 = _dtype.float32.np_dtype
+_FLOAT64 = _dtype.float64.np_dtype
 
 
 def _type_name(array):
@@ -40,8 +41,10 @@ def trace(input):
     elif data.dtype in _REDUCED:
         result = xp.trace(data, dtype=_FLOAT32).astype(data.dtype)
     else:
-        result = xp.trace(data)
-    out = wrap(result, input._device)
+        # PyTorch walks the diagonal in order with a double accumulator (float32 too)
+        running = xp.cumsum(xp.diagonal(data), dtype=_FLOAT64)
+        result = (running[-1] if running.size else _FLOAT64.type(0)).astype(data.dtype)
+    out = wrap(xp.asarray(result), input._device)
     if grad_state.enabled and input._requires_grad:
         node = TraceBackward0()
         node.shape = data.shape

@@ -27,18 +27,26 @@ def bincount(input, weights=None, minlength=0):
         raise unsupported(kernel, a)
     if minlength < 0:
         raise RuntimeError("minlength should be >= 0")
-    if a.ndim != 1 or a.size and a.min() < 0:
-        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    w = None if weights is None else weights._data   # a non-tensor fails as parsed
     xp = input._device.xp
+    if a.ndim == 1 and not a.size:   # PyTorch's early return: int64 zeros, weights unread
+        return wrap(xp.zeros(minlength, _INT64), input._device)
+    if a.ndim != 1 or a.min() < 0:
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     if weights is None:
         return wrap(xp.bincount(a, minlength=minlength).astype(_INT64), input._device)
-    w = weights._data
     if w.ndim != 1 or w.shape[0] != a.shape[0]:
         raise RuntimeError("weights should be 1-d and have the same length as input")
-    # PyTorch sums float32 weights in float32 and everything else in float64
-    dtype = w.dtype if w.dtype == _dtype.float32.np_dtype else _dtype.float64.np_dtype
+    if w.dtype == _dtype.float32.np_dtype:
+        # PyTorch adds float32 weights into float32 bins one by one, in input order;
+        # add.at does the same additions in the same order (NumPy's bincount adds in
+        # double, which rounds differently once a bin holds a few weights)
+        counts = xp.zeros(max(minlength, int(a.max()) + 1), w.dtype)
+        xp.add.at(counts, a, w)
+        return wrap(counts, input._device)
+    # every other weight dtype is added in float64
     counts = xp.bincount(a, weights=w.astype(_dtype.float64.np_dtype), minlength=minlength)
-    return wrap(counts.astype(dtype), input._device)
+    return wrap(counts, input._device)
 
 
 def _float_only(input, kernel):
