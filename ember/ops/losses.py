@@ -26,9 +26,10 @@ __all__ = ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_
 # ---------------------------------------------------------------- reductions
 
 
-def _scaled_grad(grad, reduction, count):
-    """The incoming gradient, divided by the element count for 'mean'."""
-    return grad / count if reduction == MEAN else grad
+def _norm(reduction, count, scale):
+    """The factor PyTorch's pointwise-loss backward kernels multiply by before the grad:
+    scale / numel for 'mean' (a double, rounded to the tensor's dtype), else scale."""
+    return scale / count if reduction == MEAN and count else scale
 
 
 def _warn_size(input, target):
@@ -120,9 +121,9 @@ class MseLossBackward0(Node):
     __slots__ = ("reduction",)
 
     def backward(self, grad):
-        input, target = self.saved_tensors
-        grad = _scaled_grad(grad, self.reduction, input.numel()) * 2.0
-        return _input_and_target_grads(self, (input - target) * grad)
+        input, target = self.saved_tensors   # norm * (input - target) * grad, in that order
+        norm = _norm(self.reduction, input.numel(), 2.0)
+        return _input_and_target_grads(self, (input - target) * norm * grad)
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
@@ -163,10 +164,10 @@ class SmoothL1LossBackward0(Node):
     __slots__ = ("reduction", "beta")
 
     def backward(self, grad):
-        input, target = self.saved_tensors
+        input, target = self.saved_tensors   # PyTorch's vectorized kernel: slope * norm * grad
         slope = ((input - target) / self.beta).clamp(-1.0, 1.0)
-        return _input_and_target_grads(
-            self, slope * _scaled_grad(grad, self.reduction, input.numel()))
+        norm = _norm(self.reduction, input.numel(), 1.0)
+        return _input_and_target_grads(self, slope * norm * grad)
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
@@ -200,10 +201,10 @@ class HuberLossBackward0(Node):
     __slots__ = ("reduction", "delta")
 
     def backward(self, grad):
-        input, target = self.saved_tensors
+        input, target = self.saved_tensors   # slope * norm * grad, as PyTorch rounds it
         slope = (input - target).clamp(-self.delta, self.delta)
-        return _input_and_target_grads(
-            self, slope * _scaled_grad(grad, self.reduction, input.numel()))
+        norm = _norm(self.reduction, input.numel(), 1.0)
+        return _input_and_target_grads(self, slope * norm * grad)
 
 
 # ---------------------------------------------------------------- binary cross entropy
@@ -263,16 +264,24 @@ class BinaryCrossEntropyBackward0(Node):
 
     def backward(self, grad):
         input, target, weight = self.saved_tensors
-        grad = _scaled_grad(grad, self.reduction, input.numel())
-        if weight is not None:
-            grad = grad * weight
         grad_input = grad_target = None
-        if self.needs_input_grad(0):
-            grad_input = grad * (input - target) / ((1 - input) * input).clamp(min=1e-12)
-        if self.needs_input_grad(1):
-            grad_target = grad * ((-input).log1p().clamp(min=-100.0)
-                                  - input.log().clamp(min=-100.0))
+        if self.needs_input_grad(0):   # grad (x - y) / max((1 - x) x, eps), weighted, averaged
+            grad_input = _weighted_mean_grad(
+                grad * (input - target) / ((1 - input) * input).clamp(min=1e-12),
+                weight, self.reduction, input.numel())
+        if self.needs_input_grad(1):   # -logit(x) * grad: infinite where x is 0 or 1
+            grad_target = _weighted_mean_grad(-input.logit() * grad, weight, self.reduction,
+                                              input.numel())
         return grad_input, grad_target
+
+
+def _weighted_mean_grad(grad_term, weight, reduction, count):
+    """A loss gradient finished as PyTorch's backward kernels finish it: the pointwise term
+    (already times the incoming grad), then times the weight, then divided by the count
+    for 'mean'; each step rounds in turn."""
+    if weight is not None:
+        grad_term = grad_term * weight
+    return grad_term / count if reduction == MEAN else grad_term
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
@@ -362,22 +371,21 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
 
     def backward(self, grad):
         input, target, weight, pos_weight = self.saved_tensors
-        grad = _scaled_grad(grad, self.reduction, input.numel())
-        if weight is not None:
-            grad = grad * weight
         grad_input = grad_target = None
+        count = input.numel()
         if self.needs_input_grad(0):
             if pos_weight is None:
-                grad_input = grad * (input.sigmoid() - target)
+                term = input.sigmoid() - target
             else:
                 scaled_target = pos_weight * target
-                grad_input = grad * ((scaled_target + 1 - target) * input.sigmoid()
-                                     - scaled_target)
+                term = (scaled_target + 1 - target) * input.sigmoid() - scaled_target
+            grad_input = _weighted_mean_grad(term * grad, weight, self.reduction, count)
         if self.needs_input_grad(1):
             if pos_weight is None:
-                grad_target = grad * -input
+                term = -input
             else:
-                grad_target = grad * (_log_sigmoid(-input) - _log_sigmoid(input) * pos_weight)
+                term = _log_sigmoid(-input) - _log_sigmoid(input) * pos_weight
+            grad_target = _weighted_mean_grad(term * grad, weight, self.reduction, count)
         return grad_input, grad_target
 
 

@@ -395,7 +395,8 @@ class DivBackward0(Node):
         grad_a = sum_to_shape(grad / other, shape_a) if self.needs_input_grad(0) else None
         grad_b = None
         if self.needs_input_grad(1):
-            grad_b = sum_to_shape(-grad * input / (other * other), shape_b)
+            # -grad * ((input / other) / other): PyTorch's order, each rounding visible
+            grad_b = sum_to_shape(-grad * (input / other / other), shape_b)
         return grad_a, grad_b
 
 

@@ -51,10 +51,14 @@ class Atan2Backward0(Node):
     __slots__ = ()
 
     def backward(self, grad):
+        # PyTorch's order of operations (each rounding shows in float32):
+        # grad * other * r and grad * -input * r, r = 1 / (input^2 + other^2)
         input, other = self.saved_tensors
-        scale = grad / (input * input + other * other)
-        grad_a = sum_to_shape(scale * other, input.shape) if self.needs_input_grad(0) else None
-        grad_b = sum_to_shape(scale * -input, other.shape) if self.needs_input_grad(1) else None
+        recip = (input * input + other * other).reciprocal()
+        grad_a = sum_to_shape(grad * other * recip, input.shape) \
+            if self.needs_input_grad(0) else None
+        grad_b = sum_to_shape(grad * -input * recip, other.shape) \
+            if self.needs_input_grad(1) else None
         return grad_a, grad_b
 
 
@@ -75,10 +79,11 @@ class HypotBackward0(Node):
     __slots__ = ()
 
     def backward(self, grad):
-        input, other, result = self.saved_tensors
-        scale = grad / result
-        grad_a = sum_to_shape(scale * input, input.shape) if self.needs_input_grad(0) else None
-        grad_b = sum_to_shape(scale * other, other.shape) if self.needs_input_grad(1) else None
+        input, other, result = self.saved_tensors   # grad * x / result, in that order
+        grad_a = sum_to_shape(grad * input / result, input.shape) \
+            if self.needs_input_grad(0) else None
+        grad_b = sum_to_shape(grad * other / result, other.shape) \
+            if self.needs_input_grad(1) else None
         return grad_a, grad_b
 
 
@@ -303,10 +308,10 @@ class AddcmulBackward0(Node):
         value = self.value
         grad_a = sum_to_shape(grad, self.shape) if self.needs_input_grad(0) else None
         grad_b = grad_c = None
-        if self.needs_input_grad(1):
-            grad_b = sum_to_shape(grad * tensor2 * value, tensor1.shape)
+        if self.needs_input_grad(1):   # grad * (the other factor * value), as PyTorch rounds
+            grad_b = sum_to_shape(grad * (tensor2 * value), tensor1.shape)
         if self.needs_input_grad(2):
-            grad_c = sum_to_shape(grad * tensor1 * value, tensor2.shape)
+            grad_c = sum_to_shape(grad * (tensor1 * value), tensor2.shape)
         return grad_a, grad_b, grad_c
 
 
@@ -346,11 +351,21 @@ class AddcdivBackward0(Node):
         value = self.value
         grad_a = sum_to_shape(grad, self.shape) if self.needs_input_grad(0) else None
         grad_b = grad_c = None
-        if self.needs_input_grad(1):
-            grad_b = sum_to_shape(grad * value / tensor2, tensor1.shape)
+        if self.needs_input_grad(1):   # grad * (value / t2); -grad * (value * t1 / t2^2)
+            grad_b = sum_to_shape(grad * _scalar_over(value, tensor2), tensor1.shape)
         if self.needs_input_grad(2):
-            grad_c = sum_to_shape(-grad * value * tensor1 / (tensor2 * tensor2), tensor2.shape)
+            grad_c = sum_to_shape(-grad * (value * tensor1 / (tensor2 * tensor2)),
+                                  tensor2.shape)
         return grad_a, grad_b, grad_c
+
+
+def _scalar_over(value, tensor):
+    """value / tensor as one true division in the tensor's float dtype (`value / x` on a
+    tensor records reciprocal then mul, two roundings, as PyTorch's rdiv does)."""
+    if not _is_floating(tensor._data.dtype):
+        return value / tensor
+    return wrap(tensor._device.xp.asarray(value, dtype=tensor._data.dtype), tensor._device) \
+        / tensor
 
 
 def addcdiv_(input, tensor1, tensor2, *, value=1):
