@@ -365,6 +365,16 @@ def _potrf_info(data):
     return infos
 
 
+def _nan_pivots(result, xp):
+    """potrf's info per matrix where a computed factor has a NaN on its diagonal (the
+    order of the first such minor; 0 for the others), or None when none has."""
+    pivots = xp.isnan(xp.diagonal(result, axis1=-2, axis2=-1)) if result.size else None
+    if pivots is None or not pivots.any():
+        return None
+    flat = pivots.reshape(-1, pivots.shape[-1])
+    return [int(xp.argmax(row)) + 1 if row.any() else 0 for row in flat]
+
+
 def cholesky_ex(A, *, upper=False, check_errors=False, _name="linalg.cholesky"):
     """L with A = L L^T (U = L^T when upper), reading A's lower triangle, and LAPACK's info."""
     check_matrix(_name, A, reduced_kernel="cholesky_cpu")
@@ -372,8 +382,11 @@ def cholesky_ex(A, *, upper=False, check_errors=False, _name="linalg.cholesky"):
     info = xp.zeros(data.shape[:-2], dtype="int32")
     try:
         result = _np_linalg.cholesky(data) if data.size else data.copy()
+        infos = _nan_pivots(result, xp)
+        if infos is not None:   # LAPACK's potrf stops at a NaN pivot; OpenBLAS's goes on
+            raise _NP_LINALG_ERROR
     except _NP_LINALG_ERROR:
-        infos = _potrf_info(data)
+        infos = infos if infos is not None else _potrf_info(data)
         index = next(i for i, value in enumerate(infos) if value > 0)
         if check_errors:
             raise LinAlgError(f"{_name}: {batch_prefix(data, index)}The factorization could not "

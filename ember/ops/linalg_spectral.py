@@ -11,7 +11,8 @@ from . import _autocast
 from .. import _errors, return_types as _rt
 from ..autograd.graph import Node
 from ._common import Tensor, grad_state
-from ._linalg_common import attach_outputs, check_matrix, new, not_implemented
+from ._linalg_common import (LinAlgError, attach_outputs, batch_prefix, check_matrix, new,
+                             not_implemented)
 from .diagonal import diag_embed
 
 __all__ = ["svd"]
@@ -39,10 +40,39 @@ def _svd_arrays(A, full_matrices, compute_uv):
         vh = xp.broadcast_to(xp.eye(cols if full_matrices else k, n, dtype=data.dtype),
                              batch + (cols if full_matrices else k, n)).copy()
         return u, s, vh
+    data, infinite = _finite_for_lapack(data, xp)
     if not compute_uv:
-        return None, _np_linalg.svd(data, compute_uv=False), None
+        return None, _nan_where(_np_linalg.svd(data, compute_uv=False), infinite), None
     u, s, vh = _np_linalg.svd(data, full_matrices=full_matrices)
-    return u, s, vh
+    return _nan_where(u, infinite), _nan_where(s, infinite), _nan_where(vh, infinite)
+
+
+def _finite_for_lapack(data, xp):
+    """The matrices LAPACK may see, and a mask of the batch's matrices that held an inf.
+
+    OpenBLAS's gesdd never returns on some matrices holding an inf (the program hangs),
+    and reports NaN as a bare 'SVD did not converge'. PyTorch (MKL) always refuses a NaN,
+    with the error raised here, and for an inf mostly returns NaN factors: those matrices
+    are replaced by zeros for LAPACK and their factors filled with NaN afterwards."""
+    flat = data.reshape(data.shape[:-2] + (-1,))
+    if xp.isfinite(flat).all():
+        return data, None
+    nan = xp.isnan(flat).any(axis=-1)
+    if nan.any():
+        index = int(xp.flatnonzero(nan.reshape(-1))[0]) if data.ndim > 2 else 0
+        raise LinAlgError(f"linalg.svd: {batch_prefix(data, index)}The algorithm failed to "
+                          "converge because the input matrix contained non-finite values.")
+    infinite = ~xp.isfinite(flat).all(axis=-1)
+    return xp.where(infinite[..., None, None], 0, data), infinite
+
+
+def _nan_where(factor, infinite):
+    """`factor` with the matrices (or vectors) of the masked batch elements set to NaN."""
+    if infinite is None:
+        return factor
+    factor = factor.copy()
+    factor[infinite] = float("nan")
+    return factor
 
 
 def _check_svd(A):
