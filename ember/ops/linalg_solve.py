@@ -380,6 +380,7 @@ def cholesky_ex(A, *, upper=False, check_errors=False, _name="linalg.cholesky"):
     check_matrix(_name, A, reduced_kernel="cholesky_cpu")
     data, xp = A._data, A._device.xp
     info = xp.zeros(data.shape[:-2], dtype="int32")
+    infos = None
     try:
         result = _np_linalg.cholesky(data) if data.size else data.copy()
         infos = _nan_pivots(result, xp)
