@@ -1,9 +1,13 @@
-"""Decompositions given an inf or a NaN: PyTorch's errors, never a hang.
+"""Decompositions given an inf, a NaN or a singular matrix: PyTorch's errors and its
+inf/NaN results, never a hang and never finite numbers that solve nothing.
 
 OpenBLAS's SVD driver never returns on some matrices holding an inf, so `linalg.svd`,
 `pinv`, `matrix_rank`, `norm(A, 2)`, `cond`, `lstsq` and the low-rank helpers hung the
 program; a NaN gave NumPy's bare 'SVD did not converge'. OpenBLAS's Cholesky also runs
-through a NaN pivot that LAPACK's reference (and MKL, under PyTorch) stops at.
+through a NaN pivot that LAPACK's reference (and MKL, under PyTorch) stops at. The
+non-raising `inv_ex` and `solve_ex` answered a singular matrix with the pseudo-inverse's
+finite numbers, and slogdet's and solve_ex's backward raised where PyTorch's LU solve
+gives inf.
 """
 import subprocess
 import sys
@@ -79,3 +83,33 @@ def test_cholesky_of_a_batch_names_the_element_with_the_nan_pivot(torch):
         x[2, 1, 1] = float("nan")
         with pytest.raises(RuntimeError, match=r"\(Batch element 2\): .*order 2 is not"):
             lib.linalg.cholesky(x)
+
+
+SINGULAR = [[1.0, 2.0], [2.0, 4.0]]
+
+
+def _singular(lib, requires_grad=False):
+    return lib.tensor(SINGULAR, dtype=lib.float64, requires_grad=requires_grad)
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.linalg.inv_ex(_singular(lib)),
+    lambda lib: lib.linalg.solve_ex(_singular(lib), lib.ones(2, 1, dtype=lib.float64)),
+    lambda lib: lib.linalg.solve_ex(lib.stack([lib.eye(2, dtype=lib.float64), _singular(lib)]),
+                                    lib.ones(2, 2, 1, dtype=lib.float64)),
+    lambda lib: lib.linalg.slogdet(_singular(lib))[1],
+], ids=["inv_ex", "solve_ex", "solve_ex_batch", "slogdet"])
+def test_singular_matrices_give_pytorchs_infinities(torch, call):
+    assert_same_outcome(call)
+
+
+def test_gradients_through_a_singular_matrix_are_infinite_not_errors(torch):
+    grads = []
+    for lib in (ember, torch):
+        a, b = _singular(lib, True), lib.ones(2, 1, dtype=lib.float64, requires_grad=True)
+        lib.linalg.solve_ex(a, b).result.sum().backward()
+        c = _singular(lib, True)
+        lib.linalg.slogdet(c)[1].backward()
+        grads.append([a.grad, b.grad, c.grad])
+    for got, expected in zip(*grads):
+        assert got.tolist() == expected.tolist()

@@ -6,6 +6,8 @@ NumPy's batched LAPACK gufuncs (and SciPy's batched solve_triangular / cho_solve
 work; each op keeps PyTorch's node name and its derivatives.yaml formula, written with
 ember ops (these very functions), so double backward works.
 """
+import warnings as _warnings
+
 import numpy.linalg as _np_linalg
 from . import _autocast
 from .._backend import scipy_linalg as _scipy_linalg
@@ -53,6 +55,22 @@ def _broadcast_shape(x, y):
 
 
 # ---------------------------------------------------------------- inv
+def _lu_solve_arrays(xp, a, b):
+    """X with AX = B for a batch holding a singular matrix, by LAPACK's getrf and getrs as
+    PyTorch solves it: a zero pivot gives inf and NaN where the pseudo-inverse NumPy could
+    offer would give finite numbers that solve nothing. Error path only: one SciPy call
+    per matrix."""
+    a_flat = a.reshape((-1,) + a.shape[-2:])
+    b_flat = xp.broadcast_to(b, a.shape[:-2] + b.shape[-2:]).reshape((-1,) + b.shape[-2:])
+    out = xp.empty(b_flat.shape, xp.result_type(a, b))
+    with _warnings.catch_warnings(), xp.errstate(all="ignore"):
+        _warnings.simplefilter("ignore")   # SciPy's LinAlgWarning: the singularity is known
+        for i, (matrix, rhs) in enumerate(zip(a_flat, b_flat)):
+            factors = _scipy_linalg.lu_factor(matrix, check_finite=False)
+            out[i] = _scipy_linalg.lu_solve(factors, rhs, check_finite=False)
+    return out.reshape(a.shape[:-2] + b.shape[-2:])
+
+
 def inv_ex(A, *, check_errors=False):
     """The inverse of each square matrix of A, with LAPACK's info (0: success)."""
     check_matrix("linalg.inv", A)
@@ -63,7 +81,8 @@ def inv_ex(A, *, check_errors=False):
     except _NP_LINALG_ERROR:
         if check_errors:
             raise singular_inverse_error("linalg.inv", data) from None
-        result = _np_linalg.pinv(data)
+        eye = xp.broadcast_to(xp.eye(data.shape[-1], dtype=data.dtype), data.shape)
+        result = _lu_solve_arrays(xp, data, eye)
         info = xp.asarray(getrf_info(data), dtype="int32").reshape(data.shape[:-2])
     out = new(result, A)
     if grad_state.enabled and A._requires_grad:
@@ -153,8 +172,8 @@ class LinalgSlogdetBackward0(Node):
     def backward(self, grad_sign=None, grad_logabsdet=None):
         if grad_logabsdet is None:
             return (None,)
-        (A,) = self.saved_tensors
-        return (grad_logabsdet.unsqueeze(-1).unsqueeze(-1) * inv(A).mT,)
+        (A,) = self.saved_tensors   # a singular A gives inf/NaN, as PyTorch's LU solve does
+        return (grad_logabsdet.unsqueeze(-1).unsqueeze(-1) * inv_ex(A)[0].mT,)
 
 
 def logdet(input):
@@ -192,7 +211,7 @@ def solve_ex(A, B, *, left=True, check_errors=False):
             raise LinAlgError(f"ember.linalg.solve: {batch_prefix(a, index)}The solver failed "
                               "because the input matrix is singular.") from None
         info = xp.asarray(infos, dtype="int32").reshape(a.shape[:-2])
-        result = _np_linalg.pinv(a) @ b
+        result = _lu_solve_arrays(xp, a, b)
     if not left:
         result = xp.swapaxes(result, -1, -2)
     if vector:
@@ -211,8 +230,8 @@ class LinalgSolveExBackward0(Node):
     __slots__ = ("left", "vector", "shapes")
 
     def backward(self, grad, grad_info=None):
-        A, X = self.saved_tensors
-        grad_B = solve(A.mT, grad, left=self.left)
+        A, X = self.saved_tensors   # solve_ex: a singular A gives inf/NaN, never an error
+        grad_B = solve_ex(A.mT, grad, left=self.left)[0]
         grad_A = None
         if _needs(self, 0):
             if self.vector:
