@@ -19,7 +19,7 @@ import warnings
 
 from . import _autocast
 from .._dtype import is_floating as _is_floating
-from .. import _diagnose, _dtype
+from .. import _backend, _diagnose, _dtype
 from ..autograd.graph import Node
 from . import pointwise
 from .norms import (LinalgVectorNormBackward0, matrix_norm,  # noqa: F401 - re-exported
@@ -33,11 +33,24 @@ __all__ = ["sum", "nansum", "mean", "nanmean", "prod", "std", "var", "std_mean",
 _INT64 = _dtype.int64.np_dtype
 _FLOAT32 = _dtype.float32.np_dtype
 _FLOAT64 = _dtype.float64.np_dtype
+_NDARRAY = _backend.numpy.ndarray
+_ADD_REDUCE = _backend.numpy.add.reduce
 # Half-precision sums accumulate in float32, as PyTorch's CPU kernels do.
 _ACCUMULATE = _dtype.COMPUTED_IN_FLOAT32  # float16 (and bfloat16 once loaded) -> float32
 
 
 # ---------------------------------------------------------------- shared helpers
+def _plain_sum(data, axes, keepdim, dtype=None):
+    """data summed over `axes`, as `ndarray.sum` computes it.
+
+    On NumPy the ufunc is called from here: `ndarray.sum` goes through NumPy's Python
+    wrapper, so an overflow or inf - inf warned from numpy/_core/_methods.py, past the
+    filter that keeps ember as silent as PyTorch (it covers ember's own modules)."""
+    if type(data) is _NDARRAY:
+        return _ADD_REDUCE(data, axes, dtype, None, keepdim)
+    return data.sum(axis=axes, keepdims=keepdim, dtype=dtype)
+
+
 def _reduce_axes(input, dim):
     """None for a reduction over every dim (dim None or empty), else a tuple of dims."""
     if dim is None:
@@ -130,7 +143,7 @@ def sum(input, dim=_ALL_DIMS, keepdim=False, *, dtype=None, **aliases):
     data = input._data
     axes = _reduce_axes(input, dim)
     if dtype is None and _is_floating(data.dtype) and data.dtype not in _ACCUMULATE:
-        result = data.sum(axis=axes, keepdims=keepdim)   # the fast path
+        result = _plain_sum(data, axes, keepdim)   # the fast path
     else:
         result = _summed(input, axes, keepdim, _integral_result(data, dtype), "sum")
     out = wrap(result, input._device)
@@ -206,11 +219,11 @@ def mean(input, dim=_ALL_DIMS, keepdim=False, *, dtype=None, **aliases):
     count = data.size if axes is None else _count(data.shape, axes)
     if data.size and accumulate is None:
         # sum / count is what ndarray.mean computes, without its Python-level overhead.
-        result = data.sum(axis=axes, keepdims=keepdim) / count
+        result = _plain_sum(data, axes, keepdim) / count
     elif data.size:
-        result = data.mean(axis=axes, keepdims=keepdim, dtype=accumulate)
+        result = _plain_sum(data, axes, keepdim, accumulate) / count
     else:   # NaN like PyTorch, without NumPy's "Mean of empty slice" warning
-        result = data.sum(axis=axes, keepdims=keepdim) / 0
+        result = _plain_sum(data, axes, keepdim) / 0
     out = wrap(result.astype(data.dtype, copy=False), input._device)
     if grad_state.enabled and input._requires_grad:
         node = MeanBackward0() if whole else MeanBackward1()
