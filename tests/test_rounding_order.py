@@ -104,3 +104,29 @@ def test_binary_cross_entropy_input_gradient_rounds_as_pytorch(torch, reduction,
     assert np.isinf(ey.grad.numpy()[:2]).all()
     assert ey.grad.numpy()[:2].tolist() == ty.grad.numpy()[:2].tolist()
     assert_same(ey.grad, ty.grad)
+
+
+# ---------------------------------------------------------------- SGD's fused update
+@pytest.mark.parametrize("config", [
+    dict(lr=0.1), dict(lr=0.1, momentum=0.9), dict(lr=0.1, momentum=0.9, nesterov=True),
+    dict(lr=0.1, momentum=0.9, dampening=0.3, weight_decay=0.1),
+    dict(lr=0.05, maximize=True, weight_decay=0.01, momentum=0.5),
+], ids=["plain", "momentum", "nesterov", "dampening_decay", "maximize"])
+def test_sgd_follows_pytorchs_trajectory_bit_for_bit_on_small_models(torch, config):
+    """PyTorch's `param.add_(grad, alpha=-lr)` is one fused multiply-add; ember rounds
+    once too on tensors up to 65,536 elements, so a tutorial's model trains identically."""
+    rng = np.random.default_rng(0)
+    shapes = [(5, 3), (3,), (2, 2, 2)]
+    start = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+    grads = [[rng.standard_normal(s).astype(np.float32) for s in shapes] for _ in range(30)]
+    finals = []
+    for lib in (ember, torch):
+        params = [lib.nn.Parameter(lib.tensor(p)) for p in start]
+        opt = lib.optim.SGD(params, **config)
+        for step in grads:
+            for p, g in zip(params, step):
+                p.grad = lib.tensor(g)
+            opt.step()
+        finals.append(params)
+    for e, t in zip(*finals):
+        assert_same(e.detach(), t.detach(), rtol=0, atol=0)

@@ -9,15 +9,19 @@ run the same arithmetic, op for op and in the same order, as array ufuncs writin
 through `out=`, and bump each tensor's version counter once per in-place op as
 PyTorch does. Each kernel below names the PyTorch op it stands for.
 
-Rounding: each kernel rounds every product and sum to the tensor's precision.
-PyTorch's float32 CPU kernels fuse the multiply-adds of `add` with alpha, `lerp` and
-`addcmul` (one rounding), and its vectorized float32 `sqrt` is itself 1 ulp off for
-~17% of inputs; emulating the fused forms through float64 makes NumPy five times
-slower. So float32 trajectories agree with PyTorch to rounding (a few ulps after
+Rounding: each kernel rounds every product and sum to the tensor's precision, except
+`add`/`add_` with an alpha on tensors of up to `_FUSED_LIMIT` elements, which round
+once as PyTorch's fused multiply-add does (ops.pointwise's `_fused_add`): SGD, with or
+without momentum, Nesterov and weight decay, then follows PyTorch's trajectory bit for
+bit on the small models of a tutorial. PyTorch also fuses `lerp` and `addcmul`, and its
+vectorized float32 `sqrt` is itself 1 ulp off for ~17% of inputs; emulating the fused
+forms through float64 makes NumPy five times slower on large tensors. So the Adam
+family, and SGD on large tensors, agree with PyTorch to rounding (a few ulps after
 hundreds of steps), not bit for bit.
 """
 from ..autograd.grad_mode import state as grad_state
 from ..ops._common import wrap
+from ..ops.pointwise import _FUSED_LIMIT, _fused_add
 
 __all__ = []
 
@@ -63,16 +67,20 @@ def new_tensor(array, like):
 
 
 def add(xp, x, y, alpha):
-    """`x.add(y, alpha=alpha)`: a new array x + alpha * y."""
+    """`x.add(y, alpha=alpha)`: a new array x + alpha * y (rounded once when small)."""
+    if x.size <= _FUSED_LIMIT:
+        return _fused_add(x, y, alpha, xp)
     out = xp.multiply(y, alpha)
     out += x
     return out
 
 
 def add_(xp, x, y, alpha, tmp):
-    """`x.add_(y, alpha=alpha)`: x + alpha * y."""
+    """`x.add_(y, alpha=alpha)`: x + alpha * y (rounded once when small)."""
     if alpha.__class__ is int and alpha == 1:
         x += y
+    elif x.size <= _FUSED_LIMIT:
+        x[...] = _fused_add(x, y, alpha, xp)
     else:
         xp.multiply(y, alpha, out=tmp)
         x += tmp
