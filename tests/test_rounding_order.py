@@ -130,3 +130,23 @@ def test_sgd_follows_pytorchs_trajectory_bit_for_bit_on_small_models(torch, conf
         finals.append(params)
     for e, t in zip(*finals):
         assert_same(e.detach(), t.detach(), rtol=0, atol=0)
+
+
+# ---------------------------------------------------------------- embedding's backward
+@pytest.mark.parametrize("ids, rows, width, padding_idx", [
+    (np.array([1, 3, 3, 5] * 100), 40, 500, None),
+    (np.random.default_rng(3).integers(0, 65, (16, 64)), 65, 128, None),
+    (np.random.default_rng(4).integers(0, 9, (7, 33)), 9, 16, 2),
+], ids=["repeated", "gpt_batch", "padding"])
+def test_embedding_gradient_adds_rows_in_input_order(torch, ids, rows, width, padding_idx):
+    """PyTorch adds each occurrence's row in turn (an index_add); a pairwise sum of the
+    repeated rows differs in the last bit."""
+    rng = np.random.default_rng(5)
+    weight = rng.standard_normal((rows, width)).astype(np.float32)
+    upstream = rng.standard_normal(ids.shape + (width,)).astype(np.float32)
+    grads = []
+    for lib in (ember, torch):
+        w = lib.tensor(weight, requires_grad=True)
+        lib.nn.functional.embedding(lib.tensor(ids), w, padding_idx).backward(lib.tensor(upstream))
+        grads.append(w.grad)
+    assert_same(*grads, rtol=0, atol=0)

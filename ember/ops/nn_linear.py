@@ -335,21 +335,19 @@ class EmbeddingBackward0(Node):
 def _summed_rows(indices, grad, rows, padding_idx):
     """The weight's gradient on arrays: grad's rows summed per index (first-order backward).
 
-    A stable sort groups equal indices, keeping their order, and one reduceat sums each
-    group in that order, as an index_add would; ufunc.at, the obvious alternative, takes
-    ~6x longer on a batch of token ids.
+    PyTorch adds each row into its index's row one after another, in input order (an
+    index_add). One ufunc.at over the flattened weight does the same additions in the
+    same order, element by element; `reduceat` over sorted rows (used before) sums a group
+    pairwise and differed in the last bit for 6-86% of elements, and was slower: on
+    (1024 ids, 128 wide) 160 us against 300 us, against 1.2 ms for a 2-D ufunc.at.
     """
     xp = grad._device.xp
     flat = indices._data.reshape(-1)
     width = grad._data.shape[-1]
     result = xp.zeros((rows, width), grad._data.dtype)
-    if flat.size:
-        order = xp.argsort(flat, kind="stable")
-        ordered = flat[order]
-        starts = xp.flatnonzero(ordered[1:] != ordered[:-1]) + 1
-        starts = xp.concatenate((xp.zeros(1, starts.dtype), starts))
-        values = grad._data.reshape(-1, width)[order]
-        result[ordered[starts]] = xp.add.reduceat(values, starts, axis=0)
+    if flat.size and width:
+        positions = (flat[:, None] * width + xp.arange(width)).reshape(-1)
+        xp.add.at(result.reshape(-1), positions, grad._data.reshape(-1))
         if padding_idx >= 0:
             result[padding_idx] = 0
     return make_tensor(result, grad._device)
