@@ -136,3 +136,43 @@ def test_bincount_of_nothing_is_int64_zeros_whatever_the_weights(torch):
         assert lib.bincount(empty, lib.tensor([1.0, 2.0]), 2).tolist() == [0, 0]
     assert_same(ember.bincount(ember.tensor([], dtype=ember.int64), ember.tensor([]), 3),
                 torch.bincount(torch.tensor([], dtype=torch.int64), torch.tensor([]), 3))
+
+
+# ---------------------------------------------------------------- sum() of a whole tensor
+SUM_LENGTHS = list(range(0, 70)) + [127, 128, 129, 511, 512, 513, 1000, 4095, 4096, 5000,
+                                    16384, 32767, 32768, 32769, 40000, 65536]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_whole_tensor_sum_and_mean_round_as_pytorch(torch, dtype):
+    """Every length up to 65,536 elements sums in PyTorch's order (its vectors, its
+    cascade, its split over threads past 32,768), so `loss.item()` prints the same."""
+    rng = np.random.default_rng(11)
+    for n in SUM_LENGTHS:
+        x = rng.standard_normal(n).astype(dtype)
+        for call in (lambda t: t.sum(), lambda t: t.mean(), lambda t: t.sum(keepdim=True, dim=None)):
+            got, expected = call(ember.tensor(x)), call(torch.tensor(x))
+            assert got.tolist() == expected.tolist() or (np.isnan(got.item()) and n == 0), n
+
+
+@pytest.mark.parametrize("threads", [1, 3, 8])
+def test_whole_tensor_sum_splits_over_threads_as_pytorch(torch, threads):
+    from ember.ops._cascade_sum import tensor_total
+    rng = np.random.default_rng(12)
+    previous = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        for n in (32769, 50000, 65536):
+            x = rng.standard_normal(n).astype(np.float32)
+            assert float(tensor_total(np, x, threads)) == torch.tensor(x).sum().item(), n
+    finally:
+        torch.set_num_threads(previous)
+
+
+def test_transposed_and_matrix_sums_walk_memory_order(torch):
+    rng = np.random.default_rng(13)
+    x = rng.standard_normal((300, 70)).astype(np.float32)
+    for make in (lambda lib: lib.tensor(x), lambda lib: lib.tensor(x).t(),
+                 lambda lib: lib.tensor(x).reshape(30, 10, 70).permute(2, 0, 1)):
+        assert make(ember).sum().item() == make(torch).sum().item()
+        assert make(ember).mean().item() == make(torch).mean().item()

@@ -1,4 +1,9 @@
-"""PyTorch's scalar cascade summation, as its CPU nll_loss kernel adds up a batch.
+"""PyTorch's CPU summation orders, replayed so that a float sum rounds as PyTorch's does.
+
+`cascade_sum`: the scalar cascade with which the nll_loss kernel adds up a batch.
+`tensor_total`: `sum()`/`mean()` of a whole float32/float64 tensor (below).
+
+The nll_loss kernel's cascade:
 
 The kernel walks the batch in order and keeps eight partial sums in the element type.
 Every term is added to level 0; after adding the term at index b, level j is added
@@ -12,7 +17,7 @@ differed from PyTorch's in the last digits. Here the same additions happen in th
 order: a level's runs are laid out as rows and summed left to right by
 `add.accumulate`, one call per level, never a Python loop over the terms.
 """
-__all__ = ["cascade_sum"]
+__all__ = ["cascade_sum", "tensor_total"]
 
 _LEVELS = 8
 _POWER = 4
@@ -91,3 +96,115 @@ def cascade_sum(xp, terms, used):
     for leftover in leftovers + [top]:
         result = dtype.type(result + leftover)
     return result
+
+
+# ---------------------------------------------------------------- sum() of a whole tensor
+# PyTorch's reduction kernel sums a contiguous run in 256-bit vectors (8 floats or 4
+# doubles: on AVX2 and AVX-512 machines alike, as measured): four vector accumulators side
+# by side, each a four-level cascade of runs of 16 vectors (more per run past 2**16
+# vectors); the vectors left over go into the first accumulator, the four are added in
+# order, and a scalar accumulator from 0 takes the elements past the last whole vector,
+# then the lanes in order. Runs shorter than a vector are summed as scalars in the same
+# four-accumulator pattern. Past 32,768 elements the run is cut into one chunk per thread
+# (at most one per 32,768 elements), each summed so, and the chunks' sums added from 0.
+# Replayed with one add.accumulate per level, never a Python loop over the elements;
+# checked against torch for every length up to 300 and assorted lengths to 10**6.
+_LANES = {"f": 8, "d": 4}      # by dtype.char: float32, float64
+_GRAIN = 32768
+_ACCUMULATORS = 4
+_LEVELS_PER_ROW_SUM = 4
+_ACCUMULATE_LIMIT = 4096
+# Elements up to which the order is replayed: a printed loss, a dataset's mean. Past it
+# NumPy's pairwise sum (within a few ulps) keeps large sums fast: the replay costs about
+# 20 NumPy calls plus a pass per level, ~10x NumPy's time on a million floats.
+REPLAY_LIMIT = 1 << 16
+
+
+def _ceil_log2(n):
+    return 1 if n <= 2 else (n - 1).bit_length()
+
+
+def _down(xp, stacked):
+    """Left-to-right sums down axis 1 of a (groups, length, width) array. Small: one
+    add.accumulate (sequential along its axis). Large: one vectorized add per position,
+    as accumulate along a middle axis crawls (9 ms for a million floats)."""
+    if stacked.size <= _ACCUMULATE_LIMIT:
+        return xp.add.accumulate(stacked, axis=1)[:, -1]
+    total = stacked[:, 0].copy()
+    for position in range(1, stacked.shape[1]):
+        total += stacked[:, position]
+    return total
+
+
+def _row_cascade(xp, rows):
+    """Each column of the (count, width) `rows` summed by the four-level cascade."""
+    count, width = rows.shape
+    zero = xp.zeros(width, rows.dtype)
+    power = max(4, _ceil_log2(count) // _LEVELS_PER_ROW_SUM)
+    step = 1 << power
+    blocks = count // step
+    rest = rows[blocks * step:]
+    first = _down(xp, rest[None])[0] if rest.shape[0] else zero
+    if not blocks:
+        return first
+    values = _down(xp, rows[:blocks * step].reshape(blocks, step, width))
+    leftovers = []
+    for _ in range(_LEVELS_PER_ROW_SUM - 2):        # levels 1 and 2 flush every `step`
+        full = values.shape[0] - values.shape[0] % step
+        leftovers.append(_down(xp, values[None, full:])[0] if full < values.shape[0] else zero)
+        values = (_down(xp, values[:full].reshape(-1, step, width)) if full
+                  else values[:0])
+    top = _down(xp, values[None])[0] if values.shape[0] else zero   # level 3 keeps all
+    for level in leftovers + [top]:
+        first = first + level
+    return first
+
+
+def _run_total(xp, run, lanes):
+    """One contiguous run summed as one thread of PyTorch's kernel sums it."""
+    dtype = run.dtype
+    n = run.size
+    if n < lanes:                                     # the scalar loop, 4 accumulators
+        whole = n - n % _ACCUMULATORS
+        partial = _row_cascade(xp, run[:whole].reshape(-1, _ACCUMULATORS))
+        pieces = xp.concatenate((partial[:1], run[whole:], partial[1:]))
+        return xp.add.accumulate(pieces)[-1]
+    vectors = n // lanes
+    grouped = vectors - vectors % _ACCUMULATORS
+    partial = _row_cascade(xp, run[:grouped * lanes].reshape(-1, _ACCUMULATORS * lanes))
+    first = partial[:lanes]
+    for k in range(grouped, vectors):                 # at most three vectors left over
+        first = first + run[k * lanes:(k + 1) * lanes]
+    for k in range(1, _ACCUMULATORS):
+        first = first + partial[k * lanes:(k + 1) * lanes]
+    scalars = xp.concatenate((xp.zeros(1, dtype), run[vectors * lanes:], first))
+    return xp.add.accumulate(scalars)[-1]
+
+
+def tensor_total(xp, array, threads):
+    """The sum of every element of a float32/float64 `array`, rounded as PyTorch's
+    `sum()` rounds it with `threads` threads, or None where the order is not replayed
+    (other dtypes, or a layout PyTorch cannot walk as one run)."""
+    lanes = _LANES.get(array.dtype.char)
+    if lanes is None or array.size > REPLAY_LIMIT:
+        return None
+    run = array.reshape(-1) if array.flags.c_contiguous else _dense_run(array)
+    if run is None:
+        return None
+    n = run.size
+    chunks = min(threads, -(-n // _GRAIN)) if n > _GRAIN else 1
+    if chunks <= 1:
+        return _run_total(xp, run, lanes)
+    size = -(-n // chunks)
+    partials = xp.zeros(max(threads, chunks), array.dtype)   # idle threads add their 0
+    for i in range(chunks):
+        partials[i] = _run_total(xp, run[i * size:(i + 1) * size], lanes)
+    return _run_total(xp, partials, lanes)
+
+
+def _dense_run(array):
+    """The elements of a permuted but gap-free array in memory order (the order
+    PyTorch's iterator walks it), or None."""
+    order = sorted(range(array.ndim), key=lambda d: -abs(array.strides[d]))
+    permuted = array.transpose(order)
+    return permuted.reshape(-1) if permuted.flags.c_contiguous else None

@@ -19,11 +19,12 @@ import warnings
 
 from . import _autocast
 from .._dtype import is_floating as _is_floating
-from .. import _backend, _diagnose, _dtype
+from .. import _backend, _diagnose, _dtype, _settings
 from ..autograd.graph import Node
 from . import pointwise
 from .norms import (LinalgVectorNormBackward0, matrix_norm,  # noqa: F401 - re-exported
                     vector_norm)
+from ._cascade_sum import tensor_total
 from ._limited_uint import LIMITED as _LIMITED, refusal as _refusal
 from ._common import dim_aliases, attach, grad_state, make_tensor, plain, wrap, wrap_dims
 
@@ -47,6 +48,12 @@ def _plain_sum(data, axes, keepdim, dtype=None):
     wrapper, so an overflow or inf - inf warned from numpy/_core/_methods.py, past the
     filter that keeps ember as silent as PyTorch (it covers ember's own modules)."""
     if type(data) is _NDARRAY:
+        if axes is None and dtype is None:
+            # a whole float32/float64 tensor: PyTorch's own summation order, so that a
+            # printed loss.item() agrees to the last digit
+            total = tensor_total(_backend.numpy, data, _settings.get_num_threads())
+            if total is not None:
+                return total.reshape((1,) * data.ndim) if keepdim else total
         return _ADD_REDUCE(data, axes, dtype, None, keepdim)
     return data.sum(axis=axes, keepdims=keepdim, dtype=dtype)
 
