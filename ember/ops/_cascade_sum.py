@@ -139,14 +139,14 @@ def _down(xp, stacked):
 def _row_cascade(xp, rows):
     """Each column of the (count, width) `rows` summed by the four-level cascade."""
     count, width = rows.shape
-    zero = xp.zeros(width, rows.dtype)
     power = max(4, _ceil_log2(count) // _LEVELS_PER_ROW_SUM)
     step = 1 << power
     blocks = count // step
+    if not blocks:   # fewer rows than a run: accumulator 0 takes them in order
+        return xp.add.accumulate(rows, axis=0)[-1] if count else xp.zeros(width, rows.dtype)
+    zero = xp.zeros(width, rows.dtype)
     rest = rows[blocks * step:]
     first = _down(xp, rest[None])[0] if rest.shape[0] else zero
-    if not blocks:
-        return first
     values = _down(xp, rows[:blocks * step].reshape(blocks, step, width))
     leftovers = []
     for _ in range(_LEVELS_PER_ROW_SUM - 2):        # levels 1 and 2 flush every `step`
@@ -172,11 +172,11 @@ def _run_total(xp, run, lanes):
     vectors = n // lanes
     grouped = vectors - vectors % _ACCUMULATORS
     partial = _row_cascade(xp, run[:grouped * lanes].reshape(-1, _ACCUMULATORS * lanes))
-    first = partial[:lanes]
-    for k in range(grouped, vectors):                 # at most three vectors left over
-        first = first + run[k * lanes:(k + 1) * lanes]
-    for k in range(1, _ACCUMULATORS):
-        first = first + partial[k * lanes:(k + 1) * lanes]
+    partial = partial.reshape(_ACCUMULATORS, lanes)
+    # accumulator 0, then the (at most three) vectors left over, then accumulators 1-3
+    steps = xp.concatenate((partial[:1], run[grouped * lanes:vectors * lanes]
+                            .reshape(-1, lanes), partial[1:]))
+    first = xp.add.accumulate(steps, axis=0)[-1]
     scalars = xp.concatenate((xp.zeros(1, dtype), run[vectors * lanes:], first))
     return xp.add.accumulate(scalars)[-1]
 
