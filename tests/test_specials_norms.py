@@ -57,3 +57,13 @@ def test_cdist_zeros_and_ties(torch):
     x2 = np.array([[-0.0, 0.0], [1.0, 1.0], [1.0, 2.0]])
     for p in (0.0, 1.0, 2.0, 3.0, INF):
         _same(lambda lib, a, b: lib.cdist(a, b, p=p), torch, x1, x2)
+
+
+# ---------------------------------------------------------------- pdist
+@pytest.mark.parametrize("p", [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, INF])
+def test_pdist_nan_inf_and_equal_rows(torch, p):
+    # cdist's backward formulas; pdist's own forward: p=inf's max keeps a NaN here
+    x = np.array([[NAN, 1.0, 0.0], [2.0, 3.0, -0.0], [0.5, 1.0, 0.0], [INF, 0.0, 1.0],
+                  [0.5, 1.0, 0.0]])
+    _same(lambda lib, a: lib.pdist(a, p), torch, x)
+    _same(lambda lib, a: lib.pdist(a, p), torch, np.array([[0.0, -0.0], [-0.0, 0.0], [1, 2]]))

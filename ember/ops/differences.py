@@ -262,20 +262,21 @@ class CdistBackward0(Node):
         x1, x2, result = self.saved_tensors
         grad_x1 = grad_x2 = None
         if self.needs_input_grad(0):
-            share = _cdist_share(x1.unsqueeze(-2) - x2.unsqueeze(-3), result.unsqueeze(-1),
+            share = distance_gradient(x1.unsqueeze(-2) - x2.unsqueeze(-3), result.unsqueeze(-1),
                                  grad.unsqueeze(-1), self.p)
             grad_x1 = _batch_sum(share.sum(-2), x1.shape)
         if self.needs_input_grad(1):
             # x2's gradient is x1's formula with the roles swapped (x2 - x1, not -(x1 - x2)),
             # as PyTorch computes it: the sign of an exact zero follows from that
-            share = _cdist_share(x2.unsqueeze(-3) - x1.unsqueeze(-2), result.unsqueeze(-1),
+            share = distance_gradient(x2.unsqueeze(-3) - x1.unsqueeze(-2), result.unsqueeze(-1),
                                  grad.unsqueeze(-1), self.p)
             grad_x2 = _batch_sum(share.sum(-3), x2.shape)
         return grad_x1, grad_x2
 
 
-def _cdist_share(difference, distance, grad, p):
-    """One pair's contribution to the gradient of its first row, in PyTorch's formula per p.
+def distance_gradient(difference, distance, grad, p):
+    """One pair's contribution to the gradient of its first row, in PyTorch's formula per p
+    (its distance kernels' backward, shared by cdist and pdist).
 
     PyTorch's distance kernels take sign(d) as clamp(ceil(d), 0, 1) + clamp(floor(d), -1, 0),
     which keeps a NaN (torch.sign's 0 would hide it); a zero distance gives a zero
