@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pytest
 
-from oracle import assert_same, to_numpy
+from oracle import ember_dtype_name, to_numpy
 
 NAN, INF = math.nan, math.inf
 
@@ -25,15 +25,24 @@ def _run(lib, fn, arrays):
 
 
 def _same(fn, torch, *arrays, rtol=1e-12, signed_zeros=True):
-    """fn in ember and torch: NaN/inf positions equal, finite values within rtol, zeros'
-    signs equal (unless signed_zeros is False: a zero left by a noisy sum)."""
+    """fn in ember and torch: same dtype and shape, NaN/inf positions equal, finite values
+    within rtol of each value plus the largest (a value cancelled to 1e-8 beside ones is
+    rounding noise), zeros' signs equal (unless signed_zeros is False)."""
     import ember
     got, expected = _run(ember, fn, arrays), _run(torch, fn, arrays)
     for i, (e, t) in enumerate(zip(got, expected)):
         path = "output" if i == 0 else f"grad {i - 1}"
-        assert_same(e, t, atol=0, rtol=rtol, path=path)
+        assert str(e.dtype) == ember_dtype_name(t.dtype), path
+        assert tuple(e.shape) == tuple(t.shape), path
+        a, b = to_numpy(e), to_numpy(t)
+        np.testing.assert_array_equal(np.isnan(a), np.isnan(b), err_msg=f"{path}: NaN at")
+        special = np.isinf(a) | np.isinf(b)
+        np.testing.assert_array_equal(a[special], b[special], err_msg=f"{path}: inf")
+        finite = np.isfinite(a) & np.isfinite(b)
+        largest = np.abs(b[finite]).max(initial=0.0)
+        bad = np.abs(a[finite] - b[finite]) > rtol * (np.abs(b[finite]) + largest) + 1e-300
+        assert not bad.any(), f"{path}: ember {a[finite][bad]} torch {b[finite][bad]}"
         if signed_zeros:
-            a, b = to_numpy(e), to_numpy(t)
             zero = (a == 0) & (b == 0)
             np.testing.assert_array_equal(np.signbit(a[zero]), np.signbit(b[zero]),
                                           err_msg=f"{path}: sign of zero")
@@ -67,3 +76,33 @@ def test_pdist_nan_inf_and_equal_rows(torch, p):
                   [0.5, 1.0, 0.0]])
     _same(lambda lib, a: lib.pdist(a, p), torch, x)
     _same(lambda lib, a: lib.pdist(a, p), torch, np.array([[0.0, -0.0], [-0.0, 0.0], [1, 2]]))
+
+
+# ---------------------------------------------------------------- batch_norm, instance_norm
+BN_X = np.array([[[-1.0, -2.0], [-3.0, 4.0]], [[2.0, 5.0], [1.0, 1.5]], [[0.5, -0.5], [2.0, 0.0]]])
+BN_STATS = (np.array([0.5, -1.0]), np.array([1.5, 0.25]))
+
+
+@pytest.mark.parametrize("training", [True, False])
+@pytest.mark.parametrize("weight,bias", [
+    ([INF, 1.0], [0.5, -0.5]), ([-INF, 2.0], [NAN, 0.0]), ([1.0, 2.0], [INF, -INF]),
+    ([0.0, -0.0], [0.0, -0.0]), ([0.0, -0.0], [-0.0, 0.0])])
+def test_batch_norm_inf_and_zero_affine(torch, training, weight, bias):
+    # x * (invstd * w) + (b - mean * invstd * w) and the weight applied last in the input's
+    # gradient: an inf weight gives inf - inf = NaN in the output and inf in the gradient
+    def fn(lib, x, w, b):
+        mean, var = (lib.tensor(s) for s in BN_STATS)
+        return lib.nn.functional.batch_norm(x, mean, var, w, b, training=training)
+    _same(fn, torch, BN_X, np.array(weight), np.array(bias))
+
+
+def test_batch_norm_without_bias_zero_signs(torch):
+    # no bias is a zero bias: 0 - mean * alpha is +0.0 where alpha is 0
+    for weight in ([0.0, 0.0], [-0.0, 0.0]):
+        _same(lambda lib, x, w: lib.nn.functional.batch_norm(x, None, None, w, training=True),
+              torch, BN_X, np.array(weight))
+
+
+def test_instance_norm_inf_weight(torch):
+    _same(lambda lib, x, w, b: lib.nn.functional.instance_norm(x, weight=w, bias=b), torch,
+          BN_X, np.array([INF, 1.0]), np.array([0.5, -INF]))

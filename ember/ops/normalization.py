@@ -160,17 +160,21 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     param_shape = (1, channels) + (1,) * (ndim - 2)
     xp = input._device.xp
     if training:
-        centered, mean, var = _statistics(x, axes)
+        _, mean, var = _statistics(x, axes)
         if running_mean is not None and x.size:
             _update_running_stats(running_mean, running_var, mean, var, momentum,
                                   x.size // channels)
     else:
         mean = running_mean._data.reshape(param_shape).astype(x.dtype)
         var = running_var._data.reshape(param_shape).astype(x.dtype)
-        centered = x - mean
     invstd = 1.0 / xp.sqrt(var + eps)
-    out = make_tensor(_normalize_affine(centered, invstd, weight, bias, param_shape,
-                                        input._data.dtype), input._device)
+    # x * alpha + beta with alpha = invstd * weight, beta = bias - mean * alpha: PyTorch's
+    # order, so an inf weight or bias meets inf - inf (NaN) where PyTorch's does
+    alpha = invstd if weight is None else invstd * weight._data.reshape(param_shape)
+    beta = (0.0 if bias is None else bias._data.reshape(param_shape)) - mean * alpha
+    out = x * alpha
+    out += beta
+    out = make_tensor(out.astype(input._data.dtype, copy=False), input._device)
     if grad_state.enabled and (input._requires_grad or weight is not None and
                                weight._requires_grad or bias is not None and bias._requires_grad):
         node = NativeBatchNormBackward0()
@@ -206,19 +210,24 @@ class NativeBatchNormBackward0(Node):
             mean, invstd = _ember_statistics(x, axes, self.eps)
         else:
             mean, invstd = (_constant(s, input._device) for s in self.stats)
-        xhat = (x - mean) * invstd
+        # PyTorch's order: dotp = sum(dy * (x - mean)), grad_weight = dotp * invstd and
+        # dx = (dy - mean(dy) - (x - mean) * dotp * invstd^2 / n) * invstd * weight, the
+        # weight last, so an inf weight gives inf (or NaN only where the bracket is 0)
+        centered = x - mean
+        count = x.numel() // max(mean.numel(), 1)
+        dotp = (grad * centered).sum(axes, keepdim=True)
         grad_input = grad_weight = grad_bias = None
         if self.needs_input_grad(0):
-            grad_xhat = grad
-            if weight is not None:
-                grad_xhat = grad * _in_compute(weight, compute).reshape(mean.shape)
             if self.training:
-                grad_input = _normalized_grad(grad_xhat, xhat, invstd, axes)
+                k = dotp * invstd * invstd / count
+                grad_input = (grad - grad.mean(axes, keepdim=True) - centered * k) * invstd
             else:
-                grad_input = grad_xhat * invstd
+                grad_input = grad * invstd
+            if weight is not None:
+                grad_input = grad_input * _in_compute(weight, compute).reshape(mean.shape)
             grad_input = _in_compute(grad_input, compute and input.dtype)
         if self.needs_input_grad(1):
-            grad_weight = _in_compute((grad * xhat).sum(axes), compute and self.param_dtype)
+            grad_weight = _in_compute((dotp * invstd).reshape(-1), compute and self.param_dtype)
         if self.needs_input_grad(2):
             grad_bias = _in_compute(grad.sum(axes), compute and self.param_dtype)
         return grad_input, grad_weight, grad_bias
