@@ -106,3 +106,23 @@ def test_batch_norm_without_bias_zero_signs(torch):
 def test_instance_norm_inf_weight(torch):
     _same(lambda lib, x, w, b: lib.nn.functional.instance_norm(x, weight=w, bias=b), torch,
           BN_X, np.array([INF, 1.0]), np.array([0.5, -INF]))
+
+
+# ---------------------------------------------------------------- group_norm
+GN_X = np.array([[[-1.0, -2.0], [-3.0, 4.0], [0.5, 2.0], [1.0, -0.5]],
+                 [[2.0, 5.0], [1.0, 1.5], [0.0, -0.0], [3.0, 1.0]]])
+
+
+@pytest.mark.parametrize("weight,bias", [
+    ([INF, 1.0, -1.0, 2.0], [0.5, -0.5, 0.0, 1.0]), ([1.0, -INF, 2.0, NAN], None),
+    ([1.0, 2.0, 0.5, 1.5], [INF, -INF, 0.0, 1.0]), ([0.0, -0.0, 0.0, -0.0], None),
+    ([0.0, -0.0, 1.0, -0.0], [-0.0, 0.0, -0.0, 0.0])])
+def test_group_norm_inf_and_zero_affine(torch, weight, bias):
+    # x * (invstd * w) + (-scale * mean + b), gradients in x (not x - mean) as PyTorch's
+    arrays = [GN_X, np.array(weight)] + ([] if bias is None else [np.array(bias)])
+    _same(lambda lib, x, w, b=None: lib.nn.functional.group_norm(x, 2, w, b), torch, *arrays)
+
+
+@pytest.mark.parametrize("shape", [(0, 2, 3), (2, 0), (0, 0)])
+def test_group_norm_empty(torch, shape):
+    _same(lambda lib, x: lib.nn.functional.group_norm(x, 1), torch, np.zeros(shape))

@@ -416,14 +416,23 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     grouped = x.reshape(batch, num_groups, x.size // max(batch * num_groups, 1))
     xp = input._device.xp
     if x.size:
-        centered, mean, var = _statistics(grouped, (2,))
+        _, mean, var = _statistics(grouped, (2,))
     else:
-        centered, mean, var = grouped, xp.zeros((batch, num_groups, 1), x.dtype), 0.0
+        mean = var = xp.zeros((batch, num_groups, 1), x.dtype)
     invstd = 1.0 / xp.sqrt(var + eps)
-    param_shape = (1, channels) + (1,) * (ndim - 2)
-    normalized = (centered * invstd).reshape(shape)
-    out = make_tensor(_normalize_affine(normalized, 1.0, weight, bias, param_shape,
-                                        input._data.dtype), input._device)
+    # per (sample, channel): scale = invstd * weight, shift = -scale * mean + bias (a missing
+    # bias is 0), out = x * scale + shift: PyTorch's order, so an inf weight meets
+    # inf - inf (NaN) where PyTorch's does and zeros keep PyTorch's sign
+    per_group = channels // num_groups
+    scale = xp.repeat(invstd.reshape(batch, num_groups), per_group, axis=1)
+    if weight is not None:
+        scale = scale * weight._data.reshape(1, channels)
+    shift = -scale * xp.repeat(mean.reshape(batch, num_groups), per_group, axis=1)
+    shift += 0.0 if bias is None else bias._data.reshape(1, channels)
+    flat = x.reshape(batch, channels, _size_of(shape[2:]))
+    out = flat * scale[:, :, None]
+    out += shift[:, :, None]
+    out = make_tensor(out.reshape(shape).astype(input._data.dtype, copy=False), input._device)
     if grad_state.enabled and (input._requires_grad or weight is not None and
                                weight._requires_grad or bias is not None and bias._requires_grad):
         node = NativeGroupNormBackward0()
@@ -434,6 +443,13 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
         node.save(input, weight)
         attach(out, node, input, weight, bias)
     return out
+
+
+def _size_of(dims):
+    size = 1
+    for d in dims:
+        size *= d
+    return size
 
 
 def _check_group_norm_shapes(shape, num_groups, weight, bias):
@@ -466,22 +482,47 @@ class NativeGroupNormBackward0(Node):
             mean, invstd = _ember_statistics(grouped, (2,), self.eps)
         else:
             mean, invstd = (_constant(s, input._device) for s in self.stats)
-        xhat = ((grouped - mean) * invstd).reshape(shape)
-        axes = (0,) + tuple(range(2, len(shape)))
-        param_shape = (1, shape[1]) + (1,) * (len(shape) - 2)
-        grad_input = grad_weight = grad_bias = None
-        if self.needs_input_grad(0):
-            grad_xhat = grad
-            if weight is not None:
-                grad_xhat = grad * _in_compute(weight, compute).reshape(param_shape)
-            grad_input = _normalized_grad(grad_xhat.reshape(grouped_shape),
-                                          xhat.reshape(grouped_shape), invstd, (2,))
-            grad_input = _in_compute(grad_input.reshape(shape), compute and input.dtype)
-        if self.needs_input_grad(1):
-            grad_weight = _in_compute((grad * xhat).sum(axes), compute and self.param_dtype)
-        if self.needs_input_grad(2):
-            grad_bias = _in_compute(grad.sum(axes), compute and self.param_dtype)
-        return grad_input, grad_weight, grad_bias
+        weight = None if weight is None else _in_compute(weight, compute)
+        return _group_norm_grads(self, input, grad, x, weight, mean, invstd, compute)
+
+
+def _group_norm_grads(node, input, grad, x, weight, mean, invstd, compute):
+    """group_norm's gradients in PyTorch's formula: with ds, db the per-channel sums of
+    dy * x and dy, and their weighted sums per group,
+    dx = invstd * weight * dy + c2 * x + c3, c2 = (db * mean - ds) * invstd^3 / n,
+    c3 = -c2 * mean - db * invstd / n; the weight's gradient is sum((ds - db * mean) * invstd).
+    In x rather than x - mean, so an inf weight gives PyTorch's inf/NaN pattern."""
+    shape = tuple(input.shape)
+    batch, channels = shape[0], shape[1]
+    groups = node.num_groups
+    per_group = channels // groups
+    spatial = _size_of(shape[2:])
+    flat_x = x.reshape(batch, channels, spatial)
+    flat_grad = grad.reshape(batch, channels, spatial)
+    ds = (flat_grad * flat_x).sum(2)
+    db = flat_grad.sum(2)
+    mean, invstd = mean.reshape(batch, groups, 1), invstd.reshape(batch, groups, 1)
+    per_channel_mean = mean.expand(batch, groups, per_group).reshape(batch, channels)
+    per_channel_invstd = invstd.expand(batch, groups, per_group).reshape(batch, channels)
+    grad_input = grad_weight = grad_bias = None
+    if node.needs_input_grad(0):
+        ds_w, db_w = (ds, db) if weight is None else (ds * weight, db * weight)
+        ds_g = ds_w.reshape(batch, groups, per_group).sum(2, keepdim=True)
+        db_g = db_w.reshape(batch, groups, per_group).sum(2, keepdim=True)
+        count = per_group * spatial
+        c2 = (db_g * mean - ds_g) * invstd * invstd * invstd / count
+        c3 = -c2 * mean - db_g * invstd / count
+        c1 = per_channel_invstd if weight is None else per_channel_invstd * weight
+        c2, c3 = (c.expand(batch, groups, per_group).reshape(batch, channels, 1)
+                  for c in (c2, c3))
+        grad_input = c1.unsqueeze(2) * flat_grad + c2 * flat_x + c3
+        grad_input = _in_compute(grad_input.reshape(shape), compute and input.dtype)
+    if node.needs_input_grad(1):
+        grad_weight = ((ds - db * per_channel_mean) * per_channel_invstd).sum(0)
+        grad_weight = _in_compute(grad_weight, compute and node.param_dtype)
+    if node.needs_input_grad(2):
+        grad_bias = _in_compute(db.sum(0), compute and node.param_dtype)
+    return grad_input, grad_weight, grad_bias
 
 
 # ---------------------------------------------------------------- composites
