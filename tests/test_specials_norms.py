@@ -126,3 +126,30 @@ def test_group_norm_inf_and_zero_affine(torch, weight, bias):
 @pytest.mark.parametrize("shape", [(0, 2, 3), (2, 0), (0, 0)])
 def test_group_norm_empty(torch, shape):
     _same(lambda lib, x: lib.nn.functional.group_norm(x, 1), torch, np.zeros(shape))
+
+
+# ---------------------------------------------------------------- layer_norm
+LN_X = np.array([[-1.0, -2.0, 0.5, 3.0], [2.0, 5.0, 0.0, -0.0], [1.0, 1.5, -3.0, 0.25]])
+
+
+@pytest.mark.parametrize("weight,bias", [
+    ([INF, 1.0, -1.0, 2.0], [0.5, -0.5, 0.0, 1.0]), ([1.0, -INF, 2.0, NAN], None),
+    ([1.0, 2.0, 0.5, 1.5], [INF, -INF, 0.0, NAN]), ([0.0, -0.0, 1.0, -2.0], None),
+    ([0.0, -0.0, 1.0, -0.0], [-0.0, 0.0, -0.0, 0.0])])
+def test_layer_norm_inf_and_zero_affine(torch, weight, bias):
+    # the input's gradient in PyTorch's formula in x (invstd * g + b * x + c): an inf
+    # weight spreads NaN through the row's sums as PyTorch's does; a missing bias is +0
+    arrays = [LN_X, np.array(weight)] + ([] if bias is None else [np.array(bias)])
+    _same(lambda lib, x, w, b=None: lib.nn.functional.layer_norm(x, (4,), w, b), torch,
+          *arrays)
+
+
+def test_layer_norm_inf_weight_double_backward(torch):
+    # the recorded backward (create_graph=True) uses the same formula
+    def fn(lib, x, w):
+        y = lib.nn.functional.layer_norm(x, (4,), w)
+        g = lib.tensor(np.random.default_rng(3).standard_normal(y.shape))
+        (dx,) = lib.autograd.grad(y, x, g, create_graph=True)
+        return dx
+    _same(fn, torch, LN_X, np.array([INF, 1.0, -1.0, 2.0]))
+    _same(fn, torch, LN_X, np.array([0.5, 1.0, -1.0, 2.0]), rtol=1e-10)

@@ -254,6 +254,8 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
             out = xhat * weight._data.reshape(-1)
             if bias is not None:
                 out += bias._data.reshape(-1)
+            elif not weight._data.all():
+                out += 0.0      # PyTorch adds a missing bias as 0: a zero weight gives +0.0
         else:  # a new array either way: xhat stays the node's
             out = xhat.copy() if bias is None else xhat + bias._data.reshape(-1)
         out = out.astype(input._data.dtype, copy=False).reshape(x.shape)
@@ -356,7 +358,13 @@ class NativeLayerNormBackward0(Node):
         grad_input = grad_weight = grad_bias = None
         if self.needs_input_grad(0):
             grad_xhat = grad if weight is None else grad * _in_compute(weight, compute)
-            grad_input = _normalized_grad(grad_xhat, xhat, invstd, axes)
+            # PyTorch's formula in x (see _first_order): dx = invstd * g + b * x + c
+            count = xhat.numel() // max(mean.numel(), 1)
+            ds = (grad_xhat * x).sum(axes, keepdim=True)
+            db = grad_xhat.sum(axes, keepdim=True)
+            b = (db * mean - ds) * invstd * invstd * invstd / count
+            c = -b * mean - db * invstd / count
+            grad_input = invstd * grad_xhat + b * x + c
             grad_input = _in_compute(grad_input, compute and input.dtype)
         if self.needs_input_grad(1):
             grad_weight = _in_compute(_sum_over(grad * xhat, leading),
@@ -375,18 +383,27 @@ class NativeLayerNormBackward0(Node):
             g = g.astype(xhat.dtype)
         grad_input = grad_weight = grad_bias = None
         if self.needs_input_grad(0):
-            invstd = self.stats[1]
+            mean, invstd = self.stats
             g_xhat = g if weight is None else g * weight._data.reshape(-1).astype(
                 xhat.dtype, copy=False)
-            # invstd * (g_xhat - mean(g_xhat) - xhat * mean(g_xhat * xhat)), per row
-            mean_grad = _row_sums(xp, g_xhat)
-            mean_grad /= size
-            projection = xp.einsum("ij,ij->i", g_xhat, xhat)
-            projection /= size
-            result = xhat * projection[:, None]
-            xp.subtract(g_xhat, result, out=result)
-            result -= mean_grad[:, None]
-            result *= invstd
+            # PyTorch's formula, in x rather than xhat, so an inf weight gives its NaN/inf
+            # pattern: with ds = sum(g * x), db = sum(g) per row (g = dy * weight),
+            # dx = invstd * g + b * x + c, b = (db * mean - ds) * invstd^3 / n,
+            # c = -b * mean - db * invstd / n
+            x = input._data.reshape(xhat.shape)
+            if x.dtype != xhat.dtype:
+                x = x.astype(xhat.dtype)
+            ds = xp.einsum("ij,ij->i", g_xhat, x)[:, None]
+            db = _row_sums(xp, g_xhat)[:, None]
+            b = (db * mean - ds) * invstd * invstd * invstd / size
+            c = -b * mean - db * invstd / size
+            if weight is None:
+                g_xhat = g * invstd
+            else:
+                g_xhat *= invstd       # g * weight is this node's own array
+            result = x * b
+            result += c
+            result += g_xhat
             grad_input = make_tensor(result.astype(input._data.dtype, copy=False).reshape(
                 input._data.shape), device)
         # column sums as a matrix-vector product: BLAS's blocked sums round like PyTorch's
