@@ -66,28 +66,12 @@ def _statistics(x, axes):
     return centered, mean, var
 
 
-def _normalize_affine(centered, invstd, weight, bias, param_shape, out_dtype):
-    """(x - mean) * invstd * weight + bias in NumPy, rounded to `out_dtype` once."""
-    scale = invstd if weight is None else invstd * weight._data.reshape(param_shape)
-    out = centered * scale
-    if bias is not None:
-        out += bias._data.reshape(param_shape)
-    return out.astype(out_dtype, copy=False)
-
-
 def _ember_statistics(x, axes, eps):
     """Mean and inverse std with ember ops: the differentiable twin of `_statistics`."""
     mean = x.mean(axes, keepdim=True)
     centered = x - mean
     invstd = ((centered * centered).mean(axes, keepdim=True) + eps).rsqrt()
     return mean, invstd
-
-
-def _normalized_grad(grad_xhat, xhat, invstd, axes):
-    """d loss / d x for xhat = (x - mean(x)) * invstd(x), given d loss / d xhat."""
-    mean_grad = grad_xhat.mean(axes, keepdim=True)
-    mean_proj = (grad_xhat * xhat).mean(axes, keepdim=True)
-    return invstd * (grad_xhat - mean_grad - xhat * mean_proj)
 
 
 def _sum_over(t, axes):
