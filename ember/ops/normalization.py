@@ -8,6 +8,11 @@ NumPy (half precision in float32, rounded once). Their backward is written with 
 the saved input: when the backward itself is being recorded (`create_graph=True`), the
 statistics are recomputed from the input with ember ops, so double backward is exact; otherwise
 the statistics saved by the forward are used as constants.
+
+Where a formula has several exact forms, each op takes PyTorch's CPU kernel's (batch_norm's
+x * alpha + beta, group_norm's and layer_norm's input gradients in x rather than x - mean, the
+weight applied where PyTorch applies it): at an inf weight or bias the forms disagree on
+which entries are inf and which NaN, and learners' models do reach those values.
 """
 from .._dtype import is_floating as _is_floating
 from .. import _diagnose, _dtype, _errors
