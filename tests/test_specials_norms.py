@@ -153,3 +153,13 @@ def test_layer_norm_inf_weight_double_backward(torch):
         return dx
     _same(fn, torch, LN_X, np.array([INF, 1.0, -1.0, 2.0]))
     _same(fn, torch, LN_X, np.array([0.5, 1.0, -1.0, 2.0]), rtol=1e-10)
+
+
+# ---------------------------------------------------------------- dist
+@pytest.mark.parametrize("p", [1.0, 2.0, 3.0, INF])
+def test_dist_broadcast_other_zero_sign(torch, p):
+    # other's gradient is -(the difference's) summed over the broadcast rows: negated first,
+    # so a column of zeros sums to +0.0 as in PyTorch
+    x = np.array([[1.0, 2.0, 3.0], [1.0, -1.0, 3.0]])
+    _same(lambda lib, a, b: lib.dist(a, b, p), torch, x, np.array([1.0, 0.5, 3.0]))
+    _same(lambda lib, a, b: lib.dist(a, b, p), torch, x, np.array([INF, 0.5, 3.0]))
