@@ -14,7 +14,7 @@ from .. import _dtype, _errors
 from ..autograd.graph import Node
 from ._scalar_ops import div_scalar, mul_scalar
 from ._common import any_requires_grad, attach, sum_to_shape, wrap, wrap_dim
-from .creation import empty_like
+from .creation import empty_like, zeros_like
 from .joining import cat
 from .pointwise_select import where
 
@@ -234,9 +234,11 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
         raise NotImplementedError(_errors.not_implemented_for("cdist", x1.dtype))
     difference = xp.abs(a[..., :, None, :] - b[..., None, :, :])
     if p == 0:
-        result = (difference != 0).sum(-1).astype(a.dtype)
+        # min(ceil(|d|), 1) counts a nonzero difference and keeps a NaN, as PyTorch's count
+        result = xp.minimum(xp.ceil(difference), 1).sum(-1)
     elif p == math.inf:
-        result = difference.max(-1, initial=0)
+        # PyTorch's running max(agg, d) passes over a NaN difference: fmax does the same
+        result = xp.fmax.reduce(difference, axis=-1, initial=0)
     elif p == 1:
         result = difference.sum(-1)
     elif p == 2:
@@ -258,22 +260,51 @@ class CdistBackward0(Node):
 
     def backward(self, grad):
         x1, x2, result = self.saved_tensors
-        p = self.p
-        difference = x1.unsqueeze(-2) - x2.unsqueeze(-3)
-        distance = result.unsqueeze(-1)
-        if p == 0:
-            share = difference * 0
-        elif p == 1:
-            share = difference.sign()
-        elif p == math.inf:
-            share = difference.sign() * (difference.abs() == distance)
-        else:
-            ratio = difference * difference.abs().pow(p - 2) / distance.pow(p - 1)
-            share = where(distance == 0, 0.0, ratio)
-        weighted = share * grad.unsqueeze(-1)
-        grad_x1 = _batch_sum(weighted.sum(-2), x1.shape) if self.needs_input_grad(0) else None
-        grad_x2 = _batch_sum(-weighted.sum(-3), x2.shape) if self.needs_input_grad(1) else None
+        grad_x1 = grad_x2 = None
+        if self.needs_input_grad(0):
+            share = distance_gradient(x1.unsqueeze(-2) - x2.unsqueeze(-3), result.unsqueeze(-1),
+                                 grad.unsqueeze(-1), self.p)
+            grad_x1 = _batch_sum(share.sum(-2), x1.shape)
+        if self.needs_input_grad(1):
+            # x2's gradient is x1's formula with the roles swapped (x2 - x1, not -(x1 - x2)),
+            # as PyTorch computes it: the sign of an exact zero follows from that
+            share = distance_gradient(x2.unsqueeze(-3) - x1.unsqueeze(-2), result.unsqueeze(-1),
+                                 grad.unsqueeze(-1), self.p)
+            grad_x2 = _batch_sum(share.sum(-3), x2.shape)
         return grad_x1, grad_x2
+
+
+def distance_gradient(difference, distance, grad, p):
+    """One pair's contribution to the gradient of its first row, in PyTorch's formula per p
+    (its distance kernels' backward, shared by cdist and pdist).
+
+    PyTorch's distance kernels take sign(d) as clamp(ceil(d), 0, 1) + clamp(floor(d), -1, 0),
+    which keeps a NaN (torch.sign's 0 would hide it); a zero distance gives a zero
+    gradient for p > 1 and, below p = 1, so does a zero difference."""
+    if p == 0:
+        return zeros_like(difference)     # zero even where d is inf or NaN
+    if p == math.inf:
+        sign = _sign_keeping_nan(difference)
+        # 1 - min(1, ceil(| |d| - dist |)) marks the coordinates where |d| reaches the max
+        is_max = 1 - ((difference.abs() - distance).abs().ceil().clamp(max=1))
+        return grad * sign * is_max
+    if p == 1:
+        return grad * _sign_keeping_nan(difference)
+    if p == 2:
+        ratio = grad * difference / distance
+    elif p < 2:
+        ratio = (_sign_keeping_nan(difference) * difference.abs().pow(p - 1) * grad
+                 / distance.pow(p - 1))
+        if p < 1:
+            ratio = where(difference == 0, 0.0, ratio)
+    else:
+        ratio = difference * difference.abs().pow(p - 2) * grad / distance.pow(p - 1)
+    return where(distance == 0, 0.0, ratio)
+
+
+def _sign_keeping_nan(t):
+    """sign(t), NaN where t is NaN (PyTorch's distance kernels' sign; torch.sign gives 0)."""
+    return where(t.isnan(), t, t.sign())
 
 
 def _batch_sum(grad, shape):

@@ -3,13 +3,14 @@
 One node, PdistBackward0, as PyTorch's native op. The forward runs in NumPy over the row
 pairs; the backward is written with ember ops on the saved input, so it is differentiable
 again. Where a distance is zero (or, for p < 1, a coordinate difference is zero) the
-gradient is taken as zero, as PyTorch's kernel does.
+gradient is taken as zero, as PyTorch's kernel does (cdist's formula, shared).
 """
 import math
 
 from .. import _dtype, _errors
 from ..autograd.graph import Node
 from ._common import attach, grad_state, make_tensor
+from .differences import distance_gradient
 
 __all__ = ["pdist"]
 
@@ -21,9 +22,10 @@ def _pairs(xp, n):
 def _pair_norms(xp, diff, p):
     magnitude = xp.abs(diff)
     if p == 0:
-        return (magnitude != 0).sum(axis=-1).astype(diff.dtype)
+        # min(ceil(|d|), 1) counts a nonzero difference and keeps a NaN, as PyTorch's count
+        return xp.minimum(xp.ceil(magnitude), 1).sum(axis=-1)
     if p == math.inf:
-        return magnitude.max(axis=-1, initial=0).astype(diff.dtype)
+        return magnitude.max(axis=-1, initial=0)     # NaN-propagating, unlike cdist's
     if p == 1:
         return magnitude.sum(axis=-1)
     if p == 2:
@@ -65,22 +67,9 @@ class PdistBackward0(Node):
         rows = input.shape[0]
         first, second = (make_tensor(i, input._device) for i in _pairs(xp, rows))
         diff = input.index_select(0, first) - input.index_select(0, second)
-        dist = distances.unsqueeze(-1)
-        zero = dist == 0
-        if p == 0 or diff.numel() == 0:
-            per_pair = diff * 0
-        elif p == 1:
-            per_pair = diff.sign()
-        elif p == 2:
-            per_pair = diff / dist.masked_fill(zero, 1.0)
-        elif p == math.inf:
-            per_pair = diff.sign() * (diff.abs() == dist)
-        else:
-            base = diff.abs()
-            tiny = (base == 0) if p < 1 else zero & False
-            per_pair = (diff.sign() * base.masked_fill(tiny, 1.0).pow(p - 1)
-                        / dist.masked_fill(zero, 1.0).pow(p - 1)).masked_fill(tiny, 0.0)
-        per_pair = (per_pair * grad.unsqueeze(-1)).masked_fill(zero, 0.0)
+        if diff.numel() == 0:
+            return (input.new_zeros(input.shape),)
+        per_pair = distance_gradient(diff, distances.unsqueeze(-1), grad.unsqueeze(-1), p)
         total = input.new_zeros(input.shape)
         total = total.index_add(0, first, per_pair).index_add(0, second, -per_pair)
         return (total,)

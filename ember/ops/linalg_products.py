@@ -246,6 +246,7 @@ class DistBackward0(Node):
             return None, None
         grad_input = sum_to_shape(grad_difference, self.shapes[0]) \
             if self.needs_input_grad(0) else None
-        grad_other = -sum_to_shape(grad_difference, self.shapes[1]) \
+        # negated before the sum over broadcast dims, as PyTorch: a sum of -0.0s is +0.0
+        grad_other = sum_to_shape(-grad_difference, self.shapes[1]) \
             if self.needs_input_grad(1) else None
         return grad_input, grad_other

@@ -8,6 +8,11 @@ NumPy (half precision in float32, rounded once). Their backward is written with 
 the saved input: when the backward itself is being recorded (`create_graph=True`), the
 statistics are recomputed from the input with ember ops, so double backward is exact; otherwise
 the statistics saved by the forward are used as constants.
+
+Where a formula has several exact forms, each op takes PyTorch's CPU kernel's (batch_norm's
+x * alpha + beta, group_norm's and layer_norm's input gradients in x rather than x - mean, the
+weight applied where PyTorch applies it): at an inf weight or bias the forms disagree on
+which entries are inf and which NaN, and learners' models do reach those values.
 """
 from .._dtype import is_floating as _is_floating
 from .. import _diagnose, _dtype, _errors
@@ -66,28 +71,12 @@ def _statistics(x, axes):
     return centered, mean, var
 
 
-def _normalize_affine(centered, invstd, weight, bias, param_shape, out_dtype):
-    """(x - mean) * invstd * weight + bias in NumPy, rounded to `out_dtype` once."""
-    scale = invstd if weight is None else invstd * weight._data.reshape(param_shape)
-    out = centered * scale
-    if bias is not None:
-        out += bias._data.reshape(param_shape)
-    return out.astype(out_dtype, copy=False)
-
-
 def _ember_statistics(x, axes, eps):
     """Mean and inverse std with ember ops: the differentiable twin of `_statistics`."""
     mean = x.mean(axes, keepdim=True)
     centered = x - mean
     invstd = ((centered * centered).mean(axes, keepdim=True) + eps).rsqrt()
     return mean, invstd
-
-
-def _normalized_grad(grad_xhat, xhat, invstd, axes):
-    """d loss / d x for xhat = (x - mean(x)) * invstd(x), given d loss / d xhat."""
-    mean_grad = grad_xhat.mean(axes, keepdim=True)
-    mean_proj = (grad_xhat * xhat).mean(axes, keepdim=True)
-    return invstd * (grad_xhat - mean_grad - xhat * mean_proj)
 
 
 def _sum_over(t, axes):
@@ -160,17 +149,21 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     param_shape = (1, channels) + (1,) * (ndim - 2)
     xp = input._device.xp
     if training:
-        centered, mean, var = _statistics(x, axes)
+        _, mean, var = _statistics(x, axes)
         if running_mean is not None and x.size:
             _update_running_stats(running_mean, running_var, mean, var, momentum,
                                   x.size // channels)
     else:
         mean = running_mean._data.reshape(param_shape).astype(x.dtype)
         var = running_var._data.reshape(param_shape).astype(x.dtype)
-        centered = x - mean
     invstd = 1.0 / xp.sqrt(var + eps)
-    out = make_tensor(_normalize_affine(centered, invstd, weight, bias, param_shape,
-                                        input._data.dtype), input._device)
+    # x * alpha + beta with alpha = invstd * weight, beta = bias - mean * alpha: PyTorch's
+    # order, so an inf weight or bias meets inf - inf (NaN) where PyTorch's does
+    alpha = invstd if weight is None else invstd * weight._data.reshape(param_shape)
+    beta = (0.0 if bias is None else bias._data.reshape(param_shape)) - mean * alpha
+    out = x * alpha
+    out += beta
+    out = make_tensor(out.astype(input._data.dtype, copy=False), input._device)
     if grad_state.enabled and (input._requires_grad or weight is not None and
                                weight._requires_grad or bias is not None and bias._requires_grad):
         node = NativeBatchNormBackward0()
@@ -206,19 +199,24 @@ class NativeBatchNormBackward0(Node):
             mean, invstd = _ember_statistics(x, axes, self.eps)
         else:
             mean, invstd = (_constant(s, input._device) for s in self.stats)
-        xhat = (x - mean) * invstd
+        # PyTorch's order: dotp = sum(dy * (x - mean)), grad_weight = dotp * invstd and
+        # dx = (dy - mean(dy) - (x - mean) * dotp * invstd^2 / n) * invstd * weight, the
+        # weight last, so an inf weight gives inf (or NaN only where the bracket is 0)
+        centered = x - mean
+        count = x.numel() // max(mean.numel(), 1)
+        dotp = (grad * centered).sum(axes, keepdim=True)
         grad_input = grad_weight = grad_bias = None
         if self.needs_input_grad(0):
-            grad_xhat = grad
-            if weight is not None:
-                grad_xhat = grad * _in_compute(weight, compute).reshape(mean.shape)
             if self.training:
-                grad_input = _normalized_grad(grad_xhat, xhat, invstd, axes)
+                k = dotp * invstd * invstd / count
+                grad_input = (grad - grad.mean(axes, keepdim=True) - centered * k) * invstd
             else:
-                grad_input = grad_xhat * invstd
+                grad_input = grad * invstd
+            if weight is not None:
+                grad_input = grad_input * _in_compute(weight, compute).reshape(mean.shape)
             grad_input = _in_compute(grad_input, compute and input.dtype)
         if self.needs_input_grad(1):
-            grad_weight = _in_compute((grad * xhat).sum(axes), compute and self.param_dtype)
+            grad_weight = _in_compute((dotp * invstd).reshape(-1), compute and self.param_dtype)
         if self.needs_input_grad(2):
             grad_bias = _in_compute(grad.sum(axes), compute and self.param_dtype)
         return grad_input, grad_weight, grad_bias
@@ -245,6 +243,8 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
             out = xhat * weight._data.reshape(-1)
             if bias is not None:
                 out += bias._data.reshape(-1)
+            elif not weight._data.all():
+                out += 0.0      # PyTorch adds a missing bias as 0: a zero weight gives +0.0
         else:  # a new array either way: xhat stays the node's
             out = xhat.copy() if bias is None else xhat + bias._data.reshape(-1)
         out = out.astype(input._data.dtype, copy=False).reshape(x.shape)
@@ -347,7 +347,13 @@ class NativeLayerNormBackward0(Node):
         grad_input = grad_weight = grad_bias = None
         if self.needs_input_grad(0):
             grad_xhat = grad if weight is None else grad * _in_compute(weight, compute)
-            grad_input = _normalized_grad(grad_xhat, xhat, invstd, axes)
+            # PyTorch's formula in x (see _first_order): dx = invstd * g + b * x + c
+            count = xhat.numel() // max(mean.numel(), 1)
+            ds = (grad_xhat * x).sum(axes, keepdim=True)
+            db = grad_xhat.sum(axes, keepdim=True)
+            b = (db * mean - ds) * invstd * invstd * invstd / count
+            c = -b * mean - db * invstd / count
+            grad_input = invstd * grad_xhat + b * x + c
             grad_input = _in_compute(grad_input, compute and input.dtype)
         if self.needs_input_grad(1):
             grad_weight = _in_compute(_sum_over(grad * xhat, leading),
@@ -366,18 +372,27 @@ class NativeLayerNormBackward0(Node):
             g = g.astype(xhat.dtype)
         grad_input = grad_weight = grad_bias = None
         if self.needs_input_grad(0):
-            invstd = self.stats[1]
+            mean, invstd = self.stats
             g_xhat = g if weight is None else g * weight._data.reshape(-1).astype(
                 xhat.dtype, copy=False)
-            # invstd * (g_xhat - mean(g_xhat) - xhat * mean(g_xhat * xhat)), per row
-            mean_grad = _row_sums(xp, g_xhat)
-            mean_grad /= size
-            projection = xp.einsum("ij,ij->i", g_xhat, xhat)
-            projection /= size
-            result = xhat * projection[:, None]
-            xp.subtract(g_xhat, result, out=result)
-            result -= mean_grad[:, None]
-            result *= invstd
+            # PyTorch's formula, in x rather than xhat, so an inf weight gives its NaN/inf
+            # pattern: with ds = sum(g * x), db = sum(g) per row (g = dy * weight),
+            # dx = invstd * g + b * x + c, b = (db * mean - ds) * invstd^3 / n,
+            # c = -b * mean - db * invstd / n
+            x = input._data.reshape(xhat.shape)
+            if x.dtype != xhat.dtype:
+                x = x.astype(xhat.dtype)
+            ds = xp.einsum("ij,ij->i", g_xhat, x)[:, None]
+            db = _row_sums(xp, g_xhat)[:, None]
+            b = (db * mean - ds) * invstd * invstd * invstd / size
+            c = -b * mean - db * invstd / size
+            if weight is None:
+                g_xhat = g * invstd
+            else:
+                g_xhat *= invstd       # g * weight is this node's own array
+            result = x * b
+            result += c
+            result += g_xhat
             grad_input = make_tensor(result.astype(input._data.dtype, copy=False).reshape(
                 input._data.shape), device)
         # column sums as a matrix-vector product: BLAS's blocked sums round like PyTorch's
@@ -407,14 +422,23 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     grouped = x.reshape(batch, num_groups, x.size // max(batch * num_groups, 1))
     xp = input._device.xp
     if x.size:
-        centered, mean, var = _statistics(grouped, (2,))
+        _, mean, var = _statistics(grouped, (2,))
     else:
-        centered, mean, var = grouped, xp.zeros((batch, num_groups, 1), x.dtype), 0.0
+        mean = var = xp.zeros((batch, num_groups, 1), x.dtype)
     invstd = 1.0 / xp.sqrt(var + eps)
-    param_shape = (1, channels) + (1,) * (ndim - 2)
-    normalized = (centered * invstd).reshape(shape)
-    out = make_tensor(_normalize_affine(normalized, 1.0, weight, bias, param_shape,
-                                        input._data.dtype), input._device)
+    # per (sample, channel): scale = invstd * weight, shift = -scale * mean + bias (a missing
+    # bias is 0), out = x * scale + shift: PyTorch's order, so an inf weight meets
+    # inf - inf (NaN) where PyTorch's does and zeros keep PyTorch's sign
+    per_group = channels // num_groups
+    scale = xp.repeat(invstd.reshape(batch, num_groups), per_group, axis=1)
+    if weight is not None:
+        scale = scale * weight._data.reshape(1, channels)
+    shift = -scale * xp.repeat(mean.reshape(batch, num_groups), per_group, axis=1)
+    shift += 0.0 if bias is None else bias._data.reshape(1, channels)
+    flat = x.reshape(batch, channels, _size_of(shape[2:]))
+    out = flat * scale[:, :, None]
+    out += shift[:, :, None]
+    out = make_tensor(out.reshape(shape).astype(input._data.dtype, copy=False), input._device)
     if grad_state.enabled and (input._requires_grad or weight is not None and
                                weight._requires_grad or bias is not None and bias._requires_grad):
         node = NativeGroupNormBackward0()
@@ -425,6 +449,13 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
         node.save(input, weight)
         attach(out, node, input, weight, bias)
     return out
+
+
+def _size_of(dims):
+    size = 1
+    for d in dims:
+        size *= d
+    return size
 
 
 def _check_group_norm_shapes(shape, num_groups, weight, bias):
@@ -457,22 +488,47 @@ class NativeGroupNormBackward0(Node):
             mean, invstd = _ember_statistics(grouped, (2,), self.eps)
         else:
             mean, invstd = (_constant(s, input._device) for s in self.stats)
-        xhat = ((grouped - mean) * invstd).reshape(shape)
-        axes = (0,) + tuple(range(2, len(shape)))
-        param_shape = (1, shape[1]) + (1,) * (len(shape) - 2)
-        grad_input = grad_weight = grad_bias = None
-        if self.needs_input_grad(0):
-            grad_xhat = grad
-            if weight is not None:
-                grad_xhat = grad * _in_compute(weight, compute).reshape(param_shape)
-            grad_input = _normalized_grad(grad_xhat.reshape(grouped_shape),
-                                          xhat.reshape(grouped_shape), invstd, (2,))
-            grad_input = _in_compute(grad_input.reshape(shape), compute and input.dtype)
-        if self.needs_input_grad(1):
-            grad_weight = _in_compute((grad * xhat).sum(axes), compute and self.param_dtype)
-        if self.needs_input_grad(2):
-            grad_bias = _in_compute(grad.sum(axes), compute and self.param_dtype)
-        return grad_input, grad_weight, grad_bias
+        weight = None if weight is None else _in_compute(weight, compute)
+        return _group_norm_grads(self, input, grad, x, weight, mean, invstd, compute)
+
+
+def _group_norm_grads(node, input, grad, x, weight, mean, invstd, compute):
+    """group_norm's gradients in PyTorch's formula: with ds, db the per-channel sums of
+    dy * x and dy, and their weighted sums per group,
+    dx = invstd * weight * dy + c2 * x + c3, c2 = (db * mean - ds) * invstd^3 / n,
+    c3 = -c2 * mean - db * invstd / n; the weight's gradient is sum((ds - db * mean) * invstd).
+    In x rather than x - mean, so an inf weight gives PyTorch's inf/NaN pattern."""
+    shape = tuple(input.shape)
+    batch, channels = shape[0], shape[1]
+    groups = node.num_groups
+    per_group = channels // groups
+    spatial = _size_of(shape[2:])
+    flat_x = x.reshape(batch, channels, spatial)
+    flat_grad = grad.reshape(batch, channels, spatial)
+    ds = (flat_grad * flat_x).sum(2)
+    db = flat_grad.sum(2)
+    mean, invstd = mean.reshape(batch, groups, 1), invstd.reshape(batch, groups, 1)
+    per_channel_mean = mean.expand(batch, groups, per_group).reshape(batch, channels)
+    per_channel_invstd = invstd.expand(batch, groups, per_group).reshape(batch, channels)
+    grad_input = grad_weight = grad_bias = None
+    if node.needs_input_grad(0):
+        ds_w, db_w = (ds, db) if weight is None else (ds * weight, db * weight)
+        ds_g = ds_w.reshape(batch, groups, per_group).sum(2, keepdim=True)
+        db_g = db_w.reshape(batch, groups, per_group).sum(2, keepdim=True)
+        count = per_group * spatial
+        c2 = (db_g * mean - ds_g) * invstd * invstd * invstd / count
+        c3 = -c2 * mean - db_g * invstd / count
+        c1 = per_channel_invstd if weight is None else per_channel_invstd * weight
+        c2, c3 = (c.expand(batch, groups, per_group).reshape(batch, channels, 1)
+                  for c in (c2, c3))
+        grad_input = c1.unsqueeze(2) * flat_grad + c2 * flat_x + c3
+        grad_input = _in_compute(grad_input.reshape(shape), compute and input.dtype)
+    if node.needs_input_grad(1):
+        grad_weight = ((ds - db * per_channel_mean) * per_channel_invstd).sum(0)
+        grad_weight = _in_compute(grad_weight, compute and node.param_dtype)
+    if node.needs_input_grad(2):
+        grad_bias = _in_compute(db.sum(0), compute and node.param_dtype)
+    return grad_input, grad_weight, grad_bias
 
 
 # ---------------------------------------------------------------- composites
