@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import ember
+from oracle import assert_same_outcome
 
 NAN, INF = float("nan"), float("inf")
 
@@ -128,3 +129,30 @@ def test_solve_ex_gradient_of_a_singular_matrix_for_a_vector(torch):
         return x, A.grad, b.grad
     for got, expected in zip(run(ember), run(torch)):
         _same(got, expected, zero_sign=False)
+
+
+def _nan_on_the_diagonal(n):
+    matrix = np.eye(n) + 0.1
+    matrix[n - 1, n - 1] = NAN
+    return matrix
+
+
+@pytest.mark.parametrize("n", [3, 4, 8])
+def test_eigh_of_a_nan_matrix_gives_pytorchs_error_and_lapack_info(torch, n):
+    assert_same_outcome(lambda lib: lib.linalg.eigh(lib.tensor(_nan_on_the_diagonal(n))))
+
+
+def test_eigh_of_a_batch_names_the_element_holding_the_nan(torch):
+    batch = np.full((2, 3, 3), 0.5)
+    batch[1, 2, 2] = NAN
+    assert_same_outcome(lambda lib: lib.linalg.eigh(lib.tensor(batch)))
+
+
+def test_eigvalsh_of_a_nan_matrix_gives_pytorchs_error(torch):
+    """The text up to LAPACK's info: MKL's eigenvalue-only driver counts one fewer."""
+    messages = []
+    for lib in (ember, torch):
+        with pytest.raises(lib.linalg.LinAlgError) as caught:
+            lib.linalg.eigvalsh(lib.tensor(_nan_on_the_diagonal(4)))
+        messages.append(str(caught.value).split("(error code")[0])
+    assert messages[0] == messages[1]
