@@ -156,3 +156,24 @@ def test_eigvalsh_of_a_nan_matrix_gives_pytorchs_error(torch):
             lib.linalg.eigvalsh(lib.tensor(_nan_on_the_diagonal(4)))
         messages.append(str(caught.value).split("(error code")[0])
     assert messages[0] == messages[1]
+
+
+HUGE = [[1e300, -0.4604265724722594, -1e300],
+        [-0.9669447289429418, 1e-300, 0.8255111545554434],
+        [-1e-300, 0.4589931219679968, 1e-320]]
+
+
+def test_svd_gradient_with_an_overflowing_singular_value_squared(torch):
+    """S^2 = inf makes E's diagonal inf - inf: PyTorch sets it to 1, it never adds 1."""
+    rng = np.random.default_rng(5)
+    weights = [rng.standard_normal((3, 3)), rng.standard_normal(3), rng.standard_normal((3, 3))]
+
+    def run(lib):
+        A = lib.tensor(HUGE, dtype=lib.float64, requires_grad=True)
+        U, S, Vh = lib.linalg.svd(A)
+        w = [lib.tensor(x, dtype=lib.float64) for x in weights]
+        ((U.abs() * w[0]).sum() + (S * w[1]).sum() + (Vh.abs() * w[2]).sum()).backward()
+        return A.grad
+    got, expected = run(ember), run(torch)
+    assert np.isfinite(expected.numpy()).all()
+    _same(got, expected, zero_sign=False)

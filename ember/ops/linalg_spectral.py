@@ -132,7 +132,8 @@ def _svd_backward(gU, gS, gVh, U, S, Vh, full_matrices):
     S_row, S_col = S.unsqueeze(-2), S.unsqueeze(-1)
     S2 = S * S
     E = S2.unsqueeze(-2) - S2.unsqueeze(-1)
-    E = E + new(E._device.xp.eye(k, dtype=E._data.dtype), E)  # the diagonal of E is 0: make it 1
+    # the diagonal of E is 0 (NaN when S^2 overflows): set it to 1, never add 1 to it
+    E = E.masked_fill(new(E._device.xp.eye(k, dtype=bool), E), 1.0)
     if gU is not None:
         UhgU = _mm(U.mT, gU)
         UhgU = UhgU - UhgU.mT
@@ -248,7 +249,7 @@ class LinalgEighBackward0(Node):
         VhgV = 0.5 * (VhgV - VhgV.mT)
         n = L.shape[-1]
         E = L.unsqueeze(-2) - L.unsqueeze(-1)
-        E = E + new(E._device.xp.eye(n, dtype=E._data.dtype), E)
+        E = E.masked_fill(new(E._device.xp.eye(n, dtype=bool), E), 1.0)  # inf - inf: not 1
         gA = VhgV / E
         if grad_values is not None:
             gA = gA + diag_embed(grad_values)
