@@ -603,10 +603,12 @@ def cholesky_inverse(input, upper=False):
     data, xp = input._data, input._device.xp
     _refuse_zero_diagonal(xp, data)
     eye = xp.broadcast_to(xp.eye(data.shape[-1], dtype=data.dtype), data.shape)
-    if data.size:
+    if not data.size:
+        result = data.copy()
+    elif bool(xp.isfinite(data).all()):
         result = _scipy_linalg.cho_solve((data, not upper), eye, check_finite=False)
     else:
-        result = data.copy()
+        result = _potri(xp, data, upper)
     out = new(xp.ascontiguousarray(result), input)
     if grad_state.enabled and input._requires_grad:
         node = CholeskyInverseBackward0()
@@ -615,6 +617,23 @@ def cholesky_inverse(input, upper=False):
         node.save_output(out)
         attach(out, node, input)
     return out
+
+
+def _potri(xp, data, upper):
+    """(L L^T)^-1 by LAPACK's potri, one matrix at a time, for a factor holding an inf or a
+    NaN: PyTorch calls potri, whose inf/NaN pattern (finite entries beside a NaN pivot)
+    two triangular solves do not reproduce. Non-finite path only."""
+    flat = data.reshape((-1,) + data.shape[-2:])
+    out = xp.empty(flat.shape, data.dtype)
+    potri = _scipy_linalg.get_lapack_funcs("potri", (flat[0],))
+    n = data.shape[-1]
+    rows, cols = xp.arange(n)[:, None], xp.arange(n)[None, :]
+    computed = rows <= cols if upper else rows >= cols   # the triangle potri wrote
+    with xp.errstate(all="ignore"):
+        for i, factor in enumerate(flat):
+            half = potri(factor, lower=int(not upper))[0]
+            out[i] = xp.where(computed, half, half.T)
+    return out.reshape(data.shape)
 
 
 def _refuse_zero_diagonal(xp, data):
