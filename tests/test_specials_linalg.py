@@ -211,3 +211,37 @@ def test_cholesky_inverse_of_a_batch_with_one_non_finite_factor(torch):
     batch[1, 2, 0] = NAN
     _same(ember.cholesky_inverse(ember.tensor(batch)),
           torch.cholesky_inverse(torch.tensor(batch)), zero_sign=False)
+
+
+ADD_PRODUCTS = {
+    "addmm": (lambda lib, *t, **kw: lib.addmm(*t, **kw), [(2, 3), (2, 4), (4, 3)]),
+    "addmm_broadcast": (lambda lib, *t, **kw: lib.addmm(*t, **kw), [(3,), (2, 4), (4, 3)]),
+    "addmv": (lambda lib, *t, **kw: lib.addmv(*t, **kw), [(2,), (2, 4), (4,)]),
+    "addbmm": (lambda lib, *t, **kw: lib.addbmm(*t, **kw), [(2, 3), (2, 2, 4), (2, 4, 3)]),
+    "addr": (lambda lib, *t, **kw: lib.addr(*t, **kw), [(2, 3), (2,), (3,)]),
+    "baddbmm": (lambda lib, *t, **kw: lib.baddbmm(*t, **kw), [(2, 2, 3), (2, 2, 4), (2, 4, 3)]),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "bfloat16"])
+@pytest.mark.parametrize("name", ADD_PRODUCTS)
+@pytest.mark.parametrize("scales", [{"alpha": 0}, {"alpha": 0.0, "beta": 0}, {"alpha": 0, "beta": -2.5}])
+def test_zero_alpha_ignores_a_nan_product_only_where_pytorch_calls_blas(torch, dtype, name,
+                                                                          scales):
+    """gemm/gemv with alpha == 0 never read the matrices (float32/float64 addmm, addmv,
+    addbmm); addr, baddbmm and the half types multiply the product by 0 and keep a NaN."""
+    fn, shapes = ADD_PRODUCTS[name]
+    for position in (1, 2):
+        for special in (NAN, INF):
+            results = []
+            for lib in (ember, torch):
+                arrays = [np.arange(1.0, 1 + np.prod(shape)).reshape(shape) / 7
+                          for shape in shapes]
+                arrays[position].reshape(-1)[0] = special
+                tensors = [lib.tensor(a, dtype=getattr(lib, dtype), requires_grad=True)
+                           for a in arrays]
+                out = fn(lib, *tensors, **scales)
+                out.float().sum().backward()
+                results.append([out.float()] + [t.grad.float() for t in tensors])
+            for got, expected in zip(*results):
+                _same(got, expected)
