@@ -245,3 +245,13 @@ def test_zero_alpha_ignores_a_nan_product_only_where_pytorch_calls_blas(torch, d
                 results.append([out.float()] + [t.grad.float() for t in tensors])
             for got, expected in zip(*results):
                 _same(got, expected)
+
+
+def test_lu_unpack_keeps_a_negative_zero_multiplier(torch):
+    """L's unit diagonal is set, not added: -0.0 + 0.0 would turn L's -0.0 into 0.0."""
+    packed = [[2.0, 1.0, 0.5], [-0.0, 3.0, 1.0], [0.25, -0.0, 4.0]]
+    for lib_call in (lambda lib: lib.lu_unpack(lib.tensor(packed, dtype=lib.float64),
+                                               lib.tensor([1, 2, 3], dtype=lib.int32)),
+                     lambda lib: lib.linalg.lu(lib.tensor(packed, dtype=lib.float64))):
+        for got, expected in zip(lib_call(ember), lib_call(torch)):
+            _same(got, expected)
