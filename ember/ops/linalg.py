@@ -415,10 +415,13 @@ def _check_addmm(c, a, b):
         raise _not_implemented("addmm_impl_cpu_", a.dtype)
 
 
-def _add_scaled(input, product, beta, alpha):
+def _add_scaled(input, product, beta, alpha, blas=False):
     """beta * input + alpha * product, where `product` is a fresh array (updated in place).
 
-    Raises PyTorch's expand error when `input` does not broadcast to the product.
+    Raises PyTorch's expand error when `input` does not broadcast to the product. With
+    `blas` (float32/float64 addmm, addmv, addbmm: PyTorch's gemm/gemv calls), alpha == 0
+    ignores the product entirely, as BLAS never reads the matrices then: their nan and inf
+    do not propagate (addr, baddbmm and the half types multiply, and do propagate them).
     """
     c = input._data
     if c.dtype != product.dtype:  # a float16/bfloat16 input joins a float32 product
@@ -431,20 +434,24 @@ def _add_scaled(input, product, beta, alpha):
     dtype = product.dtype
     beta, alpha = _scalar_for(dtype, beta), _scalar_for(dtype, alpha)
     if alpha != 1:
+        if alpha == 0 and blas:
+            product[...] = c * beta if beta != 0 else 0
+            return product
         product *= alpha
     if beta != 0:  # beta == 0 ignores input entirely: its nan and inf do not propagate
         product += c * beta if beta != 1 else c
     return product
 
 
-def _add_product(xp, input, a, b, beta, alpha):
+def _add_product(xp, input, a, b, beta, alpha, blas=False):
     """beta * input + alpha * (a @ b) on arrays. float16/bfloat16 round once, after the
     sum: PyTorch's CPU kernels keep the whole fused expression in float32, so bias + product
     in nn.Linear is not rounded twice."""
     if a.dtype in _REDUCED:
         wide = xp.matmul(a.astype(_FLOAT32), b.astype(_FLOAT32))
+        # PyTorch's float16/bfloat16 kernels scale the product (0 * nan is nan): no BLAS
         return _add_scaled(input, wide, beta, alpha).astype(a.dtype)
-    return _add_scaled(input, xp.matmul(a, b), beta, alpha)
+    return _add_scaled(input, xp.matmul(a, b), beta, alpha, blas)
 
 
 def _broadcastable(shape, target):
@@ -475,7 +482,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
                         f"{type(input).__name__}")
     _check_addmm(input._data, a, b)
     device = mat1._device
-    out = make_tensor(_add_product(device.xp, input, a, b, beta, alpha), device)
+    out = make_tensor(_add_product(device.xp, input, a, b, beta, alpha, blas=True), device)
     if grad_state.enabled and (input._requires_grad or mat1._requires_grad
                                or mat2._requires_grad):
         _record_add_product(out, AddmmBackward0, beta, alpha, input, mat1, mat2)
@@ -504,7 +511,7 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
                         f"{type(input).__name__}")
     _check_addmv(input._data, a, b)
     device = mat._device
-    out = make_tensor(_add_product(device.xp, input, a, b, beta, alpha), device)
+    out = make_tensor(_add_product(device.xp, input, a, b, beta, alpha, blas=True), device)
     if grad_state.enabled and (input._requires_grad or mat._requires_grad
                                or vec._requires_grad):
         _record_add_product(out, AddmvBackward0, beta, alpha, input, mat, vec)

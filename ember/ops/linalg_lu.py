@@ -162,7 +162,9 @@ def _unpack_arrays(xp, data, pivots):
     k = min(m, n)
     order = _permutation(xp, pivots, m)
     P = xp.swapaxes(xp.eye(m, dtype=data.dtype)[order], -1, -2)
-    L = xp.tril(data[..., :, :k], -1) + xp.eye(m, k, dtype=data.dtype)
+    L = xp.tril(data[..., :, :k], -1)
+    diagonal = xp.arange(k)
+    L[..., diagonal, diagonal] = 1   # set, not added: a -0.0 multiplier below stays -0.0
     U = xp.triu(data[..., :k, :])
     return xp.ascontiguousarray(P), L, U
 

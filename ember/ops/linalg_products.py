@@ -123,7 +123,9 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     product = _product(xp, a, b).sum(axis=0, dtype=a.dtype)
     if input._data.ndim == 2 and input._data.shape != product.shape:
         input.expand(product.shape)  # PyTorch's expand error
-    out = make_tensor(_add_scaled(input, xp.asarray(product), beta, alpha), batch1._device)
+    blas = a.dtype not in _dtype.COMPUTED_IN_FLOAT32
+    out = make_tensor(_add_scaled(input, xp.asarray(product), beta, alpha, blas),
+                      batch1._device)
     if grad_state.enabled and (input._requires_grad or batch1._requires_grad
                                or batch2._requires_grad):
         node = AddbmmBackward0()

@@ -55,20 +55,26 @@ def _broadcast_shape(x, y):
 
 
 # ---------------------------------------------------------------- inv
-def _lu_solve_arrays(xp, a, b):
-    """X with AX = B for a batch holding a singular matrix, by LAPACK's getrf and getrs as
-    PyTorch solves it: a zero pivot gives inf and NaN where the pseudo-inverse NumPy could
-    offer would give finite numbers that solve nothing. Error path only: one SciPy call
-    per matrix."""
+def _lu_solve_arrays(xp, a, b, trans=0, perturb=False):
+    """X with AX = B (A^T X = B when trans=1) for a batch holding a singular matrix, by
+    LAPACK's getrf and getrs as PyTorch solves it: a zero pivot gives inf and NaN where the
+    pseudo-inverse NumPy could offer would give finite numbers that solve nothing. With
+    `perturb`, an exactly zero pivot becomes eps first (PyTorch's det backward). Error path
+    only: one SciPy call per matrix."""
+    a, b = _broadcast_batches(xp, a, b, 2)
     a_flat = a.reshape((-1,) + a.shape[-2:])
-    b_flat = xp.broadcast_to(b, a.shape[:-2] + b.shape[-2:]).reshape((-1,) + b.shape[-2:])
+    b_flat = b.reshape((-1,) + b.shape[-2:])
     out = xp.empty(b_flat.shape, xp.result_type(a, b))
+    eps = xp.finfo(a.dtype).eps
     with _warnings.catch_warnings(), xp.errstate(all="ignore"):
         _warnings.simplefilter("ignore")   # SciPy's LinAlgWarning: the singularity is known
         for i, (matrix, rhs) in enumerate(zip(a_flat, b_flat)):
-            factors = _scipy_linalg.lu_factor(matrix, check_finite=False)
-            out[i] = _scipy_linalg.lu_solve(factors, rhs, check_finite=False)
-    return out.reshape(a.shape[:-2] + b.shape[-2:])
+            lu, pivots = _scipy_linalg.lu_factor(matrix, check_finite=False)
+            if perturb:
+                diagonal = xp.einsum("ii->i", lu)
+                diagonal[diagonal == 0] = eps
+            out[i] = _scipy_linalg.lu_solve((lu, pivots), rhs, trans=trans, check_finite=False)
+    return out.reshape(b.shape)
 
 
 def inv_ex(A, *, check_errors=False):
@@ -119,13 +125,31 @@ def det(A):
     if data.size == 0:  # the empty product: 1 per matrix, in any floating dtype
         out = new(A._device.xp.ones(data.shape[:-2], data.dtype), A)
     else:
-        out = new(_np_linalg.det(data), A)
+        values = _np_linalg.det(data)
+        xp = A._device.xp
+        special = ~xp.isfinite(values) | (values == 0)
+        if bool(special.any()):
+            values = _det_from_lu(xp, data, values, special)
+        out = new(values, A)
     if grad_state.enabled and A._requires_grad:
         node = LinalgDetBackward0()
         node.save(A)
         node.save_output(out)
         attach(out, node, A)
     return out
+
+
+def _det_from_lu(xp, data, values, redo):
+    """PyTorch's determinant of the singular or non-finite matrices: the product of U's
+    diagonal, each pivot's row swap folded in as a factor -1. NumPy's sign * exp(logdet)
+    loses the sign of a zero determinant and turns an inf pivot beside a zero into 0."""
+    values = xp.array(values, copy=True)
+    with _warnings.catch_warnings(), xp.errstate(all="ignore"):
+        _warnings.simplefilter("ignore")   # SciPy's LinAlgWarning: the singularity is known
+        lu, pivots = _scipy_linalg.lu_factor(data[redo], check_finite=False)
+        swapped = pivots != xp.arange(pivots.shape[-1])
+        values[redo] = (xp.diagonal(lu, 0, -2, -1) * xp.where(swapped, -1, 1)).prod(-1)
+    return values
 
 
 class LinalgDetBackward0(Node):
@@ -141,8 +165,16 @@ class LinalgDetBackward0(Node):
     @staticmethod
     def backward_float32(A, determinant, grad):
         scale = (grad * determinant).unsqueeze(-1).unsqueeze(-1)
-        if bool((determinant._data != 0).all()):
+        xp, values = A._device.xp, determinant._data
+        if bool(((values != 0) & xp.isfinite(values)).all()):
             return scale * inv(A).mT
+        if not grad_state.enabled:
+            # PyTorch's first-order formula for every matrix: A^T X = det * grad * I, with
+            # an exactly zero pivot of the LU replaced by eps, so that an exactly singular
+            # matrix gets zeros and a non-finite one LAPACK's inf/NaN.
+            eye = xp.eye(A._data.shape[-1], dtype=values.dtype)
+            rhs = scale._data * eye
+            return new(_lu_solve_arrays(xp, xp.swapaxes(A._data, -1, -2), rhs, perturb=True), A)
         # PyTorch's singular branch: d det / dA through the SVD, A = U diag(S) Vh, with the
         # product of the other singular values (no division by a zero one).
         U, S, Vh = svd(A)
@@ -157,7 +189,10 @@ class LinalgDetBackward0(Node):
 def slogdet(A):
     """(sign, log|det|) of each square matrix: a determinant that cannot overflow."""
     check_matrix("linalg.slogdet", A)
-    sign, logabsdet = _np_linalg.slogdet(A._data)
+    data, xp = A._data, A._device.xp
+    sign, logabsdet = _np_linalg.slogdet(data)
+    if data.size and not bool(xp.isfinite(logabsdet).all()):
+        sign, logabsdet = _slogdet_from_lu(xp, data, sign, logabsdet)
     outputs = (new(sign, A), new(logabsdet, A))
     if grad_state.enabled and A._requires_grad:
         node = LinalgSlogdetBackward0()
@@ -166,14 +201,36 @@ def slogdet(A):
     return _rt.linalg_slogdet(*outputs)
 
 
+def _slogdet_from_lu(xp, data, sign, logabsdet):
+    """PyTorch's slogdet of the matrices NumPy found singular or non-finite.
+
+    PyTorch multiplies sgn of U's diagonal (sgn(NaN) = 0) and sums log|u_ii|: a NaN pivot
+    gives (0, NaN), a zero pivot beside an inf (0, NaN); NumPy keeps a sign of +-1 beside a
+    NaN and answers (0, -inf) for any zero pivot. Only these matrices are factored again."""
+    sign, logabsdet = xp.array(sign, copy=True), xp.array(logabsdet, copy=True)
+    redo = ~xp.isfinite(logabsdet)
+    with _warnings.catch_warnings(), xp.errstate(all="ignore"):
+        _warnings.simplefilter("ignore")   # SciPy's LinAlgWarning: the singularity is known
+        lu, pivots = _scipy_linalg.lu_factor(data[redo], check_finite=False)
+        diagonal = xp.diagonal(lu, 0, -2, -1)
+        swaps = (pivots != xp.arange(pivots.shape[-1])).sum(-1)
+        signs = xp.where(xp.isnan(diagonal), 0, xp.sign(diagonal)).prod(-1)
+        sign[redo] = xp.where(swaps % 2, -signs, signs)
+        logabsdet[redo] = xp.log(xp.abs(diagonal)).sum(-1)
+    return sign, logabsdet
+
+
 class LinalgSlogdetBackward0(Node):
     __slots__ = ()
 
     def backward(self, grad_sign=None, grad_logabsdet=None):
         if grad_logabsdet is None:
             return (None,)
-        (A,) = self.saved_tensors   # a singular A gives inf/NaN, as PyTorch's LU solve does
-        return (grad_logabsdet.unsqueeze(-1).unsqueeze(-1) * inv_ex(A)[0].mT,)
+        (A,) = self.saved_tensors
+        # PyTorch solves A^T X = grad * I (not grad * inv(A)^T): for a singular A, the
+        # inf/NaN pattern is that solve's, and it carries the upstream's sign.
+        eye = new(A._device.xp.eye(A._data.shape[-1], dtype=A._data.dtype), A)
+        return (solve_ex(A.mT, grad_logabsdet.unsqueeze(-1).unsqueeze(-1) * eye)[0],)
 
 
 def logdet(input):
@@ -202,6 +259,7 @@ def solve_ex(A, B, *, left=True, check_errors=False):
         a, b = xp.swapaxes(a, -1, -2), xp.swapaxes(b, -1, -2)
     a, b = _broadcast_batches(xp, a, b, 2)
     info = xp.zeros(A._data.shape[:-2], dtype="int32")
+    singular = False
     try:
         result = _np_linalg.solve(a, b) if b.size and a.size else xp.zeros(b.shape, a.dtype)
     except _NP_LINALG_ERROR:
@@ -211,7 +269,10 @@ def solve_ex(A, B, *, left=True, check_errors=False):
             raise LinAlgError(f"ember.linalg.solve: {batch_prefix(a, index)}The solver failed "
                               "because the input matrix is singular.") from None
         info = xp.asarray(infos, dtype="int32").reshape(a.shape[:-2])
-        result = _lu_solve_arrays(xp, a, b)
+        # XA = B as PyTorch solves it: A's own LU, transposed (not the LU of A^T)
+        result = _lu_solve_arrays(xp, a, b) if left else \
+            _lu_solve_arrays(xp, xp.swapaxes(a, -1, -2), b, trans=1)
+        singular = True
     if not left:
         result = xp.swapaxes(result, -1, -2)
     if vector:
@@ -220,6 +281,7 @@ def solve_ex(A, B, *, left=True, check_errors=False):
     if grad_state.enabled and (A._requires_grad or B._requires_grad):
         node = LinalgSolveExBackward0()
         node.left, node.vector, node.shapes = left, vector, (A._data.shape, B._data.shape)
+        node.singular = singular
         node.save(A)
         node.save_output(out)
         attach(out, node, A, B)
@@ -227,11 +289,14 @@ def solve_ex(A, B, *, left=True, check_errors=False):
 
 
 class LinalgSolveExBackward0(Node):
-    __slots__ = ("left", "vector", "shapes")
+    __slots__ = ("left", "vector", "shapes", "singular")
 
     def backward(self, grad, grad_info=None):
         A, X = self.saved_tensors   # solve_ex: a singular A gives inf/NaN, never an error
-        grad_B = solve_ex(A.mT, grad, left=self.left)[0]
+        if self.singular and not grad_state.enabled:
+            grad_B = new(self.adjoint_solve(A._device.xp, A._data, grad._data), A)
+        else:
+            grad_B = solve_ex(A.mT, grad, left=self.left)[0]
         grad_A = None
         if _needs(self, 0):
             if self.vector:
@@ -243,6 +308,18 @@ class LinalgSolveExBackward0(Node):
             grad_A = sum_to_shape(grad_A, self.shapes[0])
         grad_B = sum_to_shape(grad_B, self.shapes[1]) if _needs(self, 1) else None
         return grad_A, grad_B
+
+
+    def adjoint_solve(self, xp, a, g):
+        """grad_B for a singular A as PyTorch gets it: getrs with A's own LU, transposed
+        (not a fresh LU of A^T), so the inf/NaN pattern is LAPACK's for that solve."""
+        if self.vector:
+            g = g[..., None]
+        if self.left:
+            out = _lu_solve_arrays(xp, a, g, trans=1)
+        else:
+            out = xp.swapaxes(_lu_solve_arrays(xp, a, xp.swapaxes(g, -1, -2)), -1, -2)
+        return out[..., 0] if self.vector else out
 
 
 def solve(A, B, *, left=True):
@@ -526,10 +603,12 @@ def cholesky_inverse(input, upper=False):
     data, xp = input._data, input._device.xp
     _refuse_zero_diagonal(xp, data)
     eye = xp.broadcast_to(xp.eye(data.shape[-1], dtype=data.dtype), data.shape)
-    if data.size:
+    if not data.size:
+        result = data.copy()
+    elif bool(xp.isfinite(data).all()):
         result = _scipy_linalg.cho_solve((data, not upper), eye, check_finite=False)
     else:
-        result = data.copy()
+        result = _potri(xp, data, upper)
     out = new(xp.ascontiguousarray(result), input)
     if grad_state.enabled and input._requires_grad:
         node = CholeskyInverseBackward0()
@@ -538,6 +617,23 @@ def cholesky_inverse(input, upper=False):
         node.save_output(out)
         attach(out, node, input)
     return out
+
+
+def _potri(xp, data, upper):
+    """(L L^T)^-1 by LAPACK's potri, one matrix at a time, for a factor holding an inf or a
+    NaN: PyTorch calls potri, whose inf/NaN pattern (finite entries beside a NaN pivot)
+    two triangular solves do not reproduce. Non-finite path only."""
+    flat = data.reshape((-1,) + data.shape[-2:])
+    out = xp.empty(flat.shape, data.dtype)
+    potri = _scipy_linalg.get_lapack_funcs("potri", (flat[0],))
+    n = data.shape[-1]
+    rows, cols = xp.arange(n)[:, None], xp.arange(n)[None, :]
+    computed = rows <= cols if upper else rows >= cols   # the triangle potri wrote
+    with xp.errstate(all="ignore"):
+        for i, factor in enumerate(flat):
+            half = potri(factor, lower=int(not upper))[0]
+            out[i] = xp.where(computed, half, half.T)
+    return out.reshape(data.shape)
 
 
 def _refuse_zero_diagonal(xp, data):

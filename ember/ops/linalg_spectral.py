@@ -7,6 +7,7 @@ gauge-invariant functions of them have meaningful gradients, as in PyTorch.
 """
 import numpy.linalg as _np_linalg
 
+from .._backend import scipy_linalg as _scipy_linalg
 from . import _autocast
 from .. import _errors, return_types as _rt
 from ..autograd.graph import Node
@@ -131,7 +132,8 @@ def _svd_backward(gU, gS, gVh, U, S, Vh, full_matrices):
     S_row, S_col = S.unsqueeze(-2), S.unsqueeze(-1)
     S2 = S * S
     E = S2.unsqueeze(-2) - S2.unsqueeze(-1)
-    E = E + new(E._device.xp.eye(k, dtype=E._data.dtype), E)  # the diagonal of E is 0: make it 1
+    # the diagonal of E is 0 (NaN when S^2 overflows): set it to 1, never add 1 to it
+    E = E.masked_fill(new(E._device.xp.eye(k, dtype=bool), E), 1.0)
     if gU is not None:
         UhgU = _mm(U.mT, gU)
         UhgU = UhgU - UhgU.mT
@@ -173,7 +175,27 @@ def _eigh_arrays(A, UPLO):
     if data.size == 0:
         xp = A._device.xp
         return xp.zeros(data.shape[:-1], data.dtype), data.copy()
-    return _np_linalg.eigh(data, UPLO=UPLO.upper())
+    try:
+        return _np_linalg.eigh(data, UPLO=UPLO.upper())
+    except _np_linalg.LinAlgError:
+        raise _eigh_error(data, UPLO, True) from None
+
+
+def _eigh_error(data, UPLO, vectors):
+    """PyTorch's text for syevd's failure (a NaN, mostly), naming the batch element and
+    LAPACK's info, in place of NumPy's bare 'Eigenvalues did not converge'. Error path
+    only: syevd runs again, one matrix at a time, to find which one failed and its info
+    (the reference LAPACK's count, which MKL's can differ from by one)."""
+    flat = data.reshape((-1,) + data.shape[-2:])
+    for index, matrix in enumerate(flat):
+        syevd = _scipy_linalg.get_lapack_funcs("syevd", (matrix,))
+        info = syevd(matrix, compute_v=int(vectors), lower=int(UPLO.upper() == "L"))[-1]
+        if info > 0:
+            return LinAlgError(f"linalg.eigh: {batch_prefix(data, index)}The algorithm failed "
+                               "to converge because the input matrix is ill-conditioned or has "
+                               f"too many repeated eigenvalues (error code: {info}).")
+    return LinAlgError("linalg.eigh: The algorithm failed to converge because the input "
+                       "matrix is ill-conditioned or has too many repeated eigenvalues.")
 
 
 def _check_eigh_floating(name, A):
@@ -207,7 +229,10 @@ def eigvalsh(A, UPLO="L"):
         return eigh(A, UPLO)[0]
     if not A._data.size:
         return new(_eigh_arrays(A, UPLO)[0], A)
-    return new(_np_linalg.eigvalsh(A._data, UPLO=UPLO.upper()), A)
+    try:
+        return new(_np_linalg.eigvalsh(A._data, UPLO=UPLO.upper()), A)
+    except _np_linalg.LinAlgError:
+        raise _eigh_error(A._data, UPLO, False) from None
 
 
 class LinalgEighBackward0(Node):
@@ -224,7 +249,7 @@ class LinalgEighBackward0(Node):
         VhgV = 0.5 * (VhgV - VhgV.mT)
         n = L.shape[-1]
         E = L.unsqueeze(-2) - L.unsqueeze(-1)
-        E = E + new(E._device.xp.eye(n, dtype=E._data.dtype), E)
+        E = E.masked_fill(new(E._device.xp.eye(n, dtype=bool), E), 1.0)  # inf - inf: not 1
         gA = VhgV / E
         if grad_values is not None:
             gA = gA + diag_embed(grad_values)
