@@ -190,7 +190,18 @@ class SpecialI1Backward0(_UnaryBackward):
 
     def derivative(self, input, result):
         # i1'(x) = i0(x) - i1(x)/x, which is 1/2 at x = 0
-        return where(input == 0, 0.5, i0(input) - result / input)
+        regular, safe = _away_from_zero(input)
+        return where(regular, i0(safe) - result / safe, 0.5)
+
+
+def _away_from_zero(input):
+    """(|x| > eps, x with those tiny entries replaced by eps) for the i1/i1e gradients.
+
+    PyTorch gives 1/2 wherever |x| > eps fails, nan included, and divides only by the
+    safe values, so the unused branch puts no nan into a second derivative either."""
+    eps = _dtype.finfo(input.dtype).eps
+    regular = input.abs() > eps
+    return regular, where(regular, input, eps)
 
 
 def special_i1e(input):
@@ -202,8 +213,9 @@ class SpecialI1EBackward0(_UnaryBackward):
     __slots__ = ()
 
     def derivative(self, input, result):
-        return where(input == 0, 0.5,
-                     special_i0e(input) - result * (input.sgn() + input.reciprocal()))
+        regular, safe = _away_from_zero(input)
+        return where(regular, special_i0e(safe) - result * (safe.sgn() + safe.reciprocal()),
+                     0.5)
 
 
 def special_bessel_j0(input):
