@@ -15,8 +15,9 @@ import ember
 NAN, INF = math.nan, math.inf
 
 
-def _exact(got, expected, what):
-    """Same dtype, shape, nan positions, signs of zero and values, with no tolerance."""
+def _exact(got, expected, what, rtol=0.0):
+    """Same dtype, shape, nan positions, infinities and signs of zero; other values equal,
+    or within `rtol` where ember's and PyTorch's libm may differ in the last bit."""
     assert str(got.dtype).split(".")[-1] == str(expected.dtype).split(".")[-1], what
     a = got.detach().numpy().astype(np.float64)
     b = expected.detach().numpy().astype(np.float64)
@@ -24,7 +25,11 @@ def _exact(got, expected, what):
     np.testing.assert_array_equal(np.isnan(a), np.isnan(b), err_msg=f"{what}: nan")
     np.testing.assert_array_equal(np.signbit(a[~np.isnan(a)]), np.signbit(b[~np.isnan(b)]),
                                   err_msg=f"{what}: sign")
-    np.testing.assert_array_equal(a, b, err_msg=what)
+    if rtol:
+        np.testing.assert_array_equal(np.isinf(a), np.isinf(b), err_msg=f"{what}: inf")
+        np.testing.assert_allclose(a, b, rtol=rtol, atol=0, err_msg=what)
+    else:
+        np.testing.assert_array_equal(a, b, err_msg=what)
 
 
 def _outcome(lib, call, inputs, dtype):
@@ -36,14 +41,14 @@ def _outcome(lib, call, inputs, dtype):
     return out, [t.grad for t in tensors]
 
 
-def _same(torch, call, *inputs, dtype="float64"):
+def _same(torch, call, *inputs, dtype="float64", rtol=0.0):
     got, got_grads = _outcome(ember, call, inputs, dtype)
     expected, expected_grads = _outcome(torch, call, inputs, dtype)
-    _exact(got, expected, "output")
+    _exact(got, expected, "output", rtol)
     for i, (g, e) in enumerate(zip(got_grads, expected_grads)):
         assert (g is None) == (e is None), f"grad {i}: None in one library"
         if e is not None:
-            _exact(g, e, f"grad {i}")
+            _exact(g, e, f"grad {i}", rtol)
 
 
 SPECIAL = [NAN, INF, -INF, 0.0, -0.0, 1.0, -1.0, 2.5, -3.0, 1e-300, 7.0]
@@ -93,3 +98,44 @@ def test_vector_kernel_at_nan(torch, name, call, value):
 def test_prod_of_a_scalar_passes_the_gradient(torch, value):
     _same(torch, lambda lib, x: x.prod(), value)
     _same(torch, lambda lib, x: lib.prod(x, 0), value)
+
+
+# ---------------------------------------------------------------- xlog1py
+def test_xlog1py_gradient_at_zero_is_log1p_of_other(torch):
+    x = [0.0, -0.0, 0.0, 0.0, 1.0, NAN, 0.0, 0.0]
+    y = [2.0, -1.0, NAN, INF, -1.0, 0.0, -2.0, 3.0]
+    # the x gradient log1p(y) is scipy's against PyTorch's log1p: equal to the last ulp or so
+    _same(torch, lambda lib, a, b: lib.special.xlog1py(a, b), x, y, rtol=1e-15)
+    _same(torch, lambda lib, a: lib.special.xlog1py(a, -1.0), x, rtol=1e-15)
+    _same(torch, lambda lib, a: lib.special.xlog1py(a, 3.0), x, rtol=1e-15)
+
+
+# ---------------------------------------------------------------- margin losses
+MARGIN_ROWS = [[INF, 0.5, -1.0, 0.25], [NAN, 0.0, 0.3, -0.0], [0.0, -0.0, 0.0, 0.0],
+               [1e300, -1e300, 2.0, NAN], [0.1, -INF, INF, 0.2]]
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_soft_margin_loss_gradient_overflows_to_nan(torch, reduction):
+    target = [[1.0, -1.0, 1.0, -1.0], [-1.0, 1.0, -1.0, 1.0]] * 2 + [[-1.0, -1.0, 1.0, 1.0]]
+    _same(torch, lambda lib, x, t: lib.nn.functional.soft_margin_loss(
+        x, t.detach(), reduction=reduction), MARGIN_ROWS, target, rtol=1e-15)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("p, weighted", [(1, False), (2, False), (1, True), (2, True)])
+def test_multi_margin_loss_skips_nan_margins(torch, reduction, p, weighted):
+    def call(lib, x):
+        weight = lib.tensor([0.5, 2.0, 1.0, 3.0], dtype=lib.float64) if weighted else None
+        return lib.nn.functional.multi_margin_loss(x, lib.tensor([0, 2, 1, 3, 2]), p=p,
+                                                   weight=weight, reduction=reduction)
+    _same(torch, call, MARGIN_ROWS)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_multilabel_margin_loss_skips_nan_margins(torch, reduction):
+    def call(lib, x):
+        target = lib.tensor([[0, 2, -1, 1], [3, -1, 0, 0], [1, 0, -1, 2], [2, 3, -1, 0],
+                             [1, -1, 2, 3]])
+        return lib.nn.functional.multilabel_margin_loss(x, target, reduction=reduction)
+    _same(torch, call, MARGIN_ROWS, rtol=1e-15)

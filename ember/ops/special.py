@@ -383,7 +383,10 @@ class SpecialXlog1PyBackward0(_BinaryBackward):
     def derivatives(self, grad, input, other):
         grad_input = None
         if isinstance(input, Tensor):
-            grad_input = grad * special_xlog1py((input != 0).to(input.dtype), other)
+            # PyTorch's formula: xlog1py(grad, other), zeroed where input == 0 and
+            # other <= -1, so d/dx at x = 0 is log1p(other), not 0
+            grad_input = special_xlog1py(grad, other).masked_fill(
+                (input == 0) & (other <= -1), 0)
         grad_other = grad * input / (1 + other) if isinstance(other, Tensor) else None
         return grad_input, grad_other
 
