@@ -139,3 +139,38 @@ def test_multilabel_margin_loss_skips_nan_margins(torch, reduction):
                              [1, -1, 2, 3]])
         return lib.nn.functional.multilabel_margin_loss(x, target, reduction=reduction)
     _same(torch, call, MARGIN_ROWS, rtol=1e-15)
+
+
+# ---------------------------------------------------------------- nll_loss and cross_entropy
+NLL_INPUT = [[INF, NAN, -0.0, 0.0], [1.0, -2.0, 0.0, 0.0], [0.5, -0.5, -INF, 1e300],
+             [0.0, 0.0, 0.0, 0.0], [NAN, 1.0, 2.0, 3.0]]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16"])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("name", ["nll_loss", "cross_entropy"])
+def test_nll_gradient_is_plus_zero_off_target(torch, name, reduction, weighted, dtype):
+    """Only the targets are written (-weight * grad); every other entry, ignored rows
+    included, is +0.0 whatever the upstream's sign, as in PyTorch's kernel."""
+    def call(lib, x):
+        weight = lib.tensor([0.5, 0.0, 2.0, 1.0], dtype=x.dtype) if weighted else None
+        target = lib.tensor([2, 0, -100, 1, 3])
+        return getattr(lib.nn.functional, name)(x, target, weight=weight, reduction=reduction)
+    rtol = 0.0
+    if name == "cross_entropy":   # log_softmax's own rounding is not under test here
+        dtype, rtol = ("float64", 1e-15) if dtype == "float64" else ("float32", 4e-7)
+    _same(torch, call, NLL_INPUT, dtype=dtype, rtol=rtol)
+
+
+def test_nll_gradient_with_create_graph(torch):
+    def run(lib, reduction):
+        x = lib.tensor(NLL_INPUT, dtype=lib.float64, requires_grad=True)
+        loss = lib.nn.functional.nll_loss(x, lib.tensor([2, 0, -100, 1, 3]), reduction=reduction)
+        upstream = lib.full(tuple(loss.shape), -1.5, dtype=lib.float64, requires_grad=True)
+        (grad,) = lib.autograd.grad(loss, x, upstream, create_graph=True)
+        (second,) = lib.autograd.grad((grad * 3.0).sum(), upstream)
+        return grad, second
+    for reduction in ("mean", "sum", "none"):
+        for got, expected in zip(run(ember, reduction), run(torch, reduction)):
+            _exact(got, expected, reduction)
