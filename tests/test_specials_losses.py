@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import ember
+from oracle import assert_same_error
 
 NAN, INF = math.nan, math.inf
 
@@ -174,3 +175,21 @@ def test_nll_gradient_with_create_graph(torch):
     for reduction in ("mean", "sum", "none"):
         for got, expected in zip(run(ember, reduction), run(torch, reduction)):
             _exact(got, expected, reduction)
+
+
+# ---------------------------------------------------------------- binary_cross_entropy
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_binary_cross_entropy_gradient_floor_at_zero_and_one(torch, reduction, dtype):
+    """x (1 - x) is floored at PyTorch's float 1e-12 (9.99999996e-13), not the double."""
+    _same(torch, lambda lib, x, t: lib.nn.functional.binary_cross_entropy(
+        x, t, reduction=reduction), [0.0, -0.0, 1.0, 0.3, 1e-300, 0.0],
+        [0.2, 0.7, 0.4, 0.1, 0.5, 0.0], dtype=dtype)
+
+
+@pytest.mark.parametrize("target", [[1.5, 0.2], [NAN, 0.2], [-1.0, 0.2], [INF, 0.0]])
+def test_binary_cross_entropy_target_outside_zero_one(torch, target):
+    assert_same_error(lambda lib: lib.nn.functional.binary_cross_entropy(
+        lib.tensor([0.5, 0.2]), lib.tensor(target)))
+    assert_same_error(lambda lib: lib.nn.functional.binary_cross_entropy(
+        lib.tensor([1.5, 0.2]), lib.tensor(target)))
