@@ -193,3 +193,30 @@ def test_binary_cross_entropy_target_outside_zero_one(torch, target):
         lib.tensor([0.5, 0.2]), lib.tensor(target)))
     assert_same_error(lambda lib: lib.nn.functional.binary_cross_entropy(
         lib.tensor([1.5, 0.2]), lib.tensor(target)))
+
+
+# ---------------------------------------------------------------- gamma family and sinc
+@pytest.mark.parametrize("n", [1, 2, 3, 4])
+def test_polygamma_at_infinities(torch, n):
+    """trigamma(-inf) and the higher orders at +inf are nan in PyTorch, not the limits."""
+    # PyTorch's trigamma series is good to about 1e-11 where scipy's is to the last bit
+    _same(torch, lambda lib, x: lib.polygamma(n, x), [INF, -INF, NAN, 0.0, -0.0, -2.5],
+          rtol=1e-10)
+
+
+def test_digamma_gradient_at_infinities(torch):
+    _same(torch, lambda lib, x: lib.digamma(x), [INF, -INF, NAN, 0.0, -0.0, 1e300, -2.5],
+          rtol=1e-10)
+
+
+@pytest.mark.parametrize("p", [1, 3])
+def test_mvlgamma_at_minus_inf_is_inf(torch, p):
+    _same(torch, lambda lib, x: lib.mvlgamma(x, p), [INF, -INF, NAN, -2.0], rtol=1e-15)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_sinc_gradient_is_plus_zero_where_pi_x_squared_is_zero(torch, dtype):
+    _same(torch, lambda lib, x: lib.sinc(x), [0.0, -0.0, 1e-300, -1e-170, 5e-324, 0.0, -0.0],
+          dtype=dtype)
+    # float32 sinc is evaluated in float64 by ember (see special.py): compare float64 only
+    _same(torch, lambda lib, x: lib.sinc(x), [0.3, 2.0, -1.5, INF, NAN, 1e300], rtol=1e-15)

@@ -31,6 +31,7 @@ _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 _SQRT1_2 = math.sqrt(0.5)
 _LOG_PI = math.log(math.pi)
 _INF = math.inf
+_NAN = math.nan
 _INT64_MAX = 2**63 - 1
 
 
@@ -103,7 +104,16 @@ def polygamma(n, input):
         n = n.__index__()
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
-    function = _sc.psi if n == 0 else lambda x: _sc.polygamma(n, x)
+    if n == 0:
+        function = _sc.psi
+    else:
+        # PyTorch's trigamma is nan at -inf and its zeta-based higher orders nan at +inf,
+        # where scipy gives the limits (inf and +-0)
+        undefined = -_INF if n == 1 else _INF
+        xp = input._device.xp
+
+        def function(x):
+            return xp.where(x == undefined, _NAN, _sc.polygamma(n, x))
     out = _unary(input, function, PolygammaBackward0, "polygamma")
     if out.grad_fn is not None:
         out.grad_fn.n = n
@@ -127,7 +137,8 @@ def mvlgamma(input, p):
     def function(x):
         xp = input._device.xp
         shifts = xp.arange(p, dtype=x.dtype) * -0.5
-        return _sc.gammaln(x[..., None] + shifts).sum(-1) + p * (p - 1) / 4 * _LOG_PI
+        result = _sc.gammaln(x[..., None] + shifts).sum(-1) + p * (p - 1) / 4 * _LOG_PI
+        return xp.where(x == -_INF, _INF, result)   # lgamma(-inf) is +inf, as in lgamma
 
     out = _unary(input, function, MvlgammaBackward0, "mvlgamma")
     if out.grad_fn is not None:
@@ -296,10 +307,14 @@ def sinc(input):
 class SincBackward0(_UnaryBackward):
     __slots__ = ()
 
-    def derivative(self, input, result):
+    def backward(self, grad):
+        # PyTorch's order, grad * (a cos a - sin a) / (pi x^2) with a = pi x, and +0.0
+        # (not 0 * grad) wherever pi x^2 is 0, which includes x whose square underflows
+        input, result = self.saved_tensors
         angle = input * math.pi
-        value = (cos(angle) * angle - sin(angle)) / (angle * input)
-        return where(input == 0, 0.0, value)
+        squared = input * input * math.pi
+        value = grad * (angle * cos(angle) - sin(angle)) / squared
+        return (where(squared == 0, 0.0, value),)
 
 
 def special_expit(input):
