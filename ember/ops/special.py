@@ -300,8 +300,16 @@ class SpecialEntrBackward0(_UnaryBackward):
 
 
 def sinc(input):
-    """sin(pi x) / (pi x), 1 at 0."""
-    return _unary(input, _sc.sinc, SincBackward0, "sinc")
+    """sin(pi x) / (pi x), 1 at 0.
+
+    Written here rather than through np.sinc so that sin(inf)'s invalid-value warning is
+    raised from ember's module, where ember's filter silences it as PyTorch is silent."""
+    xp = input._device.xp
+
+    def function(x):
+        angle = math.pi * xp.where(x == 0, 1e-20, x)   # sin(a) / a rounds to 1 there
+        return xp.sin(angle) / angle
+    return _unary(input, function, SincBackward0, "sinc")
 
 
 class SincBackward0(_UnaryBackward):
