@@ -208,6 +208,9 @@ class HuberLossBackward0(Node):
 
 
 # ---------------------------------------------------------------- binary cross entropy
+# the floor of x (1 - x) in the gradient: PyTorch's 1e-12 is a C float, so this is
+# float32's nearest value, 9.99999996e-13, in every dtype
+_BCE_EPSILON = 9.999999960041972e-13
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
                          reduction="mean"):
     """-weight * (target * log(input) + (1 - target) * log(1 - input)), logs clamped at -100."""
@@ -233,6 +236,8 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     x, t = _compute(input._data), _compute(target._data)
     if not ((x >= 0) & (x <= 1)).all():
         raise RuntimeError("all elements of input should be between 0 and 1")
+    if not ((t >= 0) & (t <= 1)).all():
+        raise RuntimeError("all elements of target should be between 0 and 1")
     loss = (t - 1) * xp.maximum(xp.log1p(-x), -100.0) - t * xp.maximum(xp.log(x), -100.0)
     if weight is not None:
         loss = loss * _compute(weight._data)
@@ -267,7 +272,7 @@ class BinaryCrossEntropyBackward0(Node):
         grad_input = grad_target = None
         if self.needs_input_grad(0):   # grad (x - y) / max((1 - x) x, eps), weighted, averaged
             grad_input = _weighted_mean_grad(
-                grad * (input - target) / ((1 - input) * input).clamp(min=1e-12),
+                grad * (input - target) / ((1 - input) * input).clamp(min=_BCE_EPSILON),
                 weight, self.reduction, input.numel())
         if self.needs_input_grad(1):   # -logit(x) * grad: infinite where x is 0 or 1
             grad_target = _weighted_mean_grad(-input.logit() * grad, weight, self.reduction,

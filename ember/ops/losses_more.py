@@ -19,6 +19,7 @@ from ._loss_common import (MEAN, _compute, _legacy_reduction, _not_differentiabl
                            _reduce, _reduce_array, _reduction_enum, _resolve)
 from .nn_activation import logsigmoid
 from .nn_linear import pairwise_distance
+from .pointwise_select import where
 
 __all__ = ["soft_margin_loss", "multi_margin_loss", "multilabel_margin_loss",
            "multilabel_soft_margin_loss", "hinge_embedding_loss", "margin_ranking_loss",
@@ -29,10 +30,6 @@ _EPSILON = 1e-12   # ATen's EPSILON in cosine_embedding_loss
 
 
 
-
-
-def _grad_scale(grad, reduction, count):
-    return grad / count if reduction == MEAN else grad
 
 
 # ---------------------------------------------------------------- soft margin (native)
@@ -72,9 +69,11 @@ class SoftMarginLossBackward0(Node):
 
     def backward(self, grad):
         input, target = self.saved_tensors
-        slope = -target * (-target * input).sigmoid()
-        grad_input = slope * _grad_scale(grad, self.reduction, self.count)
-        return (grad_input,)
+        # PyTorch's order, -norm * target * z / (1 + z) with z = exp(-target * input):
+        # where z overflows to inf the gradient is inf / inf = nan, not a sigmoid's -target
+        z = (-target * input).exp()
+        norm = 1.0 / self.count if self.reduction == MEAN else 1.0
+        return (target * z * -norm / (1 + z) * grad,)
 
 
 # ---------------------------------------------------------------- multi-class margins (native)
@@ -125,7 +124,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     rows = xp.arange(batch)
     z = margin - x[rows, y][:, None] + x
     z[rows, y] = 0
-    z = xp.maximum(z, 0)
+    z = xp.where(z > 0, z, 0)   # PyTorch adds only margins z > 0: a nan one is left out
     if p == 2:
         z = z * z
     if weight is not None:
@@ -154,14 +153,15 @@ class MultiMarginLossBackward0(Node):
         xp = input._device.xp
         other = wrap(xp.arange(classes)[None, :] != target._data.reshape(-1, 1), input._device)
         z = self.margin - x.gather(1, y) + x
-        active = (z > 0) & other
-        slope = active.to(x.dtype) if self.p == 1 else 2 * z * active
+        # PyTorch's kernel: g = 1 / (N * C) for a mean, else 1 / C; each margin z > 0
+        # gets g (p = 1) or 2 * g * z, every other class exactly 0 (a nan or inf margin
+        # never meets a 0 * inf); the target gets 0 minus their sum (+0.0 when none)
+        g = 1.0 / (x.shape[0] * classes) if self.reduction == MEAN else 1.0 / classes
+        slope = x.new_full((), g) if self.p == 1 else 2 * g * z
         if weight is not None:
             slope = slope * weight[target.reshape(-1)].reshape(-1, 1)
-        slope = slope / classes
-        per_class = slope - (~other).to(x.dtype) * slope.sum(1, keepdim=True)
-        if self.reduction == MEAN:
-            grad = grad / x.shape[0]
+        slope = where((z > 0) & other, slope, 0.0)
+        per_class = where(other, slope, 0.0 - slope.sum(1, keepdim=True))
         if self.reduction == 0:
             grad = grad.reshape(-1, 1)
         return ((per_class * grad).reshape(input.shape),)
@@ -191,7 +191,9 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     pairs = _target_pairs(xp, t, valid, classes)
     x = _compute(input._data).reshape(-1, classes)
     z = 1 - x[xp.arange(x.shape[0])[:, None], xp.where(valid, t, 0)][:, :, None] + x[:, None, :]
-    loss = (xp.maximum(z, 0) * pairs).sum((1, 2)) / classes
+    # only listed (target, non-target) pairs with z > 0 add up, as in PyTorch's loop: an
+    # inf or nan input outside them (or a nan margin) is never multiplied by 0
+    loss = xp.where((z > 0) & pairs, z, 0).sum((1, 2)) / classes
     if input.dim() < 2 and reduction == 0:
         loss = loss.reshape(())
     out = wrap(_reduce_array(xp, loss, reduction).astype(input._data.dtype, copy=False),

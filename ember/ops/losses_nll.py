@@ -13,7 +13,8 @@ from ..autograd.graph import Node
 from . import nn_ops
 from ._cascade_sum import cascade_sum
 from ._common import attach, grad_state, make_tensor
-from ._loss_common import MEAN, NONE, SUM, _REDUCED, _compute, _not_differentiable, _resolve
+from ._loss_common import MEAN, NONE, SUM, _compute, _not_differentiable, _resolve
+from .pointwise_select import where
 
 __all__ = ["nll_loss", "cross_entropy"]
 
@@ -140,7 +141,8 @@ def _nll_loss(input, target, weight, reduction, ignore_index, node_class):
     picked = xp.take_along_axis(x, safe[:, None], axis=1)[:, 0]
     losses = -picked * weights
     total_weight = weights.sum()
-    if reduction == NONE:
+    if reduction == NONE:   # an ignored target's loss is written as +0.0, not -x * 0
+        losses = xp.where(valid, losses, 0)
         result = losses.reshape(target.shape if input.dim() > 1 else ())
     else:
         result = _batch_total(xp, picked.reshape(-1), weights.reshape(-1), valid.reshape(-1),
@@ -150,9 +152,9 @@ def _nll_loss(input, target, weight, reduction, ignore_index, node_class):
         node = node_class()
         node.reduction = reduction
         node.targets = safe
-        # Ignored targets get no gradient, even where the mean divides by a zero total weight.
-        node.coefficients = xp.where(valid, -weights / total_weight, 0) if reduction == MEAN \
-            else -weights
+        node.valid = valid
+        node.weights = weights
+        node.total = total_weight if reduction == MEAN else None
         node.shape = tuple(input.shape)
         attach(out, node, input)
     return out
@@ -171,23 +173,54 @@ def _batch_total(xp, picked, weights, valid, weight, reduction, dtype):
 
 
 class NllLossBackward0(Node):
-    """d loss / d input: -weight[target] (scaled for 'mean') at each target, times the grad."""
-    __slots__ = ("reduction", "targets", "coefficients", "shape")
+    """d loss / d input: -weight[target] (scaled for 'mean') at each target, times the grad.
+
+    As in PyTorch, only the (non-ignored) targets are written: every other entry is +0.0
+    whatever the sign of the incoming gradient."""
+    __slots__ = ("reduction", "targets", "valid", "weights", "total", "shape")
 
     def backward(self, grad):
         xp = grad._device.xp
         targets = self.targets
         data = grad._data
-        dtype = data.dtype if data.dtype not in _REDUCED else _dtype.float32.np_dtype
         classes = self.shape[-1] if len(self.shape) == 1 else self.shape[1]
-        onehot = xp.zeros(targets.shape[:1] + (classes,) + targets.shape[1:], dtype)
-        xp.put_along_axis(onehot, targets[:, None], self.coefficients[:, None].astype(dtype),
-                          axis=1)
-        local = make_tensor(onehot.reshape(self.shape).astype(data.dtype, copy=False),
-                            grad._device)
-        if self.reduction == NONE and len(self.shape) > 1:
-            grad = grad.reshape(targets.shape[:1] + (1,) + targets.shape[1:])
-        return (local * grad,)
+        spread = targets.shape[:1] + (classes,) + targets.shape[1:]
+        if not grad_state.enabled:   # no create_graph: scatter the products themselves
+            return (make_tensor(self._scattered(xp, data, spread), grad._device),)
+        # create_graph: the same arithmetic with ember ops, so grad stays differentiable
+        onehot = xp.zeros(spread, data.dtype)
+        xp.put_along_axis(onehot, targets[:, None],
+                          self.weights[:, None].astype(data.dtype, copy=False), axis=1)
+        hit = xp.zeros(spread, bool)
+        xp.put_along_axis(hit, targets[:, None], self.valid[:, None], axis=1)
+        weights = make_tensor(onehot.reshape(self.shape), grad._device)
+        if self.reduction == NONE:
+            if len(self.shape) > 1:
+                grad = grad.reshape(targets.shape[:1] + (1,) + targets.shape[1:])
+            local = -weights * grad
+        elif self.total is None:
+            local = weights * -grad
+        else:
+            local = weights * -(grad / make_tensor(xp.asarray(self.total).astype(data.dtype),
+                                                   grad._device))
+        return (where(make_tensor(hit.reshape(self.shape), grad._device), local, 0.0),)
+
+    def _scattered(self, xp, data, spread):
+        """The gradient array in PyTorch's arithmetic, in the gradient's own dtype (half
+        types round at each step as there): weight * -(grad / total) for a mean,
+        weight * -grad for a sum, -weight * grad per element for 'none'."""
+        dtype = data.dtype
+        weights = self.weights.astype(dtype, copy=False)
+        if self.reduction == NONE:
+            values = -weights * data.reshape(self.targets.shape)
+        elif self.total is None:
+            values = weights * -data
+        else:
+            values = weights * -(data / xp.asarray(self.total).astype(dtype))
+        values = xp.where(self.valid, values, dtype.type(0))
+        out = xp.zeros(spread, dtype)
+        xp.put_along_axis(out, self.targets[:, None], values[:, None], axis=1)
+        return out.reshape(self.shape)
 
 
 class NllLoss2DBackward0(NllLossBackward0):

@@ -24,7 +24,7 @@ from ._common import inplace as _inplace, inplace_overlapping
 from ._elementwise import unsupported, upcast
 from .joining import cat
 from .pointwise_math import sigmoid, tanh
-from .pointwise_select import relu as _relu, relu_, where
+from .pointwise_select import _clamp_forward, relu as _relu, relu_, where
 
 __all__ = ["relu", "relu_", "relu6", "hardtanh", "hardtanh_", "leaky_relu", "leaky_relu_",
            "elu", "elu_", "selu", "selu_", "celu", "celu_", "gelu", "silu", "mish", "sigmoid",
@@ -110,7 +110,7 @@ def _hardtanh(input, min_val, max_val):
         raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
     xp = input._device.xp
     cast = a.dtype.type
-    result = xp.minimum(xp.maximum(a, cast(min_val)), cast(max_val))
+    result = _clamp_forward(xp, a, cast(min_val), cast(max_val))   # keeps -0.0, as PyTorch
     return _finish(input, result, HardtanhBackward0, (min_val, max_val))
 
 

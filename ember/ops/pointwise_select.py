@@ -191,7 +191,8 @@ def relu(input):
     a = input._data
     if a.dtype.kind == "b":
         raise RuntimeError("Boolean inputs not supported for relu")
-    out = wrap(input._device.xp.maximum(a, 0), input._device)
+    # through clamp's forward: PyTorch keeps the input on ties, so relu(-0.0) is -0.0
+    out = wrap(_clamp_forward(input._device.xp, a, 0, None), input._device)
     if grad_state.enabled and input._requires_grad:
         node = ReluBackward0()
         node.save_output(out)

@@ -324,6 +324,10 @@ class ProdBackward0(Node):
         result = _kept(result, shape, self.axes, self.keepdim)
         if input.dtype is not result.dtype:
             grad, result = grad.to(input.dtype), result.to(input.dtype)
+        if not shape:
+            # a scalar is its own product: PyTorch passes the gradient through, so an
+            # inf or nan input does not turn it into result / input = nan
+            return (grad,)
         return (grad * _product_of_others(input, result, self.axes),)
 
 

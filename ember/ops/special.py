@@ -31,6 +31,7 @@ _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 _SQRT1_2 = math.sqrt(0.5)
 _LOG_PI = math.log(math.pi)
 _INF = math.inf
+_NAN = math.nan
 _INT64_MAX = 2**63 - 1
 
 
@@ -103,7 +104,16 @@ def polygamma(n, input):
         n = n.__index__()
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
-    function = _sc.psi if n == 0 else lambda x: _sc.polygamma(n, x)
+    if n == 0:
+        function = _sc.psi
+    else:
+        # PyTorch's trigamma is nan at -inf and its zeta-based higher orders nan at +inf,
+        # where scipy gives the limits (inf and +-0)
+        undefined = -_INF if n == 1 else _INF
+        xp = input._device.xp
+
+        def function(x):
+            return xp.where(x == undefined, _NAN, _sc.polygamma(n, x))
     out = _unary(input, function, PolygammaBackward0, "polygamma")
     if out.grad_fn is not None:
         out.grad_fn.n = n
@@ -127,7 +137,8 @@ def mvlgamma(input, p):
     def function(x):
         xp = input._device.xp
         shifts = xp.arange(p, dtype=x.dtype) * -0.5
-        return _sc.gammaln(x[..., None] + shifts).sum(-1) + p * (p - 1) / 4 * _LOG_PI
+        result = _sc.gammaln(x[..., None] + shifts).sum(-1) + p * (p - 1) / 4 * _LOG_PI
+        return xp.where(x == -_INF, _INF, result)   # lgamma(-inf) is +inf, as in lgamma
 
     out = _unary(input, function, MvlgammaBackward0, "mvlgamma")
     if out.grad_fn is not None:
@@ -190,7 +201,18 @@ class SpecialI1Backward0(_UnaryBackward):
 
     def derivative(self, input, result):
         # i1'(x) = i0(x) - i1(x)/x, which is 1/2 at x = 0
-        return where(input == 0, 0.5, i0(input) - result / input)
+        regular, safe = _away_from_zero(input)
+        return where(regular, i0(safe) - result / safe, 0.5)
+
+
+def _away_from_zero(input):
+    """(|x| > eps, x with those tiny entries replaced by eps) for the i1/i1e gradients.
+
+    PyTorch gives 1/2 wherever |x| > eps fails, nan included, and divides only by the
+    safe values, so the unused branch puts no nan into a second derivative either."""
+    eps = _dtype.finfo(input.dtype).eps
+    regular = input.abs() > eps
+    return regular, where(regular, input, eps)
 
 
 def special_i1e(input):
@@ -202,8 +224,9 @@ class SpecialI1EBackward0(_UnaryBackward):
     __slots__ = ()
 
     def derivative(self, input, result):
-        return where(input == 0, 0.5,
-                     special_i0e(input) - result * (input.sgn() + input.reciprocal()))
+        regular, safe = _away_from_zero(input)
+        return where(regular, special_i0e(safe) - result * (safe.sgn() + safe.reciprocal()),
+                     0.5)
 
 
 def special_bessel_j0(input):
@@ -277,17 +300,29 @@ class SpecialEntrBackward0(_UnaryBackward):
 
 
 def sinc(input):
-    """sin(pi x) / (pi x), 1 at 0."""
-    return _unary(input, _sc.sinc, SincBackward0, "sinc")
+    """sin(pi x) / (pi x), 1 at 0.
+
+    Written here rather than through np.sinc so that sin(inf)'s invalid-value warning is
+    raised from ember's module, where ember's filter silences it as PyTorch is silent."""
+    xp = input._device.xp
+
+    def function(x):
+        angle = math.pi * xp.where(x == 0, 1e-20, x)   # sin(a) / a rounds to 1 there
+        return xp.sin(angle) / angle
+    return _unary(input, function, SincBackward0, "sinc")
 
 
 class SincBackward0(_UnaryBackward):
     __slots__ = ()
 
-    def derivative(self, input, result):
+    def backward(self, grad):
+        # PyTorch's order, grad * (a cos a - sin a) / (pi x^2) with a = pi x, and +0.0
+        # (not 0 * grad) wherever pi x^2 is 0, which includes x whose square underflows
+        input, result = self.saved_tensors
         angle = input * math.pi
-        value = (cos(angle) * angle - sin(angle)) / (angle * input)
-        return where(input == 0, 0.0, value)
+        squared = input * input * math.pi
+        value = grad * (angle * cos(angle) - sin(angle)) / squared
+        return (where(squared == 0, 0.0, value),)
 
 
 def special_expit(input):
@@ -371,7 +406,10 @@ class SpecialXlog1PyBackward0(_BinaryBackward):
     def derivatives(self, grad, input, other):
         grad_input = None
         if isinstance(input, Tensor):
-            grad_input = grad * special_xlog1py((input != 0).to(input.dtype), other)
+            # PyTorch's formula: xlog1py(grad, other), zeroed where input == 0 and
+            # other <= -1, so d/dx at x = 0 is log1p(other), not 0
+            grad_input = special_xlog1py(grad, other).masked_fill(
+                (input == 0) & (other <= -1), 0)
         grad_other = grad * input / (1 + other) if isinstance(other, Tensor) else None
         return grad_input, grad_other
 
