@@ -87,3 +87,16 @@ def test_grid_sample_non_finite(torch, volumetric, mode, padding, grid_value, in
     grid = grid.reshape((1, 1, 1, 4, 3) if volumetric else (1, 1, 4, 2))
     _compare(torch, lambda lib: lib.nn.functional.grid_sample, [x, grid], mode=mode,
              padding_mode=padding, align_corners=align_corners)
+
+
+# ---------------------------------------------------------------- bilinear
+@pytest.mark.parametrize("position", [0, 1, 2])
+@pytest.mark.parametrize("special", [INF, -INF, NAN, 0.0])
+def test_bilinear_pairs_like_trilinear(torch, position, special):
+    """input1 meets the weight before input2 (and in the backward the upstream gradient comes
+    last), so one inf gives inf, not inf - inf = NaN, where PyTorch's does."""
+    rng = np.random.default_rng(2)
+    arrays = [rng.standard_normal((3, 4)), rng.standard_normal((3, 5)),
+              rng.standard_normal((2, 4, 5)), rng.standard_normal(2)]
+    arrays[position].reshape(-1)[::3] = special
+    _compare(torch, lambda lib: lib.nn.functional.bilinear, arrays)
