@@ -100,3 +100,18 @@ def test_bilinear_pairs_like_trilinear(torch, position, special):
               rng.standard_normal((2, 4, 5)), rng.standard_normal(2)]
     arrays[position].reshape(-1)[::3] = special
     _compare(torch, lambda lib: lib.nn.functional.bilinear, arrays)
+
+
+# ---------------------------------------------------------------- pooling
+@pytest.mark.parametrize("n,output_size", [(1, 2), (1, 4), (2, 2), (2, (3, 2)), (3, (1, 2, 2)),
+                                            (3, 2)])
+def test_adaptive_max_pool_takes_the_last_nan(torch, n, output_size):
+    """A window with several NaNs reports its last (PyTorch's scan keeps taking NaNs), and the
+    gradient goes there; without NaNs the first maximum wins."""
+    shape = {1: (2, 1, 7), 2: (1, 2, 6, 5), 3: (1, 1, 2, 6, 5)}[n]
+    x = np.random.default_rng(3).standard_normal(shape)
+    x.reshape(-1)[::3] = NAN
+    x.reshape(-1)[1::7] = 9.0           # ties among non-NaN maxima
+    pool = f"adaptive_max_pool{n}d"
+    _compare(torch, lambda lib: getattr(lib.nn.functional, pool), [x], output_size=output_size,
+             return_indices=True)
