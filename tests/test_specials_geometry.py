@@ -115,3 +115,25 @@ def test_adaptive_max_pool_takes_the_last_nan(torch, n, output_size):
     pool = f"adaptive_max_pool{n}d"
     _compare(torch, lambda lib: getattr(lib.nn.functional, pool), [x], output_size=output_size,
              return_indices=True)
+
+
+# ---------------------------------------------------------------- indexed reductions
+@pytest.mark.parametrize("include_self", [True, False])
+@pytest.mark.parametrize("where", ["self", "source", "both"])
+def test_index_reduce_prod_with_zeros(torch, include_self, where):
+    """prod's gradient is PyTorch's exclusive product: an untouched zero of self gets the
+    upstream gradient back (it was 0), a single zero factor the product of the others, and
+    repeated zeros +-0 with PyTorch's signs."""
+    rng = np.random.default_rng(4)
+    x = rng.uniform(0.5, 2.0, (4, 2)) * rng.choice([-1, 1], (4, 2))
+    source = rng.uniform(0.5, 2.0, (5, 2)) * rng.choice([-1, 1], (5, 2))
+    if where in ("self", "both"):
+        x[[0, 2, 3]] = [[0.0, -0.0], [-0.0, 0.0], [0.0, 1.0]]
+    if where in ("source", "both"):
+        source[[0, 1, 3]] = [[0.0, 2.0], [-0.0, -0.0], [0.0, 1.0]]
+    index = np.array([0, 1, 0, 0, 1])
+    _compare(torch, lambda lib: lambda x, index, source: x.index_reduce(
+        0, index, source, "prod", include_self=include_self), [x, index, source])
+    _compare(torch, lambda lib: lambda x, index, source: x.scatter_reduce(
+        0, index, source, "prod", include_self=include_self),
+        [x, np.broadcast_to(index[:, None], (5, 2)).copy(), source])
