@@ -159,7 +159,7 @@ def _adaptive_max_pool(input, output_size, return_indices, n):
                                              + (math.prod(widths),))
     arg = xp.argmax(flat, axis=-1)
     values = xp.take_along_axis(flat, arg[..., None], axis=-1)[..., 0]
-    if values.dtype.kind == "f" and xp.isnan(values).any():
+    if _is_floating(values.dtype) and xp.isnan(values).any():
         # PyTorch's scan takes every NaN it meets (`val > max || isnan(val)`): the window's
         # last NaN, where argmax stops at the first
         last = flat.shape[-1] - 1 - xp.argmax(xp.isnan(flat)[..., ::-1], axis=-1)
