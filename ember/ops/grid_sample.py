@@ -155,13 +155,14 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
         raise RuntimeError(f"expected scalar type {_errors.scalar_type_name(input.dtype)} but "
                            f"found {_errors.scalar_type_name(grid.dtype)}")
     xp = input._device.xp
-    plan = _Plan(grid._data, input.shape[2:], mode, padding_mode, align_corners, xp)
+    plan = _Plan(grid._data, input.shape[2:], mode, padding_mode, align_corners, xp, volumetric)
     batch, channels = input.shape[0], input.shape[1]
     planes = input._data.reshape(batch, channels, -1)
     out = 0
     for index, valid, factors in plan.taps(xp):
         weight = math.prod(weight for weight, _slope in factors) * valid
-        values = xp.take_along_axis(planes, index[:, None, :], 2)
+        # masked reads as PyTorch's: an inf pixel outside the grid's reach adds 0, not inf * 0
+        values = xp.where(valid[:, None, :], xp.take_along_axis(planes, index[:, None, :], 2), 0)
         out = out + values * weight[:, None, :].astype(planes.dtype)
     result = wrap(xp.ascontiguousarray(out.reshape((batch, channels) + grid.shape[1:-1]))
                   .astype(input._data.dtype, copy=False), input._device)
@@ -195,7 +196,7 @@ def _reflect(coordinate, size, align_corners, xp):
             xp.where(even, sign, -sign))
 
 
-def _source_coordinates(g, size, padding_mode, align_corners, xp):
+def _source_coordinates(g, size, padding_mode, align_corners, xp, volumetric):
     """Pixel coordinate of normalised `g`, padded, and its slope (PyTorch's set_grad)."""
     coordinate, slope = _unnormalize(g, size, align_corners, xp)
     if padding_mode == "reflection":
@@ -203,10 +204,18 @@ def _source_coordinates(g, size, padding_mode, align_corners, xp):
         slope = slope * sign
     if padding_mode != "zeros":
         inside = (coordinate > 0) & (coordinate < size - 1)
-        coordinate = xp.clip(coordinate, 0, size - 1)
+        # a NaN coordinate clips to the first pixel in PyTorch's vectorised 2-D kernel and
+        # to the last in its scalar 3-D one (std::min(size - 1, std::max(nan, 0)))
+        if volumetric:
+            coordinate = xp.fmin(xp.maximum(coordinate, 0), size - 1)
+        else:
+            coordinate = xp.minimum(xp.fmax(coordinate, 0), size - 1)
         slope = slope * inside
     return coordinate.astype(g.dtype, copy=False), slope.astype(g.dtype, copy=False)
 
+
+# PyTorch's 3-D kernel keeps coordinates in [INT_MIN, INT_MAX - 1]
+_INT_RANGE = (-2.0 ** 31, 2.0 ** 31 - 2)
 
 # Keys' cubic convolution (A = -0.75) on its two pieces, and their derivatives
 _A = -0.75
@@ -246,16 +255,31 @@ class _Plan:
     """Where each output point reads: per axis (x, y[, z]) its pixel coordinate and slope,
     and the integer taps around it."""
 
-    def __init__(self, grid, spatial, mode, padding_mode, align_corners, xp):
+    def __init__(self, grid, spatial, mode, padding_mode, align_corners, xp, volumetric):
         self.mode, self.padding_mode, self.align_corners = mode, padding_mode, align_corners
         self.sizes = tuple(spatial[::-1])          # width, height[, depth]: grid's order
         batch = grid.shape[0]
         # bicubic pads each tap, not the coordinate: its coordinate is only unnormalised
         padding = "zeros" if mode == "bicubic" else padding_mode
         self.coordinates, self.slopes, self.offsets = [], [], []
+        self.frozen = []        # per axis: points whose coordinate is a constant, or None
         for axis, size in enumerate(self.sizes):
-            g = grid[..., axis].reshape(batch, -1)
-            coordinate, slope = _source_coordinates(g, size, padding, align_corners, xp)
+            g = grid_axis = grid[..., axis].reshape(batch, -1)
+            coordinate, slope = _source_coordinates(g, size, padding, align_corners, xp,
+                                                    volumetric)
+            if volumetric:
+                # PyTorch's 3-D kernel sends a non-finite or huge coordinate to -100 (its
+                # safe_downgrade_to_int_range): every tap misses, the point reads 0
+                far = ~((coordinate >= _INT_RANGE[0]) & (coordinate <= _INT_RANGE[1]))
+                if far.any():
+                    coordinate = xp.where(far, -100.0, coordinate).astype(g.dtype)
+                    slope = xp.where(far, 0, slope).astype(g.dtype)
+            if not xp.isfinite(g).all():
+                # an inf clipped to the border (or sent to -100) is a constant of slope 0:
+                # the backward rebuilds it from a 0, as inf * 0 would give NaN
+                fixed = ~xp.isfinite(g) & xp.isfinite(coordinate)
+                g = xp.where(fixed, 0, g)
+            self.frozen.append(None if g is grid_axis else fixed)
             self.coordinates.append(coordinate)
             self.slopes.append(slope)
             self.offsets.append(coordinate - g * slope)
@@ -276,7 +300,8 @@ class _Plan:
                     position = _reflect(position, size, self.align_corners, xp)[0]
                 position = xp.trunc(xp.clip(position, 0, size - 1))
             valid = (position >= 0) & (position <= size - 1)
-            yield xp.clip(position, 0, size - 1).astype(xp.int64), valid
+            # a missed tap reads pixel 0 and is masked; a NaN position must not be cast
+            yield xp.where(valid, position, 0).astype(xp.int64), valid
 
     def tap_layout(self, xp):
         """Per tap of the product over axes: (flat index, valid, per-axis tap numbers)."""
@@ -329,8 +354,12 @@ def _grid_sampler_backward(node, grad):
     planes = input.reshape(batch, channels, -1)
     flat_grid = grid.reshape(batch, -1, axes)
     # the pixel coordinates as differentiable functions of the grid
-    coordinates = [flat_grid[..., axis] * wrap(plan.slopes[axis], device) +
-                   wrap(plan.offsets[axis], device) for axis in range(axes)]
+    coordinates = []
+    for axis in range(axes):
+        g = flat_grid[..., axis]
+        if plan.frozen[axis] is not None:
+            g = g.masked_fill(wrap(plan.frozen[axis], device), 0)
+        coordinates.append(g * wrap(plan.slopes[axis], device) + wrap(plan.offsets[axis], device))
     bases, layout = plan.tap_layout(xp)
     weights = [_axis_weights(plan.mode, c, wrap(b, device)) for c, b in zip(coordinates, bases)]
     want_input, want_grid = node.needs_input_grad(0), node.needs_input_grad(1)
@@ -339,14 +368,18 @@ def _grid_sampler_backward(node, grad):
     for index, valid, combination in layout:
         index = wrap(xp.broadcast_to(index[:, None, :], (batch, channels, plan.points)).copy(),
                      device)
-        mask = wrap(xp.broadcast_to(valid, (batch, plan.points)).astype(plan.slopes[0].dtype),
-                    device)
+        # missed taps are masked, never multiplied by 0: a NaN weight or an inf pixel there
+        # gives nothing, as in PyTorch
+        missed = wrap(~xp.broadcast_to(valid, (batch, plan.points)), device)
         factors = [weights[axis][tap] for axis, tap in enumerate(combination)]
         if want_input:
-            weight = math.prod(weight for weight, _slope in factors) * mask
+            weight = math.prod(weight for weight, _slope in factors)
+            if plan.mode == "nearest":
+                weight = planes.new_ones((batch, plan.points))
+            weight = weight.masked_fill(missed, 0)
             grad_input = grad_input.scatter_add(2, index, grad * weight.unsqueeze(1))
         if want_grid and plan.mode != "nearest":
-            values = (planes.gather(2, index) * grad).sum(1) * mask
+            values = (planes.gather(2, index).masked_fill(missed.unsqueeze(1), 0) * grad).sum(1)
             for axis in range(axes):
                 others = math.prod(factors[other][0] for other in range(axes) if other != axis)
                 grad_coordinates[axis] = grad_coordinates[axis] + values * others * \

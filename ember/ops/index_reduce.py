@@ -103,19 +103,23 @@ class _KeyedReduceBackward(Node):
         return self._prod(grad, input, result, key, values, device)
 
     def _prod(self, grad, input, result, key, values, device):
+        """PyTorch's exclusive products: the reduction redone with a zero factor read as 1,
+        so a single zero gets the product of the others, and an element the reduction never
+        touched gets `grad` back (its result is itself)."""
         xp = device.xp
-        ones_self = input.masked_fill(input == 0, 1) if self.include_self else \
-            wrap(xp.ones(input._data.shape, input._data.dtype), device)
-        nonzero_values = values.masked_fill(values == 0, 1)
-        product, _ = _reduce_at(xp, ones_self._data.copy(), key, nonzero_values._data, "prod",
-                                True)
-        zeros = (input == 0).logical_and(wrap(xp.asarray(self.include_self), device)).long() \
-            + _zeros_with((values == 0).long(), tuple(grad.shape), key, True)
-        single = wrap(product, device).masked_fill(zeros != 1, 0)
-        grad_self = where(input != 0, grad * result / input, grad * single)
-        grad_at, result_at = _index(grad, key, True), _index(result, key, True)
-        grad_values = where(values != 0, grad_at * result_at / values,
-                            grad_at * _index(single, key, True))
+        masked_self = input.masked_fill(input == 0, 1)
+        masked_self_result, _ = _reduce_at(xp, masked_self._data.copy(), key, values._data,
+                                           "prod", self.include_self)
+        grad_self = grad * wrap(masked_self_result, device) / masked_self
+        values_zero = values == 0
+        zero_counts = _zeros_with(values_zero.to(grad.dtype), tuple(grad.shape), key, True)
+        single_zero = values_zero.logical_and(_index(zero_counts, key, True) == 1)
+        masked_values_result, _ = _reduce_at(xp, input._data.copy(), key,
+                                             values.masked_fill(single_zero, 1)._data, "prod",
+                                             self.include_self)
+        grad_values = where(single_zero, _index(grad * wrap(masked_values_result, device), key,
+                                                True),
+                            _index(grad * result, key, True) / values.masked_fill(values_zero, 1))
         return grad_self, grad_values
 
 

@@ -105,7 +105,10 @@ def _trilinear(input1, weight, input2):
     arrays = (input1._data, weight._data, input2._data)
     if arrays[0].dtype in _REDUCED:  # half types accumulate in float32 (einsum lacks bfloat16)
         arrays = tuple(a.astype(_FLOAT32) for a in arrays)
-    result = xp.einsum("ni,oij,nj->no", *arrays, optimize=True)
+    # input1 meets the weight first, then input2, as PyTorch's _trilinear pairs them: which
+    # pair is contracted first decides whether an inf in an input becomes inf or inf - inf
+    first, weight_data, second = arrays
+    result = xp.ascontiguousarray(xp.einsum("onj,nj->no", xp.matmul(first, weight_data), second))
     out = wrap(result.astype(input1._data.dtype, copy=False), input1._device)
     if grad_state.enabled and (input1._requires_grad or weight._requires_grad
                                or input2._requires_grad):
@@ -121,12 +124,14 @@ class TrilinearBackward0(Node):
     def backward(self, grad):
         input1, weight, input2 = self.saved_tensors
         grads = [None, None, None]
+        # each a _trilinear again, paired as PyTorch pairs it: the weight meets the other
+        # input first, the upstream gradient last (same infs and NaNs)
         if self.needs_input_grad(0):
-            grads[0] = einsum("no,oij,nj->ni", grad, weight, input2)
+            grads[0] = einsum("no,noi->ni", grad, einsum("oij,nj->noi", weight, input2))
         if self.needs_input_grad(1):
             grads[1] = einsum("no,ni,nj->oij", grad, input1, input2)
         if self.needs_input_grad(2):
-            grads[2] = einsum("no,ni,oij->nj", grad, input1, weight)
+            grads[2] = einsum("no,noj->nj", grad, einsum("ni,oij->noj", input1, weight))
         return tuple(grads)
 
 

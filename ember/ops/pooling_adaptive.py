@@ -159,6 +159,11 @@ def _adaptive_max_pool(input, output_size, return_indices, n):
                                              + (math.prod(widths),))
     arg = xp.argmax(flat, axis=-1)
     values = xp.take_along_axis(flat, arg[..., None], axis=-1)[..., 0]
+    if _is_floating(values.dtype) and xp.isnan(values).any():
+        # PyTorch's scan takes every NaN it meets (`val > max || isnan(val)`): the window's
+        # last NaN, where argmax stops at the first
+        last = flat.shape[-1] - 1 - xp.argmax(xp.isnan(flat)[..., ::-1], axis=-1)
+        arg = xp.where(xp.isnan(values), last, arg)
     offsets = xp.unravel_index(arg, widths)
     indices = 0
     for i, index in enumerate(index_lists):
