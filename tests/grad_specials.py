@@ -17,9 +17,13 @@ import faulthandler
 import sys
 import warnings
 
+import os
+
 import numpy as np
 
-import ember
+# run as a script, sys.path[0] is tests/: put this checkout's ember first
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import ember  # noqa: E402
 
 SPECIALS = {
     "zeros": [0.0, -0.0],

@@ -25,8 +25,15 @@ EVERYDAY = [
     "nn.functional.batch_norm",
 ]
 
-# op name -> (reason, the mismatch lines' count): filled from a run on main
-KNOWN = {}
+# op name -> (reason, the mismatch lines' count)
+KNOWN = {
+    "nn.functional.layer_norm": (
+        "rows of equal values: PyTorch's mean is an ulp off, so its output is ~1e-15 where "
+        "ember's is 0; rows near 1e300: PyTorch's vectorised moments overflow to NaN for "
+        "some row lengths only (its SIMD lane layout)", 7),
+    "nn.functional.batch_norm": ("a channel of equal values: PyTorch's mean is an ulp off",
+                                 1),
+}
 
 _BY_NAME = {op.name: op for op in all_ops()}
 

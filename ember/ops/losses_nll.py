@@ -144,6 +144,8 @@ def _nll_loss(input, target, weight, reduction, ignore_index, node_class):
     if reduction == NONE:   # an ignored target's loss is written as +0.0, not -x * 0
         losses = xp.where(valid, losses, 0)
         result = losses.reshape(target.shape if input.dim() > 1 else ())
+    elif input._device.type != "cpu":   # the meta device has no values to order; a GPU
+        result = losses.sum() if reduction == SUM else losses.sum() / total_weight  # its own
     else:
         result = _batch_total(xp, picked.reshape(-1), weights.reshape(-1), valid.reshape(-1),
                               weight, reduction, input._data.dtype)
