@@ -183,7 +183,7 @@ def _run_total(xp, run, lanes):
 
 def tensor_total(xp, array, threads):
     """The sum of every element of a float32/float64 `array`, rounded as PyTorch's
-    `sum()` rounds it with `threads` threads, or None where the order is not replayed
+    `sum()` rounds it with `threads` threads (a count, or a function giving it), or None where the order is not replayed
     (other dtypes, or a layout PyTorch cannot walk as one run)."""
     lanes = _LANES.get(array.dtype.char)
     if lanes is None or array.size > REPLAY_LIMIT:
@@ -192,7 +192,11 @@ def tensor_total(xp, array, threads):
     if run is None:
         return None
     n = run.size
-    chunks = min(threads, -(-n // _GRAIN)) if n > _GRAIN else 1
+    if n <= _GRAIN:
+        return _run_total(xp, run, lanes)
+    if callable(threads):   # asked only here: finding the thread count may load a library
+        threads = threads()
+    chunks = min(threads, -(-n // _GRAIN))
     if chunks <= 1:
         return _run_total(xp, run, lanes)
     size = -(-n // chunks)

@@ -51,7 +51,7 @@ def _plain_sum(data, axes, keepdim, dtype=None):
         if axes is None and dtype is None:
             # a whole float32/float64 tensor: PyTorch's own summation order, so that a
             # printed loss.item() agrees to the last digit
-            total = tensor_total(_backend.numpy, data, _settings.get_num_threads())
+            total = tensor_total(_backend.numpy, data, _settings.get_num_threads)
             if total is not None:
                 return total.reshape((1,) * data.ndim) if keepdim else total
         return _ADD_REDUCE(data, axes, dtype, None, keepdim)

@@ -171,9 +171,13 @@ def _run_block(start, stop, pieces, xp, dtype, buffers, sources, targets, scalar
     if weight_decay != 0:  # grad.add(param, alpha=weight_decay): (wd * param) + grad
         at = 0
         for i, lo, hi in pieces:
-            xp.multiply(targets[i][lo:hi], weight_decay, out=tmp[at:at + hi - lo])
-            at += hi - lo
-        xp.add(tmp, g, out=g)
+            n = hi - lo
+            if targets[i].size <= _kernels.FUSED_LIMIT:   # rounded once, as _kernels.add
+                g[at:at + n] = _kernels.add(xp, g[at:at + n], targets[i][lo:hi], weight_decay)
+            else:
+                xp.multiply(targets[i][lo:hi], weight_decay, out=tmp[at:at + n])
+                xp.add(tmp[at:at + n], g[at:at + n], out=g[at:at + n])
+            at += n
     _kernels.lerp_(xp, m, g, weight1, tmp)
     v *= beta2
     _kernels.addcmul_(xp, v, g, g, weight2, tmp)

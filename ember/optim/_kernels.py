@@ -10,7 +10,7 @@ through `out=`, and bump each tensor's version counter once per in-place op as
 PyTorch does. Each kernel below names the PyTorch op it stands for.
 
 Rounding: each kernel rounds every product and sum to the tensor's precision, except
-`add`/`add_` with an alpha on tensors of up to `_FUSED_LIMIT` elements, which round
+`add`/`add_` with an alpha on tensors of up to `FUSED_LIMIT` elements, which round
 once as PyTorch's fused multiply-add does (ops.pointwise's `_fused_add`): SGD, with or
 without momentum, Nesterov and weight decay, then follows PyTorch's trajectory bit for
 bit on the small models of a tutorial. PyTorch also fuses `lerp` and `addcmul`, and its
@@ -21,7 +21,7 @@ hundreds of steps), not bit for bit.
 """
 from ..autograd.grad_mode import state as grad_state
 from ..ops._common import wrap
-from ..ops.pointwise import _FUSED_LIMIT, _fused_add
+from ..ops.pointwise import _FUSED_LIMIT as FUSED_LIMIT, _fused_add
 
 __all__ = []
 
@@ -68,7 +68,7 @@ def new_tensor(array, like):
 
 def add(xp, x, y, alpha):
     """`x.add(y, alpha=alpha)`: a new array x + alpha * y (rounded once when small)."""
-    if x.size <= _FUSED_LIMIT:
+    if x.size <= FUSED_LIMIT:
         return _fused_add(x, y, alpha, xp)
     out = xp.multiply(y, alpha)
     out += x
@@ -79,7 +79,7 @@ def add_(xp, x, y, alpha, tmp):
     """`x.add_(y, alpha=alpha)`: x + alpha * y (rounded once when small)."""
     if alpha.__class__ is int and alpha == 1:
         x += y
-    elif x.size <= _FUSED_LIMIT:
+    elif x.size <= FUSED_LIMIT:
         x[...] = _fused_add(x, y, alpha, xp)
     else:
         xp.multiply(y, alpha, out=tmp)
