@@ -77,12 +77,12 @@ class NotImplementedBackward(Node):
 
     __slots__ = ("op",)
 
-    def __init__(self, op):
+    def __init__(self, op, namespace="aten::"):
         Node.__init__(self)
-        self.op = op
+        self.op = namespace + op   # set_'s message names it bare, the others as aten::op
 
     def name(self):
         return "ember::autograd::NotImplemented"
 
     def backward(self, grad):
-        raise RuntimeError(f"derivative for aten::{self.op} is not implemented")
+        raise RuntimeError(f"derivative for {self.op} is not implemented")

@@ -11,6 +11,7 @@ from .. import _errors, _storage
 from .._tensor import _Storage
 from ..autograd.graph import Node
 from ._common import Tensor, _check_inplace_allowed, attach, grad_state, make_view
+from ._elementwise import NotImplementedBackward
 from .creation import empty_strided
 from .slicing import AsStridedBackward0, as_strided
 
@@ -66,19 +67,8 @@ def set_(input, source=None, storage_offset=0, size=None, stride=None):
     _rebind(input, data, root)
     if record:
         input._output_nr = 0
-        attach(input, SetNotImplemented(), input, *sources)
+        attach(input, NotImplementedBackward("set_", namespace=""), input, *sources)
     return input
-
-
-class SetNotImplemented(Node):
-    """set_'s node, named as PyTorch's nodes for ops without a derivative."""
-    __slots__ = ()
-
-    def name(self):
-        return "ember::autograd::NotImplemented"
-
-    def backward(self, grad):
-        raise RuntimeError("derivative for set_ is not implemented")
 
 
 def _storage_window(input, source, storage_offset, size, stride, xp):

@@ -12,6 +12,7 @@ import operator
 from .. import _dtype, _errors
 from ..autograd.graph import Node
 from ._common import Tensor, attach, contiguous, grad_state, make_tensor, wrap_dim
+from ._elementwise import NotImplementedBackward
 from .dims import _alias, permute, squeeze, t, transpose, unsqueeze
 from .slicing import (_slice, as_strided, diagonal, narrow, select, split,
                       unbind, unfold)
@@ -171,18 +172,8 @@ def detach_copy(input):
     out = make_tensor(contiguous(input._data.copy(order="C"), input._device.xp),
                       input._device)
     if grad_state.enabled and input._requires_grad:
-        attach(out, DetachCopyNotImplemented(), input)
+        attach(out, NotImplementedBackward("detach_copy"), input)
     return out
-
-
-class DetachCopyNotImplemented(Node):
-    __slots__ = ()
-
-    def name(self):
-        return "ember::autograd::NotImplemented"
-
-    def backward(self, grad):
-        raise RuntimeError("derivative for aten::detach_copy is not implemented")
 
 
 def values_copy(input):
