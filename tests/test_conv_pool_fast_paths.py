@@ -226,3 +226,54 @@ def test_conv_1d_3d_both_column_layouts_match_torch(torch, n, x_shape, w_shape, 
         results.append((y, x.grad, w.grad))
     for got, expected in zip(*results):
         assert_same(got, expected, 1e-5, 1e-5)
+
+
+@pytest.mark.parametrize("n, x_shape, w_shape, kwargs, correlation", [
+    (2, (2, 6, 9, 20), (6, 6, 3, 3), {"padding": 1}, True),              # (N, C, K, P) columns
+    (2, (3, 4, 7, 6), (4, 4, 3, 3), {"padding": 1}, True),               # batch-last columns
+    (2, (2, 6, 8, 8), (6, 1, 3, 3), {"padding": 1, "groups": 6}, True),  # depthwise
+    (2, (2, 4, 8, 9), (4, 2, 3, 2), {"padding": (2, 1), "groups": 2, "dilation": 2}, True),
+    (1, (2, 5, 19), (3, 5, 5), {"padding": 2}, True),
+    (3, (1, 3, 5, 4, 6), (2, 3, 3, 1, 2), {"padding": (1, 0, 1)}, True),
+    (2, (2, 3, 8, 8), (5, 3, 3, 3), {"padding": 1}, False),              # more out channels
+    (2, (2, 4, 8, 8), (4, 4, 3, 3), {"padding": 3}, False),              # padding past d(k-1)
+    (2, (2, 4, 9, 9), (4, 4, 3, 3), {"stride": 2, "padding": 1}, False),
+])
+def test_conv_input_grad_as_correlation(torch, monkeypatch, n, x_shape, w_shape, kwargs,
+                                        correlation):
+    """At stride 1 with no more output than input channels, the input gradient is a forward
+    correlation of the gradient with the flipped kernel; elsewhere col2im. Both match torch."""
+    from ember.ops import _im2col
+    taken = []
+    original = _im2col._adjoint_as_correlation
+    monkeypatch.setattr(_im2col, "_adjoint_as_correlation",
+                        lambda *a: taken.append(original(*a)) or taken[-1])
+    rng = np.random.default_rng(10)
+    arrays = [rng.standard_normal(s).astype(np.float32) for s in (x_shape, w_shape)]
+    results = []
+    for lib in (ember, torch):
+        x, w = (lib.tensor(a, requires_grad=True) for a in arrays)
+        y = getattr(lib.nn.functional, f"conv{n}d")(x, w, **kwargs)
+        y.backward(lib.tensor(np.sin(np.arange(y.numel())).reshape(y.shape).astype(np.float32)))
+        results.append(x.grad)
+    assert taken == [correlation]
+    assert_same(results[0], results[1], 1e-5, 1e-5)
+
+
+def test_conv_input_grad_with_non_finite_kernel_keeps_col2im(torch):
+    """inf in the kernel: the padding's zeros must not turn into NaN (col2im never multiplies
+    them), so such kernels stay on col2im and the gradient's inf/NaN pattern is torch's."""
+    rng = np.random.default_rng(11)
+    x_array = rng.standard_normal((1, 2, 5, 5)).astype(np.float32)
+    w_array = rng.standard_normal((2, 2, 3, 3)).astype(np.float32)
+    w_array[0, 1, 0, 0] = np.inf
+    w_array[1, 0, 2, 1] = np.nan
+    grads = []
+    for lib in (ember, torch):
+        x = lib.tensor(x_array, requires_grad=True)
+        lib.nn.functional.conv2d(x, lib.tensor(w_array), padding=1).sum().backward()
+        grads.append(x.grad.numpy())
+    np.testing.assert_array_equal(np.isnan(grads[0]), np.isnan(grads[1]))
+    np.testing.assert_array_equal(np.isinf(grads[0]), np.isinf(grads[1]))
+    finite = np.isfinite(grads[1])
+    np.testing.assert_allclose(grads[0][finite], grads[1][finite], rtol=1e-5, atol=1e-5)
