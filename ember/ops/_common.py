@@ -13,6 +13,7 @@ from .. import _diagnose, _dtype, _errors
 from .._backend import generic as _np_generic, ndarray as _np_ndarray, numpy as _numpy
 from .._meta import MetaArray as _MetaArray
 from .._tensor import Tensor, make_tensor, make_view, _address, _canonical_dim
+from ._dim_sum import float_sum
 from ..autograd.grad_mode import state as grad_state
 from ..autograd.graph import grad_accumulator, record_forward_trace
 from ..autograd.grad_mode import anomaly
@@ -444,7 +445,8 @@ def sum_to_shape(grad, shape):
         # instead of sum + reshape as two ops; the same float sum `sum` computes.
         data = grad._data
         if dims:
-            data = data.sum(axis=tuple(dims), keepdims=True)
+            data = (float_sum(data, tuple(dims), True) if data.__class__ is _np_ndarray
+                    else data.sum(axis=tuple(dims), keepdims=True))
         return make_tensor(data.reshape(shape), grad._device)
     if dims:
         grad = grad.sum(tuple(dims), keepdim=True)

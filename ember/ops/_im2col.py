@@ -232,7 +232,7 @@ def _adjoint_as_correlation(g, w, size, stride, padding, dilation, groups, xp):
     result has none."""
     if any(s != 1 for s in stride) or w.shape[0] > w.shape[1] * groups:
         return False
-    if w.dtype.kind == "f" and not xp.isfinite(w).all():
+    if _is_floating(w.dtype) and not xp.isfinite(w).all():
         return False
     return all(d * (k - 1) >= p and o + d * (k - 1) - 2 * p == length
                for d, k, p, o, length in zip(dilation, w.shape[2:], padding, g.shape[2:], size))

@@ -24,7 +24,7 @@ from ..autograd.graph import Node
 from . import pointwise
 from .norms import (LinalgVectorNormBackward0, matrix_norm,  # noqa: F401 - re-exported
                     vector_norm)
-from ._cascade_sum import tensor_total
+from ._dim_sum import float_sum
 from ._limited_uint import LIMITED as _LIMITED, refusal as _refusal
 from ._common import dim_aliases, attach, grad_state, make_tensor, plain, wrap, wrap_dims
 
@@ -48,12 +48,10 @@ def _plain_sum(data, axes, keepdim, dtype=None):
     wrapper, so an overflow or inf - inf warned from numpy/_core/_methods.py, past the
     filter that keeps ember as silent as PyTorch (it covers ember's own modules)."""
     if type(data) is _NDARRAY:
-        if axes is None and dtype is None:
-            # a whole float32/float64 tensor: PyTorch's own summation order, so that a
-            # printed loss.item() agrees to the last digit
-            total = tensor_total(_backend.numpy, data, _settings.get_num_threads)
-            if total is not None:
-                return total.reshape((1,) * data.ndim) if keepdim else total
+        if dtype is None:
+            # float32/float64: PyTorch's own summation order, so that a printed
+            # loss.item() or x.sum(0) agrees to the last digit
+            return float_sum(data, axes, keepdim)
         return _ADD_REDUCE(data, axes, dtype, None, keepdim)
     return data.sum(axis=axes, keepdims=keepdim, dtype=dtype)
 
