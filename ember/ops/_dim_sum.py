@@ -212,11 +212,24 @@ def float_sum(array, axes, keepdim):
     """A NumPy array summed over `axes` (None: all), in PyTorch's order for float32 and
     float64 up to REPLAY_LIMIT elements, else by NumPy's add.reduce (within a few ulps).
     Called from ember's modules, so NumPy's overflow warnings stay filtered."""
-    total = dim_total(_numpy, array, tuple(range(array.ndim)) if axes is None else axes,
-                      _settings.get_num_threads)
+    shape = array.shape
+    reduced = array.size
+    if axes is not None:
+        reduced = 1
+        for axis in axes:
+            reduced *= shape[axis]
+    total = None
+    if reduced == array.size:       # one output: the common case of a loss, kept lean
+        total = tensor_total(_numpy, array, _settings.get_num_threads)
+        if total is not None and axes is not None and len(axes) < array.ndim and not keepdim:
+            total = total.reshape(tuple(size for axis, size in enumerate(shape)
+                                        if axis not in axes))
+    if total is None:
+        total = dim_total(_numpy, array, tuple(range(array.ndim)) if axes is None else axes,
+                          _settings.get_num_threads)
     if total is None:
         return _ADD_REDUCE(array, axes, None, None, keepdim)
     if keepdim:
         return total.reshape(tuple(1 if axes is None or axis in axes else size
-                                   for axis, size in enumerate(array.shape)))
+                                   for axis, size in enumerate(shape)))
     return total
