@@ -219,7 +219,7 @@ def float_sum(array, axes, keepdim):
         for axis in axes:
             reduced *= shape[axis]
     total = None
-    if reduced == array.size:       # one output: the common case of a loss, kept lean
+    if reduced == array.size and reduced:   # one output (a loss): kept lean
         total = tensor_total(_numpy, array, _settings.get_num_threads)
         if total is not None and axes is not None and len(axes) < array.ndim and not keepdim:
             total = total.reshape(tuple(size for axis, size in enumerate(shape)
