@@ -216,7 +216,13 @@ def test_conv_transpose_output_padding_lands_in_place(torch):
 ])
 def test_conv_1d_3d_both_column_layouts_match_torch(torch, n, x_shape, w_shape, kwargs):
     """Batch-last (short rows) and (N, C, K, P) columns (long rows), 1-d and 3-d, with grads."""
-    rng = np.random.default_rng(9)
+    for got, expected in zip(*_conv_both(torch, n, x_shape, w_shape, kwargs, seed=9)):
+        assert_same(got, expected, 1e-5, 1e-5)
+
+
+def _conv_both(torch, n, x_shape, w_shape, kwargs, seed):
+    """conv{n}d forward and backward (a fixed upstream) in each library: (y, x.grad, w.grad)."""
+    rng = np.random.default_rng(seed)
     arrays = [rng.standard_normal(s).astype(np.float32) for s in (x_shape, w_shape)]
     results = []
     for lib in (ember, torch):
@@ -224,8 +230,7 @@ def test_conv_1d_3d_both_column_layouts_match_torch(torch, n, x_shape, w_shape, 
         y = getattr(lib.nn.functional, f"conv{n}d")(x, w, **kwargs)
         y.backward(lib.tensor(np.sin(np.arange(y.numel())).reshape(y.shape).astype(np.float32)))
         results.append((y, x.grad, w.grad))
-    for got, expected in zip(*results):
-        assert_same(got, expected, 1e-5, 1e-5)
+    return results
 
 
 @pytest.mark.parametrize("n, x_shape, w_shape, kwargs, correlation", [
@@ -248,16 +253,9 @@ def test_conv_input_grad_as_correlation(torch, monkeypatch, n, x_shape, w_shape,
     original = _im2col._adjoint_as_correlation
     monkeypatch.setattr(_im2col, "_adjoint_as_correlation",
                         lambda *a: taken.append(original(*a)) or taken[-1])
-    rng = np.random.default_rng(10)
-    arrays = [rng.standard_normal(s).astype(np.float32) for s in (x_shape, w_shape)]
-    results = []
-    for lib in (ember, torch):
-        x, w = (lib.tensor(a, requires_grad=True) for a in arrays)
-        y = getattr(lib.nn.functional, f"conv{n}d")(x, w, **kwargs)
-        y.backward(lib.tensor(np.sin(np.arange(y.numel())).reshape(y.shape).astype(np.float32)))
-        results.append(x.grad)
+    (_, got, _), (_, expected, _) = _conv_both(torch, n, x_shape, w_shape, kwargs, seed=10)
     assert taken == [correlation]
-    assert_same(results[0], results[1], 1e-5, 1e-5)
+    assert_same(got, expected, 1e-5, 1e-5)
 
 
 def test_conv_input_grad_with_non_finite_kernel_keeps_col2im(torch):
