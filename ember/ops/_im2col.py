@@ -356,10 +356,14 @@ def window_first_max(win, n, best, xp):
 def window_max_grad(win, n, best, grad, padded_shape, stride, dilation, xp):
     """Gradient of `window_max` over windows that share no element: each output's grad goes
     to its window's first maximum, written through a window view of the result (no scatter).
-    The grad is added to zeros, as a scatter would, so a -0.0 lands as +0.0."""
+    The grad is added to zeros, as a scatter would, so a -0.0 lands as +0.0. `grad * hit`
+    is the fast mask, but an inf or NaN times a miss is NaN where the scatter leaves 0, so
+    a gradient holding one takes `where` (several times slower on these strided views)."""
     result = xp.zeros(padded_shape, grad.dtype)
     kernel = win.shape[2:2 + n]
     target = windows(result, kernel, stride, dilation, win.shape[2 + n:], xp, writeable=True)
+    finite = not _is_floating(grad.dtype) or bool(xp.isfinite(grad).all())
+    zero = grad.dtype.type(0)
     for hit, slot in zip(_first_hits(win, n, best, xp), _offsets(target, n)):
-        xp.add(slot, grad * hit, out=slot)
+        xp.add(slot, grad * hit if finite else xp.where(hit, grad, zero), out=slot)
     return result

@@ -396,8 +396,9 @@ class HardswishBackward0(_SavedInput):
 
     def backward(self, grad):
         (x,) = self.saved_tensors
-        middle = where(x <= 3, grad * (x / 3 + 0.5), grad)
-        return (where(x < -3, 0.0, middle),)
+        # PyTorch's branches: 0 for x <= -3, the slope for -3 < x < 3, grad from 3 up
+        middle = where(x < 3, grad * (x / 3 + 0.5), grad)
+        return (where(x <= -3, 0.0, middle),)
 
 
 # ---------------------------------------------------------------- softplus family

@@ -21,6 +21,7 @@ from . import pointwise
 from ._limited_uint import LIMITED as _LIMITED, refusal as _refusal
 from ._common import dim_aliases, Tensor, attach, grad_state, wrap, wrap_dim
 from .gather_scatter import scatter
+from .pointwise_select import where
 from .reduction import _constant, _kept, _reduce_axes
 
 __all__ = ["max", "min", "amax", "amin", "aminmax", "argmax", "argmin", "median", "kthvalue",
@@ -71,8 +72,10 @@ class _EvenlyBackward(Node):
         data, value = input._data, result._data
         xp = input._device.xp
         hit = xp.isnan(data) if _is_floating(data.dtype) and xp.isnan(value) else data == value
-        weight = (hit / hit.sum()).astype(data.dtype)
-        return (grad * _constant(weight, input._device),)
+        # PyTorch's CPU formula: zeros, masked_fill(hit, grad / count). A product with a
+        # 0/1 weight would round grad * (1/count) instead, and turn an inf or NaN gradient
+        # into NaN at every element that is not a maximum.
+        return (where(_constant(hit, input._device), grad / int(hit.sum()), 0.0),)
 
 
 # ---------------------------------------------------------------- max / min
@@ -207,12 +210,16 @@ def _amax_amin(input, dim, keepdim, name, node_type):
 
 
 def _shared_among_ties(grad, input, result, axes, keepdim):
-    """grad / (number of ties) at every element equal to the result, as PyTorch scales it."""
+    """grad / (number of ties) at every element equal to the result, as PyTorch scales it:
+    (grad / count) * mask, so the division rounds as PyTorch's does (a weight of 1/count
+    would round the product differently)."""
     data = input._data
     value = _kept(result, data.shape, axes, keepdim)._data
     hit = data == value
-    weight = (hit / hit.sum(axis=axes, keepdims=True)).astype(data.dtype)
-    return _kept(grad, data.shape, axes, keepdim) * _constant(weight, input._device)
+    count = hit.sum(axis=axes, keepdims=True).astype(data.dtype)
+    device = input._device
+    return (_kept(grad, data.shape, axes, keepdim) / _constant(count, device)) * \
+        _constant(hit.astype(data.dtype), device)
 
 
 class AmaxBackward0(Node):
