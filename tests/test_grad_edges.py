@@ -61,3 +61,20 @@ def test_amax_amin_divide_by_the_tie_count(torch, op):
     got, expected = _grads(torch, array, lambda lib, x: getattr(x, op)(0),
                            rng.standard_normal(7))
     _assert_bits(got, expected)
+
+
+@pytest.mark.parametrize("name, kwargs", [("mse_loss", {}), ("smooth_l1_loss", {"beta": 0.5}),
+                                          ("huber_loss", {"delta": 2.0})])
+@pytest.mark.parametrize("reduction", ["mean", "sum"])
+def test_pointwise_loss_target_gradient_is_its_own_backward(torch, name, kwargs, reduction):
+    """The target's gradient is the loss's backward with input and target swapped: +0.0
+    where they are equal (the negated input gradient gave -0.0)."""
+    x = np.array([0.0, 1.0, -0.0, 2.0, 5.0, -3.0], np.float32)
+    y = np.array([0.0, 1.0, 0.0, 3.0, 1.0, -3.5], np.float32)
+    grads = []
+    for lib in (ember, torch):
+        a, b = lib.tensor(x, requires_grad=True), lib.tensor(y, requires_grad=True)
+        getattr(lib.nn.functional, name)(a, b, reduction=reduction, **kwargs).backward()
+        grads.append((a.grad.numpy(), b.grad.numpy()))
+    for got, expected in zip(*grads):
+        _assert_bits(got, expected)

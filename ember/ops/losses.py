@@ -110,10 +110,12 @@ def _pointwise_loss(input, target, loss, reduction, node_class, **attributes):
     return out
 
 
-def _input_and_target_grads(node, grad_input):
-    """(grad_input, -grad_input), skipping the ones not needed."""
-    first = grad_input if node.needs_input_grad(0) else None
-    second = -grad_input if node.needs_input_grad(1) else None
+def _input_and_target_grads(node, input, target, grad_of):
+    """(grad_of(input - target), grad_of(target - input)), skipping the ones not needed:
+    PyTorch computes the target's gradient by the same backward with the two swapped, so
+    where they are equal it is +0.0 times the gradient, not the negated input gradient."""
+    first = grad_of(input - target) if node.needs_input_grad(0) else None
+    second = grad_of(target - input) if node.needs_input_grad(1) else None
     return first, second
 
 
@@ -123,7 +125,8 @@ class MseLossBackward0(Node):
     def backward(self, grad):
         input, target = self.saved_tensors   # norm * (input - target) * grad, in that order
         norm = _norm(self.reduction, input.numel(), 2.0)
-        return _input_and_target_grads(self, (input - target) * norm * grad)
+        return _input_and_target_grads(self, input, target,
+                                       lambda difference: difference * norm * grad)
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
@@ -165,9 +168,10 @@ class SmoothL1LossBackward0(Node):
 
     def backward(self, grad):
         input, target = self.saved_tensors   # PyTorch's vectorized kernel: slope * norm * grad
-        slope = ((input - target) / self.beta).clamp(-1.0, 1.0)
-        norm = _norm(self.reduction, input.numel(), 1.0)
-        return _input_and_target_grads(self, slope * norm * grad)
+        norm, beta = _norm(self.reduction, input.numel(), 1.0), self.beta
+        return _input_and_target_grads(
+            self, input, target,
+            lambda difference: (difference / beta).clamp(-1.0, 1.0) * norm * grad)
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
@@ -202,9 +206,10 @@ class HuberLossBackward0(Node):
 
     def backward(self, grad):
         input, target = self.saved_tensors   # slope * norm * grad, as PyTorch rounds it
-        slope = (input - target).clamp(-self.delta, self.delta)
-        norm = _norm(self.reduction, input.numel(), 1.0)
-        return _input_and_target_grads(self, slope * norm * grad)
+        norm, delta = _norm(self.reduction, input.numel(), 1.0), self.delta
+        return _input_and_target_grads(
+            self, input, target,
+            lambda difference: difference.clamp(-delta, delta) * norm * grad)
 
 
 # ---------------------------------------------------------------- binary cross entropy
