@@ -78,3 +78,30 @@ def test_pointwise_loss_target_gradient_is_its_own_backward(torch, name, kwargs,
         grads.append((a.grad.numpy(), b.grad.numpy()))
     for got, expected in zip(*grads):
         _assert_bits(got, expected)
+
+
+UPSTREAM = np.array([np.nan, np.inf, -np.inf, 1.0, -0.0, 2.0, 0.5], np.float32)
+
+
+@pytest.mark.parametrize("name, call, shape", [
+    ("trace", lambda lib, x: x.trace(), (5, 4)),
+    ("std", lambda lib, x: x.std(1), (6, 5)),                # constant rows: std 0
+    ("adaptive_avg_pool2d", lambda lib, x: lib.nn.functional.adaptive_avg_pool2d(x, (4, 5)),
+     (2, 3, 6, 6)),
+    ("adaptive_avg_pool1d", lambda lib, x: lib.nn.functional.adaptive_avg_pool1d(x, 4),
+     (2, 3, 10)),
+    ("bilinear", lambda lib, x: lib.nn.functional.interpolate(x, size=(9, 7), mode="bilinear"),
+     (2, 3, 6, 6)),
+])
+def test_non_finite_upstream_reaches_what_torch_reaches(torch, name, call, shape):
+    """An inf or NaN arriving from above lands only where PyTorch's kernel sends it (a
+    product with zero weights, an identity or a mask spread NaN everywhere)."""
+    rng = np.random.default_rng(5)
+    array = rng.standard_normal(shape).astype(np.float32)
+    if name == "std":
+        array[:3] = 1.5
+    out_size = int(np.prod(tuple(call(torch, torch.tensor(array)).shape)))
+    got, expected = _grads(torch, array, call, np.resize(UPSTREAM, out_size))
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(expected))
+    np.testing.assert_array_equal(np.isinf(got), np.isinf(expected))
+    np.testing.assert_allclose(np.nan_to_num(got), np.nan_to_num(expected), rtol=1e-5, atol=1e-6)

@@ -43,6 +43,7 @@ def linear_map(input, matrices, node_class, windowed=False):
     if grad_state.enabled and input._requires_grad:
         node = node_class()
         node.matrices = matrices
+        node.windowed = windowed
         attach(out, node, input)
     return out
 
@@ -57,18 +58,24 @@ def _pair_reads(matrix, xp):
     return reads
 
 
-def _non_finite(raw, data, matrices, xp, pairs=False):
+def _non_finite(raw, data, matrices, xp, pairs=False, transposed=False):
     """The map's result where a window holds NaN or inf, as PyTorch's windowed loops give it.
 
     A matrix product multiplies every input by every weight, zeros included, so one NaN
     (or inf: inf * 0 is NaN) would spoil every output. Counting the NaNs, +infs and -infs
     each output's nonzero weights reach restores the windowed answer; this holds for
-    non-negative weights, as adaptive average pooling's are.
+    non-negative weights, as adaptive average pooling's are. `transposed`: the backward,
+    whose loops scatter each output's gradient back along the same reads, so the reach is
+    the forward's transposed (`matrices` are then the transposed maps).
     """
     if any((matrix < 0).any() for _dim, matrix in matrices):
         return data
-    reach = [(dim, _pair_reads(matrix, xp) if pairs else (matrix != 0).astype(matrix.dtype))
-             for dim, matrix in matrices]
+
+    def reads(matrix):
+        forward = matrix.T if transposed else matrix
+        found = _pair_reads(forward, xp) if pairs else (forward != 0).astype(matrix.dtype)
+        return found.T if transposed else found
+    reach = [(dim, reads(matrix)) for dim, matrix in matrices]
 
     def reached(mask, through=reach):
         counted = mask.astype(data.dtype)
@@ -92,14 +99,21 @@ def _non_finite(raw, data, matrices, xp, pairs=False):
 
 
 class _LinearMapBackward(Node):
-    """Gradient of a separable linear map: the transposed matrices, applied with ember ops."""
-    __slots__ = ("matrices",)
+    """Gradient of a separable linear map: the transposed matrices, applied with ember ops.
+    A NaN or inf upstream gradient reaches only the inputs PyTorch's scatter loops send it
+    to (`_non_finite` on the transposed reads), when nothing is recorded."""
+    __slots__ = ("matrices", "windowed")
 
     def backward(self, grad):
         device = grad._device
         dtype = grad.dtype
-        for dim, matrix in self.matrices:
-            transposed = wrap(device.xp.ascontiguousarray(matrix.T).astype(grad._data.dtype),
-                              device)
-            grad = _apply_along(grad, transposed, dim, Tensor.matmul)
+        raw = grad._data
+        xp = device.xp
+        transposed_maps = [(dim, xp.ascontiguousarray(matrix.T).astype(raw.dtype))
+                           for dim, matrix in self.matrices]
+        for dim, matrix in transposed_maps:
+            grad = _apply_along(grad, wrap(matrix, device), dim, Tensor.matmul)
+        if self.windowed and not grad_state.enabled and not xp.isfinite(raw).all():
+            grad = wrap(_non_finite(raw, grad._data, transposed_maps, xp,
+                                    self.windowed == "pairs", transposed=True), device)
         return (grad if grad.dtype is dtype else grad.to(dtype),)

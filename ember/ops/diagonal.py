@@ -11,6 +11,7 @@ from .. import _dtype, _errors
 from ..autograd.graph import Node
 from ._limited_uint import LIMITED as _LIMITED, refusal as _refusal
 from ._common import attach, grad_state, inplace_overlapping, make_tensor, wrap, wrap_dim
+from .pointwise_select import where
 from .slicing import _EmbedBackward, _embed, diagonal as _diagonal_view, diagonal_backward
 
 __all__ = ["trace", "tril", "triu", "diag", "diag_embed"]
@@ -56,9 +57,10 @@ class TraceBackward0(Node):
     __slots__ = ("shape",)
 
     def backward(self, grad):
-        # grad times a constant identity: recorded as a multiply, so it differentiates again.
-        eye = grad._device.xp.eye(self.shape[0], self.shape[1], dtype=grad._data.dtype)
-        return (grad * make_tensor(eye, grad._device),)
+        # zeros with grad on the diagonal, as PyTorch fills it (a product with an identity
+        # would put inf * 0 = NaN off the diagonal); `where` differentiates again.
+        eye = grad._device.xp.eye(self.shape[0], self.shape[1], dtype=bool)
+        return (where(make_tensor(eye, grad._device), grad, 0.0),)
 
 
 # ---------------------------------------------------------------- tril / triu

@@ -22,6 +22,7 @@ from .._dtype import is_floating as _is_floating
 from .. import _backend, _diagnose, _dtype, _settings
 from ..autograd.graph import Node
 from . import pointwise
+from .pointwise_select import where
 from .norms import (LinalgVectorNormBackward0, matrix_norm,  # noqa: F401 - re-exported
                     vector_norm)
 from ._dim_sum import float_sum
@@ -470,11 +471,10 @@ def _std_backward(grad, input, result, axes, keepdim, dof):
     shape = input._data.shape
     result = _kept(result, shape, axes, keepdim)
     grad = _kept(grad, shape, axes, keepdim)
-    zero = result._data == 0
-    device = input._device
-    safe = result + _constant(zero.astype(result._data.dtype), device)
-    grad_var = _var_backward(grad / (2 * safe), input, axes, True, dof)
-    return grad_var * _constant((~zero).astype(result._data.dtype), device)
+    # PyTorch: (grad / (2 std)).masked_fill_(std == 0, 0), then var's backward; `where`
+    # keeps a NaN or inf upstream gradient out of those rows, as the fill does
+    zero = _constant(result._data == 0, input._device)
+    return _var_backward(where(zero, 0.0, grad / (result * 2)), input, axes, True, dof)
 
 
 def _two_outputs(out0, out1, node, input):
