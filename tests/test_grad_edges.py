@@ -105,3 +105,19 @@ def test_non_finite_upstream_reaches_what_torch_reaches(torch, name, call, shape
     np.testing.assert_array_equal(np.isnan(got), np.isnan(expected))
     np.testing.assert_array_equal(np.isinf(got), np.isinf(expected))
     np.testing.assert_allclose(np.nan_to_num(got), np.nan_to_num(expected), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_cumprod_gradient_with_zeros_and_non_finite_upstream(torch, seed):
+    """Each part of PyTorch's zero-aware cumprod backward sums only its own range: before
+    the first zero, and from the first zero to the second; a NaN or inf upstream gradient
+    beyond a range stays out of it (products with masks let it in as NaN)."""
+    rng = np.random.default_rng(seed)
+    array = rng.standard_normal((6, 9))
+    array[rng.random(array.shape) < 0.25] = 0
+    upstream = rng.standard_normal(array.shape)
+    upstream[rng.random(array.shape) < 0.15] = np.inf
+    upstream[rng.random(array.shape) < 0.1] = np.nan
+    got, expected = _grads(torch, array, lambda lib, x: x.cumprod(1), upstream)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(expected))
+    np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)

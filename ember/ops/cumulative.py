@@ -9,11 +9,13 @@ ops in `sorting.py`.
 from .._dtype import is_floating as _is_floating
 from .. import return_types as _rt
 from .. import _dtype
+from .._backend import numpy as _numpy
 from ..autograd.graph import Node
 from ._limited_uint import LIMITED as _LIMITED, refusal as _refusal
 from ._common import attach, contiguous, dim_aliases, grad_state, inplace, wrap, wrap_dim
 from .reduction import _ACCUMULATE, _constant, _integral_result
 from .gather_scatter import scatter_add
+from .pointwise_select import where
 from .sorting import _BOOL_KIND, _SelectBackward, _index_array, _selected
 
 __all__ = ["cumsum", "cumprod", "cummax", "cummin"]
@@ -75,8 +77,10 @@ def _reverse_cumsum(input, dim):
     """Sums from each position to the end of `dim`: cumsum's adjoint."""
     xp = input._device.xp
     data = input._data
-    result = xp.flip(xp.cumsum(xp.flip(data, dim), axis=dim, dtype=scan_accumulate(data.dtype)),
-                     dim)
+    # NumPy's ufunc method, called from here: np.cumsum's Python wrapper would warn about
+    # inf - inf from numpy's own module, past the filter that keeps ember silent
+    scan = xp.add.accumulate if xp is _numpy else xp.cumsum
+    result = xp.flip(scan(xp.flip(data, dim), axis=dim, dtype=scan_accumulate(data.dtype)), dim)
     out = wrap(xp.ascontiguousarray(result.astype(data.dtype, copy=False)), input._device)
     if grad_state.enabled and input._requires_grad:
         node = ReverseCumsumBackward0()
@@ -153,8 +157,8 @@ def _cumprod_backward(grad, input, result, dim):
     """sum over i >= k of grad_i * prod_{j <= i, j != k} x_j, exact with zeros.
 
     Before a slice's first zero that is reverse_cumsum(grad * result) / x; at the
-    first zero it is the same sum with that zero replaced by 1 (only i >= z
-    counts); after it, every term holds the zero.
+    first zero it is the same sum with that zero replaced by 1 (only z <= i < the
+    second zero count); after it, every term holds the zero.
     """
     data = input._data
     xp, device, dtype = input._device.xp, input._device, data.dtype
@@ -163,16 +167,17 @@ def _cumprod_backward(grad, input, result, dim):
         return _reverse_cumsum(grad * result, dim) / input
     if grad_state.enabled:   # create_graph: the quadratic formula, exact at every order
         return _cumprod_backward_quadratic(grad, input, dim)
+    # The parts are selected, not masked by products: as in PyTorch's masked fills, a NaN
+    # or inf gradient after a zero stays out of the sums before it.
     seen = xp.cumsum(zero, axis=dim)
-    before = _constant((seen == 0).astype(dtype), device)
-    first = (seen == 1) & zero
-    at = _constant(first.astype(dtype), device)
-    from_first = _constant((seen >= 1).astype(dtype), device)
-    safe = input * before + (1 - before)
-    head = _reverse_cumsum(grad * result, dim) / safe * before
-    replaced = input * (1 - at) + at
-    tail = (grad * cumprod(replaced, dim) * from_first).sum(dim, keepdim=True) * at
-    return head + tail
+    before = _constant(seen == 0, device)
+    at = _constant((seen == 1) & zero, device)
+    # the first zero's terms end at the second zero: every later product holds it
+    up_to_second = _constant(seen == 1, device)
+    head = _reverse_cumsum(where(before, grad * result, 0.0), dim) / where(before, input, 1.0)
+    replaced = where(at, 1.0, input)
+    tail = where(up_to_second, grad * cumprod(replaced, dim), 0.0).sum(dim, keepdim=True)
+    return where(before, head, where(at, tail, 0.0))
 
 
 def _cumprod_backward_quadratic(grad, input, dim):
