@@ -121,3 +121,47 @@ def test_cumprod_gradient_with_zeros_and_non_finite_upstream(torch, seed):
     got, expected = _grads(torch, array, lambda lib, x: x.cumprod(1), upstream)
     np.testing.assert_array_equal(np.isnan(got), np.isnan(expected))
     np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
+
+
+def test_atan2_gradient_at_the_origin_is_zero(torch):
+    """PyTorch fills 1 / (y^2 + x^2) with 0 where the sum is 0 (it was NaN here)."""
+    y = np.array([0.0, -0.0, 0.0, 1e-30, 1.0, -2.0], np.float32)
+    x = np.array([0.0, 0.0, -0.0, 1e-30, 0.0, 3.0], np.float32)
+    grads = []
+    for lib in (ember, torch):
+        a, b = lib.tensor(y, requires_grad=True), lib.tensor(x, requires_grad=True)
+        lib.atan2(a, b).backward(lib.tensor(np.linspace(-1, 1, 6).astype(np.float32)))
+        grads.append((a.grad.numpy(), b.grad.numpy()))
+    for got, expected in zip(*grads):
+        _assert_bits(got, expected)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_prod_gradient_with_zeros_infs_and_nans(torch, seed):
+    """PyTorch's prod_backward: exclusive prefix and suffix products where a slice holds a
+    zero (an inf beside it gives NaN only where PyTorch's products do; signs of zero as
+    its products give them), zeros for a whole-tensor product with two zeros or more."""
+    rng = np.random.default_rng(seed)
+    shape = [(7,), (4, 6), (3, 4, 5)][seed % 3]
+    array = rng.standard_normal(shape)
+    r = rng.random(shape)
+    array[r < 0.15] = 0
+    array[(r > 0.15) & (r < 0.2)] = -0.0
+    array[r > 0.95] = np.inf if seed % 2 else np.nan
+    for dim in [None] + list(range(len(shape))):
+        call = (lambda lib, x: x.prod()) if dim is None else (lambda lib, x: x.prod(dim))
+        out_shape = () if dim is None else shape[:dim] + shape[dim + 1:]
+        got, expected = _grads(torch, array, call, np.linspace(-1, 1, int(np.prod(out_shape))))
+        _assert_bits(got, expected)
+
+
+def test_products_and_scans_of_infinities_stay_silent():
+    """inf * 0 and inf - inf in prod, cumprod and cumsum (forward and backward) no longer
+    print NumPy's RuntimeWarning, which PyTorch never shows."""
+    import warnings
+    with warnings.catch_warnings(record=True) as caught:
+        x = ember.tensor([0.0, np.inf, 2.0, -np.inf], requires_grad=True)
+        x.prod().backward()
+        x.cumprod(0).sum().backward()
+        x.cumsum(0).sum()
+    assert not caught, [str(w.message) for w in caught]

@@ -33,6 +33,15 @@ def scan_accumulate(np_dtype):
 
 
 # ---------------------------------------------------------------- cumsum / cumprod
+def _scan(input, ufunc):
+    """cumsum's or cumprod's array function: on NumPy the ufunc's accumulate, called from
+    ember's module (np.cumsum's wrapper would warn from numpy's, past ember's filter)."""
+    xp = input._device.xp
+    if xp is _numpy:
+        return getattr(_numpy, ufunc).accumulate
+    return xp.cumsum if ufunc == "add" else xp.cumprod
+
+
 def _cumulative(input, dim, dtype, accumulate, kernel):
     """Shared forward of cumsum/cumprod: (result array, wrapped dim). PyTorch's kernel has
     no bool scan: a bool result of a non-empty, non-0-dim input is refused."""
@@ -55,7 +64,7 @@ def cumsum(input, dim=None, *, dtype=None, **aliases):
         dim, _ = dim_aliases(dim, False, aliases)
     if dim is None:
         raise TypeError('cumsum() missing 1 required positional arguments: "dim"')
-    result, d = _cumulative(input, dim, dtype, input._device.xp.cumsum, "cumsum_out_cpu")
+    result, d = _cumulative(input, dim, dtype, _scan(input, "add"), "cumsum_out_cpu")
     out = wrap(result, input._device)
     if grad_state.enabled and input._requires_grad:
         node = CumsumBackward0()
@@ -128,7 +137,7 @@ def cumprod(input, dim=None, *, dtype=None, **aliases):
         dim, _ = dim_aliases(dim, False, aliases)
     if dim is None:
         raise TypeError('cumprod() missing 1 required positional arguments: "dim"')
-    result, d = _cumulative(input, dim, dtype, input._device.xp.cumprod,
+    result, d = _cumulative(input, dim, dtype, _scan(input, "multiply"),
                              "cumprod_out_cpu")
     out = wrap(result, input._device)
     if grad_state.enabled and input._requires_grad:

@@ -52,9 +52,11 @@ class Atan2Backward0(Node):
 
     def backward(self, grad):
         # PyTorch's order of operations (each rounding shows in float32):
-        # grad * other * r and grad * -input * r, r = 1 / (input^2 + other^2)
+        # grad * other * r and grad * -input * r, r = 1 / (input^2 + other^2), and r is
+        # filled with 0 where that sum is 0 (at the origin the gradient is 0, not NaN)
         input, other = self.saved_tensors
-        recip = (input * input + other * other).reciprocal()
+        denominator = input * input + other * other
+        recip = denominator.reciprocal().masked_fill(denominator == 0, 0)
         grad_a = sum_to_shape(grad * other * recip, input.shape) \
             if self.needs_input_grad(0) else None
         grad_b = sum_to_shape(grad * -input * recip, other.shape) \

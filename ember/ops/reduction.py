@@ -22,6 +22,7 @@ from .._dtype import is_floating as _is_floating
 from .. import _backend, _diagnose, _dtype, _settings
 from ..autograd.graph import Node
 from . import pointwise
+from .joining import cat
 from .pointwise_select import where
 from .norms import (LinalgVectorNormBackward0, matrix_norm,  # noqa: F401 - re-exported
                     vector_norm)
@@ -110,10 +111,17 @@ def _integral_result(data, dtype):
     return data.dtype
 
 
+_UFUNC_REDUCERS = {"sum": _backend.numpy.add.reduce, "prod": _backend.numpy.multiply.reduce,
+                   "nansum": _backend.numpy.nansum}
+
+
 def _summed(input, axes, keepdim, out_dtype, reducer):
     """`reducer` ('sum', 'prod', 'nansum') in out_dtype, accumulating half precision in float32."""
     data = input._data
-    reducer = getattr(input._device.xp, reducer)
+    xp = input._device.xp
+    # NumPy's ufunc methods, called from here: np.sum/np.prod's Python wrappers would warn
+    # about an overflow or inf * 0 from numpy's own module, past ember's warning filter
+    reducer = _UFUNC_REDUCERS[reducer] if xp is _backend.numpy else getattr(xp, reducer)
     if data.dtype != out_dtype and data.dtype.kind not in "iub":
         data = data.astype(out_dtype)
     accumulate = _ACCUMULATE.get(out_dtype, out_dtype)
@@ -327,39 +335,41 @@ class ProdBackward0(Node):
             # a scalar is its own product: PyTorch passes the gradient through, so an
             # inf or nan input does not turn it into result / input = nan
             return (grad,)
-        return (grad * _product_of_others(input, result, self.axes),)
+        return (_prod_backward(grad, input, result, self.axes),)
 
 
 class ProdBackward1(ProdBackward0):
     __slots__ = ()
 
 
-def _product_of_others(input, result, axes):
-    """For each element, the product of the other elements of its slice, exact with zeros.
-
-    Without zeros that is result / input. With zeros, `y` (the input with zeros
-    replaced by 1) has a safe product `p`; per slice, with zero count c, the
-    element's share is p / y at non-zeros when c == 0, `s * p / y` when c == 1
-    (s, the sum of the zero entries, is 0 but carries their derivative), p at the
-    zero when c == 1, and (s - x) * p at each zero when c == 2. Written this way
-    the second derivatives come out right too.
-    """
+def _prod_backward(grad, input, result, axes):
+    """PyTorch's prod_backward: grad * result / input without zeros; with zeros, grad times
+    each element's exclusive prefix and suffix products (`prod_safe_zeros_backward`), or,
+    over the whole tensor with two zeros or more and nothing recorded, zeros. Built from
+    ember ops (cumprod, cat, flip), so it differentiates again; and an inf beside a zero
+    gives the NaN PyTorch's products give, no more."""
     data = input._data
     zero = data == 0
     if not zero.any():
-        return result / input
-    device = input._device
-    dtype = data.dtype
-    counts = zero.sum(axis=axes, keepdims=True)
-    zeros = _constant(zero.astype(dtype), device)
-    nonzeros = _constant((~zero).astype(dtype), device)
-    c0, c1, c2 = (_constant((counts == k).astype(dtype), device) for k in (0, 1, 2))
-    y = input * nonzeros + zeros
-    p = y.prod() if axes is None else y.prod(axes[0], True)
+        return grad * (result / input)
     if axes is None:
-        p = p.reshape((1,) * data.ndim)
-    s = sum(input * zeros, axes, True)
-    return nonzeros * (c0 + c1 * s) * p / y + zeros * (c1 + c2 * (s - input)) * p
+        if not grad_state.enabled and int(zero.sum()) > 1:
+            return wrap(input._device.xp.zeros(data.shape, data.dtype), input._device)
+        return grad * _exclusive_products(input.reshape(-1), 0).reshape(data.shape)
+    return grad * _exclusive_products(input, axes[0])
+
+
+def _exclusive_products(x, dim):
+    """For each element along `dim`, the product of those before it times the product of
+    those after it, as PyTorch forms them: cumprod of [1, x_0 .. x_{n-2}] times the
+    flipped cumprod of [1, x_{n-1} .. x_1]."""
+    length = x.shape[dim]
+    if length == 1:
+        return x.new_ones(x.shape)
+    ones = x.new_ones(x.shape[:dim] + (1,) + x.shape[dim + 1:])
+    before = cat([ones, x.narrow(dim, 0, length - 1)], dim).cumprod(dim)
+    after = cat([ones, x.narrow(dim, 1, length - 1).flip(dim)], dim).cumprod(dim).flip(dim)
+    return before * after
 
 
 # ---------------------------------------------------------------- std / var
