@@ -170,7 +170,7 @@ def _cumprod_backward(grad, input, result, dim):
     second zero count); after it, every term holds the zero.
     """
     data = input._data
-    xp, device, dtype = input._device.xp, input._device, data.dtype
+    xp, device = input._device.xp, input._device
     zero = data == 0
     if not zero.any():
         return _reverse_cumsum(grad * result, dim) / input

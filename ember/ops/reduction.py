@@ -19,7 +19,7 @@ import warnings
 
 from . import _autocast
 from .._dtype import is_floating as _is_floating
-from .. import _backend, _diagnose, _dtype, _settings
+from .. import _backend, _diagnose, _dtype
 from ..autograd.graph import Node
 from . import pointwise
 from .joining import cat
@@ -44,11 +44,12 @@ _ACCUMULATE = _dtype.COMPUTED_IN_FLOAT32  # float16 (and bfloat16 once loaded) -
 
 # ---------------------------------------------------------------- shared helpers
 def _plain_sum(data, axes, keepdim, dtype=None):
-    """data summed over `axes`, as `ndarray.sum` computes it.
+    """data summed over `axes` (None: all): float32/float64 in PyTorch's order where
+    `_dim_sum` replays it, else as `ndarray.sum` computes it.
 
-    On NumPy the ufunc is called from here: `ndarray.sum` goes through NumPy's Python
-    wrapper, so an overflow or inf - inf warned from numpy/_core/_methods.py, past the
-    filter that keeps ember as silent as PyTorch (it covers ember's own modules)."""
+    On NumPy the ufunc is called from ember's modules: `ndarray.sum` goes through NumPy's
+    Python wrapper, so an overflow or inf - inf warned from numpy/_core/_methods.py, past
+    the filter that keeps ember as silent as PyTorch (it covers ember's own modules)."""
     if type(data) is _NDARRAY:
         if dtype is None:
             # float32/float64: PyTorch's own summation order, so that a printed
