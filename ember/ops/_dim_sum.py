@@ -26,7 +26,7 @@ import math
 
 from .. import _settings
 from .._backend import numpy as _numpy
-from ._cascade_sum import REPLAY_LIMIT, _LANES, _row_cascade, tensor_total
+from ._cascade_sum import REPLAY_LIMIT, _LANES, _down, _row_cascade, tensor_total
 
 __all__ = ["dim_total", "float_sum"]
 
@@ -36,12 +36,8 @@ _ADD_REDUCE = _numpy.add.reduce
 
 
 def _in_order(xp, steps):
-    """The sequential sums down axis 0 of a (steps, width) array: a reduce down axis 0
-    of a C-contiguous array adds its rows in order once there are two columns or more
-    (one column would be summed pairwise)."""
-    if steps.shape[1] < 2:
-        return xp.add.accumulate(steps, axis=0)[-1]
-    return _ADD_REDUCE(xp.ascontiguousarray(steps), 0)
+    """The sequential sums down axis 0 of a (steps, width) array (the cascade's `_down`)."""
+    return _down(xp, steps[None])[0]
 
 
 def _accumulator_sum(xp, rows):

@@ -6,6 +6,7 @@ NumPy's batched LAPACK gufuncs (and SciPy's batched solve_triangular / cho_solve
 work; each op keeps PyTorch's node name and its derivatives.yaml formula, written with
 ember ops (these very functions), so double backward works.
 """
+import contextlib
 import warnings as _warnings
 
 import numpy.linalg as _np_linalg
@@ -55,6 +56,15 @@ def _broadcast_shape(x, y):
 
 
 # ---------------------------------------------------------------- inv
+@contextlib.contextmanager
+def _quietly(xp):
+    """No NumPy floating-point warning and no SciPy LinAlgWarning: the error paths below
+    factor matrices already known to be singular or non-finite."""
+    with _warnings.catch_warnings(), xp.errstate(all="ignore"):
+        _warnings.simplefilter("ignore")
+        yield
+
+
 def _lu_solve_arrays(xp, a, b, trans=0, perturb=False):
     """X with AX = B (A^T X = B when trans=1) for a batch holding a singular matrix, by
     LAPACK's getrf and getrs as PyTorch solves it: a zero pivot gives inf and NaN where the
@@ -66,8 +76,7 @@ def _lu_solve_arrays(xp, a, b, trans=0, perturb=False):
     b_flat = b.reshape((-1,) + b.shape[-2:])
     out = xp.empty(b_flat.shape, xp.result_type(a, b))
     eps = xp.finfo(a.dtype).eps
-    with _warnings.catch_warnings(), xp.errstate(all="ignore"):
-        _warnings.simplefilter("ignore")   # SciPy's LinAlgWarning: the singularity is known
+    with _quietly(xp):
         for i, (matrix, rhs) in enumerate(zip(a_flat, b_flat)):
             lu, pivots = _scipy_linalg.lu_factor(matrix, check_finite=False)
             if perturb:
@@ -144,8 +153,7 @@ def _det_from_lu(xp, data, values, redo):
     diagonal, each pivot's row swap folded in as a factor -1. NumPy's sign * exp(logdet)
     loses the sign of a zero determinant and turns an inf pivot beside a zero into 0."""
     values = xp.array(values, copy=True)
-    with _warnings.catch_warnings(), xp.errstate(all="ignore"):
-        _warnings.simplefilter("ignore")   # SciPy's LinAlgWarning: the singularity is known
+    with _quietly(xp):
         lu, pivots = _scipy_linalg.lu_factor(data[redo], check_finite=False)
         swapped = pivots != xp.arange(pivots.shape[-1])
         values[redo] = (xp.diagonal(lu, 0, -2, -1) * xp.where(swapped, -1, 1)).prod(-1)
@@ -209,8 +217,7 @@ def _slogdet_from_lu(xp, data, sign, logabsdet):
     NaN and answers (0, -inf) for any zero pivot. Only these matrices are factored again."""
     sign, logabsdet = xp.array(sign, copy=True), xp.array(logabsdet, copy=True)
     redo = ~xp.isfinite(logabsdet)
-    with _warnings.catch_warnings(), xp.errstate(all="ignore"):
-        _warnings.simplefilter("ignore")   # SciPy's LinAlgWarning: the singularity is known
+    with _quietly(xp):
         lu, pivots = _scipy_linalg.lu_factor(data[redo], check_finite=False)
         diagonal = xp.diagonal(lu, 0, -2, -1)
         swaps = (pivots != xp.arange(pivots.shape[-1])).sum(-1)

@@ -14,6 +14,8 @@ x * alpha + beta, group_norm's and layer_norm's input gradients in x rather than
 weight applied where PyTorch applies it): at an inf weight or bias the forms disagree on
 which entries are inf and which NaN, and learners' models do reach those values.
 """
+import math
+
 from .._dtype import is_floating as _is_floating
 from .. import _diagnose, _dtype, _errors
 from ..autograd.graph import Node
@@ -435,7 +437,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
         scale = scale * weight._data.reshape(1, channels)
     shift = -scale * xp.repeat(mean.reshape(batch, num_groups), per_group, axis=1)
     shift += 0.0 if bias is None else bias._data.reshape(1, channels)
-    flat = x.reshape(batch, channels, _size_of(shape[2:]))
+    flat = x.reshape(batch, channels, math.prod(shape[2:]))
     out = flat * scale[:, :, None]
     out += shift[:, :, None]
     out = make_tensor(out.reshape(shape).astype(input._data.dtype, copy=False), input._device)
@@ -449,13 +451,6 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
         node.save(input, weight)
         attach(out, node, input, weight, bias)
     return out
-
-
-def _size_of(dims):
-    size = 1
-    for d in dims:
-        size *= d
-    return size
 
 
 def _check_group_norm_shapes(shape, num_groups, weight, bias):
@@ -502,7 +497,7 @@ def _group_norm_grads(node, input, grad, x, weight, mean, invstd, compute):
     batch, channels = shape[0], shape[1]
     groups = node.num_groups
     per_group = channels // groups
-    spatial = _size_of(shape[2:])
+    spatial = math.prod(shape[2:])
     flat_x = x.reshape(batch, channels, spatial)
     flat_grad = grad.reshape(batch, channels, spatial)
     ds = (flat_grad * flat_x).sum(2)
