@@ -23,10 +23,11 @@ exact bits cannot be had, the method says why:
 - fused multiply-adds are emulated in higher precision, exact save in rare
   double-rounding cases.
 """
+import ctypes
 import math
 import os
 
-from . import _dtype
+from . import _compiled, _dtype, _parallel
 from ._backend import numpy as np
 from ._device import device as _device_type
 from ._meta import MetaArray as _MetaArray
@@ -55,6 +56,10 @@ _MASK53, _EPS53, _EPS24 = (1 << 53) - 1, 2.0 ** -53, 2.0 ** -24
 _SMALL_UNIFORM = 16              # up to this many uniforms, Python floats do the work
 _FEW_PAIRS, _AHEAD_MOST = 64, 512  # pairs: the scalar path's limit, the largest batch ahead
 _sqrt, _log1p, _cos, _sin, _prod = math.sqrt, math.log1p, math.cos, math.sin, math.prod
+# From this many values a draw takes the compiled kernels when numba is installed (loading
+# them costs a fraction of a second once per process; below this NumPy's path is quick).
+_COMPILED_MIN = 1 << 16
+_STATE_STRUCT = ctypes.c_uint32 * (_STATE_WORDS + 1)   # NumPy's mt19937_state: key, pos
 
 
 def _init_genrand(seed):
@@ -84,12 +89,13 @@ class Generator:
 
     __slots__ = ("_device", "_seed", "_bits", "_np", "_next_double_normal",
                  "_next_float_normal", "_ahead", "_ahead_used", "_ahead_start", "_streak",
-                 "__weakref__")
+                 "_words", "__weakref__")
 
     def __init__(self, device="cpu"):
         self._device = _device_type(device)
         self._bits = np.random.MT19937(0)
         self._np = np.random.Generator(self._bits)
+        self._words = None
         self._reseed(_DEFAULT_SEED)
 
     @property
@@ -183,7 +189,31 @@ class Generator:
         """32-bit draws (`random()`); full-range uint32 integers are the raw outputs."""
         if self._streak:
             self._settle()
+        if (shape if shape.__class__ is int else _numel(shape)) >= _COMPILED_MIN:
+            kernels = _compiled.load("random_kernels")
+            words = None if kernels is None else self._state_words()
+            if words is not None:
+                out = np.empty(shape, np.uint32)
+                with self._bits.lock:
+                    kernels.mt19937_fill(words, out.reshape(-1))
+                return out
         return self._np.integers(0, 1 << 32, size=shape, dtype=np.uint32)
+
+    def _state_words(self):
+        """The bit generator's state in place (624 key words, then the position), for the
+        compiled mt19937; None where NumPy's state struct is not laid out as expected."""
+        words = self._words
+        if words is False:
+            return None
+        address = self._bits.ctypes.state_address
+        if words is None or words.ctypes.data != address:   # new, or copied with the object
+            words = np.ctypeslib.as_array(_STATE_STRUCT.from_address(address))
+            state = self._bits.state["state"]
+            if int(words[-1]) != state["pos"] or not np.array_equal(words[:-1], state["key"]):
+                self._words = False
+                return None
+            self._words = words
+        return words
 
     def _draw_bits64(self, shape):
         """64-bit draws (`random64()`): NumPy's next_uint64 is also high word first."""
@@ -306,6 +336,10 @@ class Generator:
                 values[n - 16:] = block[full:]
                 block = values
             return _narrow(block, np_dtype).reshape(shape)
+        kernels = _compiled.load("random_kernels")
+        if kernels is not None:
+            return _narrow(self._compiled_normals(kernels, n, skipped, mean, std),
+                           np_dtype).reshape(shape)
         values = np.empty(n, dtype=np.float32)
         self._normal_floats(values[:full].reshape(-1, 16), mean, std)
         if full != n:
@@ -322,6 +356,24 @@ class Generator:
                    for part in (out[start:start + _CHUNK] for start in range(0, rows, _CHUNK))]
         for future in pending:
             future.result()
+
+    def _compiled_normals(self, kernels, n, skipped, mean, std):
+        """`_draw_normal`'s float path through the compiled mt19937 and kernel: the draws
+        in one call, then the rows shared out to the elementwise threads."""
+        full = n - n % 16
+        mean, std = np.float32(mean), np.float32(std)
+        affine = bool(std != 1 or mean != 0)
+        values = np.empty(n, dtype=np.float32)
+        bits = self._draw_bits32(full + skipped)
+        rows = full // 16
+        parts = min(2 * _parallel.threads(), rows)
+        step = -(-rows // parts) * 16
+        _parallel.run([(kernels.normal_fill_float,
+                        (bits[start:start + step], values[start:start + step], mean, std,
+                         affine), {}) for start in range(0, full, step)])
+        if full != n:
+            kernels.normal_fill_float(self._draw_bits32(16), values[n - 16:], mean, std, affine)
+        return values
 
     def _normal_doubles(self, n, mean=0.0, std=1.0):
         """n draws of `normal_distribution<double>(mean, std)`, as float64.

@@ -4,6 +4,7 @@ Each check runs in a subprocess whose import system refuses the optional package
 `sys.meta_path` finder raising ImportError), as on a machine where they were never
 installed; `.ci/run` proves the same with real fresh virtual environments.
 """
+import hashlib
 import os
 import subprocess
 import sys
@@ -11,10 +12,12 @@ import textwrap
 
 import pytest
 
+import ember
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Every package ember may touch but must not need (ml_dtypes is core, yet optional at import).
 OPTIONAL = ("ml_dtypes", "scipy", "threadpoolctl", "safetensors", "tqdm", "matplotlib",
-            "sklearn", "cupy", "mpi4py", "torch")
+            "sklearn", "cupy", "mpi4py", "numba", "llvmlite", "torch")
 
 _BLOCKER = """
 import sys
@@ -47,6 +50,7 @@ def without_optionals():
     """One interpreter with every optional package missing: import, compute, train, and
     ask for what needs a missing package; its printed lines, by label."""
     out = assert_ran(run_python("""
+        import hashlib
         import io
         import ember
         import numpy as np
@@ -105,6 +109,9 @@ def without_optionals():
             ember.zeros(1, device="cuda")
         except AssertionError as error:
             print("cuda:", error, *error.__notes__)
+        ember.manual_seed(5)   # large draws: the compiled kernels' size, through NumPy
+        big = ember.randn(1 << 16 | 7), ember.rand(1 << 16), ember.randint(9, (1 << 16,))
+        print("large draws:", [hashlib.sha256(t.numpy().tobytes()).hexdigest() for t in big])
         print("loaded:", sorted(name for name in BLOCKED if name in sys.modules))
         """, blocked=OPTIONAL))
     return dict(line.split(": ", 1) for line in out.splitlines())
@@ -115,6 +122,14 @@ def test_ember_imports_and_trains_with_every_optional_package_missing(without_op
     assert without_optionals["safetensors"] == "[[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]"
     assert without_optionals["float64"] == "True True True"
     assert without_optionals["loaded"] == "[]"
+
+
+def test_large_draws_without_numba_are_the_compiled_kernels_draws(without_optionals):
+    """The subprocess drew through NumPy alone; here numba (when installed) compiles them."""
+    ember.manual_seed(5)
+    big = ember.randn(1 << 16 | 7), ember.rand(1 << 16), ember.randint(9, (1 << 16,))
+    digests = [hashlib.sha256(t.numpy().tobytes()).hexdigest() for t in big]
+    assert without_optionals["large draws"] == repr(digests)
 
 
 def test_bfloat16_without_ml_dtypes_says_what_to_install(without_optionals):

@@ -16,7 +16,7 @@ from .._meta import MetaArray as _MetaArray, meta_array as _meta_array
 
 __all__ = ["numpy", "ndarray", "generic", "cupy_module", "cupy_available", "is_cupy_array",
            "as_strided", "address", "allocate", "allocating", "allocation_refusal",
-           "storage_nbytes", "allocation_error", "one_blas_thread"]
+           "storage_nbytes", "allocation_error", "one_blas_thread", "cpu_features"]
 
 _cupy = None
 _cupy_checked = False
@@ -44,6 +44,13 @@ def cupy_available():
         return cp.cuda.runtime.getDeviceCount() > 0
     except Exception:
         return False
+
+
+def cpu_features():
+    """The SIMD features NumPy detected on this CPU ({"AVX2": True, "AVX512FP16": ...}):
+    PyTorch picks some of its CPU kernels, and so its messages, by the same features."""
+    core = getattr(numpy, "_core", None) or getattr(numpy, "core")
+    return core._multiarray_umath.__cpu_features__
 
 
 def is_cupy_array(obj):

@@ -10,7 +10,7 @@ any order come out of the same code. The array work is in `_im2col`.
 import warnings
 
 from . import _autocast
-from .. import _diagnose, _errors
+from .. import _backend, _diagnose, _errors
 from ..autograd.graph import Node, _hook_stack
 from ._common import attach, grad_state, wrap
 from . import _im2col
@@ -137,11 +137,11 @@ def _check_dtypes(input, weight, bias, transposed, n, groups):
         raise NotImplementedError(_errors.not_implemented_for(_SLOW_KERNELS[n, transposed],
                                                               x_dtype))
     if x_dtype is not w_dtype:
-        if x_dtype.name == "bfloat16" or not transposed and _takes_onednn(input, weight, groups):
-            # bfloat16 has no legacy tensor type name: PyTorch prints its dispatch type
-            name = "CPUBFloat16Type" if x_dtype.name == "bfloat16" else input.type()
-            message = (f"Input type ({name}) and weight type ({weight.type()}) should be "
-                       "the same or input should be a MKLDNN tensor and weight is a dense tensor")
+        if (x_dtype.name == "bfloat16" or x_dtype.name == "float16" and _ONEDNN_HALF
+                or not transposed and _takes_onednn(input, weight, groups)):
+            message = (f"Input type ({_onednn_type_name(input)}) and weight type "
+                       f"({_onednn_type_name(weight)}) should be the same or input should be "
+                       "a MKLDNN tensor and weight is a dense tensor")
         else:
             message = (f"expected scalar type {_errors.scalar_type_name(x_dtype)} but found "
                        f"{_errors.scalar_type_name(w_dtype)}")
@@ -151,6 +151,18 @@ def _check_dtypes(input, weight, bias, transposed, n, groups):
         # the 1-d and 2-d transposed kernels add a bias of any dtype, cast to the output's
         raise RuntimeError(f"expected scalar type {_errors.scalar_type_name(x_dtype)} but "
                            f"found {_errors.scalar_type_name(bias.dtype)}")
+
+
+def _onednn_type_name(tensor):
+    """The type oneDNN's dtype message names: bfloat16 has no legacy tensor type name, so
+    PyTorch prints its dispatch type."""
+    return "CPUBFloat16Type" if tensor.dtype.name == "bfloat16" else tensor.type()
+
+
+# PyTorch's CPU build runs every half-precision convolution through oneDNN where the CPU
+# computes in float16 itself (AVX512-FP16, or AMX-FP16, which comes with it), as it always
+# does bfloat16; elsewhere half takes the slow kernels, whose dtype message differs.
+_ONEDNN_HALF = bool(_backend.cpu_features().get("AVX512FP16"))
 
 
 def _takes_onednn(input, weight, groups):

@@ -10,7 +10,10 @@ block's update into the parameters it covers. Blocks are shared out to the threa
 pool (`ember._parallel`) by contiguous runs.
 
 Every element sees exactly the arithmetic of `_adam_arrays` (elementwise kernels;
-nothing is reduced), so the trajectory is bit for bit the per-parameter one.
+nothing is reduced), so the trajectory is bit for bit the per-parameter one. With numba
+installed, a group of `COMPILED` elements or more skips the blocks: each parameter's
+update is one compiled loop (`ember._compiled.optim_kernels`) doing the same operations,
+the groups that add the L2 penalty to the gradient (non-decoupled weight decay) aside.
 
 The layout is used only while it is intact: the same parameters in the same order,
 each state tensor still the view made here (a loaded state dict, a parameter added
@@ -19,7 +22,7 @@ per-parameter path), equal step counts, and every parameter passing `_kernels.fa
 """
 import threading
 
-from .. import _parallel
+from .. import _compiled, _parallel
 from ..ops._common import wrap
 from . import _kernels
 
@@ -28,13 +31,15 @@ __all__ = []
 BLOCK = 1 << 16        # elements per block (a job): ~6 live float32 blocks fit a 2 MiB L2
 PARALLEL = _parallel.THRESHOLD  # elements from which the blocks are shared out to the pool
 # (the MLP's 270k-element Adam step took 397 us serial and 410-436 us on 2 threads)
+COMPILED = 1 << 16   # elements from which a group takes the compiled kernel, when numba is
+# installed (ember._compiled: the same bits in one pass instead of thirteen)
 _MOMENTS = ("exp_avg", "exp_avg_sq", "max_exp_avg_sq")
 
 
 class FlatMoments:
     """The flat buffers of one parameter group and the views its state holds."""
 
-    __slots__ = ("params", "datas", "buffers", "views", "pieces", "size", "xp")
+    __slots__ = ("params", "datas", "buffers", "views", "pieces", "size", "xp", "flats")
 
     def __init__(self, params, amsgrad):
         first = params[0]._data
@@ -44,10 +49,11 @@ class FlatMoments:
         self.size = sum(d.size for d in self.datas)
         count = 3 if amsgrad else 2
         self.buffers = [self.xp.zeros(self.size, dtype=first.dtype) for _ in range(count)]
-        self.views, offset = [], 0
+        self.views, self.flats, offset = [], [], 0
         for data in self.datas:
             n = data.size
-            self.views.append([b[offset:offset + n].reshape(data.shape) for b in self.buffers])
+            self.flats.append([b[offset:offset + n] for b in self.buffers])
+            self.views.append([flat.reshape(data.shape) for flat in self.flats[-1]])
             offset += n
         self.pieces = _blocks(self.datas)
 
@@ -122,10 +128,33 @@ def step(flat, params, grads, states, beta1, beta2, lr, weight_decay, eps, maxim
                1 - lr * weight_decay if weight_decay != 0 and decoupled_weight_decay else None)
     sources = [g._data.reshape(-1) for g in grads]
     targets = [d.reshape(-1) for d in flat.datas]
+    if flat.size >= COMPILED and (weight_decay == 0 or decoupled_weight_decay):
+        kernels = _compiled.load("optim_kernels")
+        if kernels is not None:
+            _compiled_step(kernels.adam_update, flat, sources, targets, scalars, amsgrad)
+            _bump(params, states, weight_decay, decoupled_weight_decay, amsgrad)
+            return
     shared = (xp, dtype, flat.buffers, sources, targets, scalars)
     jobs = [(_run_block, block + shared, {}) for block in flat.pieces]
     _parallel.run(jobs, None if flat.size >= PARALLEL else 0)
     _bump(params, states, weight_decay, decoupled_weight_decay, amsgrad)
+
+
+def _compiled_step(adam_update, flat, sources, targets, scalars, amsgrad):
+    """The update of each parameter in one compiled pass (`_run_block`'s arithmetic, with
+    every scalar rounded to the parameters' precision as NumPy rounds it there)."""
+    (weight1, beta2, weight2, bias_correction2_sqrt, eps, step_value, maximize, _,
+     decay) = scalars
+    real = flat.buffers[0].dtype.type
+    weight1 = real(weight1)
+    numbers = (weight1, real(1) - weight1, real(beta2), real(weight2),
+               real(bias_correction2_sqrt), real(eps), real(step_value),
+               real(1 if decay is None else decay), bool(maximize), amsgrad,
+               bool(abs(weight1) < 0.5), decay is not None)
+    for buffers, grad, param in zip(flat.flats, sources, targets):
+        if grad.strides[0] != grad.itemsize:   # a strided gradient: read it contiguous
+            grad = grad.copy()
+        adam_update(buffers[0], buffers[1], buffers[-1], grad, param, *numbers)
 
 
 def _bump(params, states, weight_decay, decoupled_weight_decay, amsgrad):

@@ -1,0 +1,146 @@
+"""The optional compiled kernels (numba) against the NumPy code they replace.
+
+The NumPy code is the reference: a compiled kernel must give the same bits on every
+input, so that results do not depend on whether numba is installed. Draws large enough
+to take the compiled path are compared with the same draws through NumPy alone (the
+kernel module hidden), and with PyTorch in test_random_large.py.
+"""
+import copy
+
+import numpy as np
+import pytest
+
+import ember
+from ember import _compiled, _random, _random_kernels
+
+pytest.importorskip("numba")
+kernels = _compiled.load("random_kernels")
+
+LARGE = _random._COMPILED_MIN
+
+
+def _rows_of_every_input():
+    """Rows of 16 raw draws whose first halves hold every 24-bit value once and whose
+    second halves hold every value in reverse, with random upper bits (the kernel
+    ignores them)."""
+    every = np.arange(1 << 24, dtype=np.uint32)
+    upper = np.random.default_rng(0).integers(0, 256, 1 << 24, dtype=np.uint32) << 24
+    rows = np.empty(((1 << 24) // 8, 16), np.uint32)
+    rows[:, :8] = (every | upper).reshape(-1, 8)
+    rows[:, 8:] = (every[::-1] | upper[::-1]).reshape(-1, 8)
+    return rows
+
+
+def test_normal_kernel_matches_the_numpy_kernel_on_every_input():
+    rows = _rows_of_every_input()
+    expected = _random_kernels._normal_fill_avx2(rows, 0.0, 1.0)
+    got = np.empty(rows.size, np.float32)
+    kernels.normal_fill_float(rows.reshape(-1), got, np.float32(0), np.float32(1), False)
+    assert np.array_equal(got.view(np.uint32), expected.reshape(-1).view(np.uint32))
+
+
+@pytest.mark.parametrize("mean, std", [(0.5, 2.0), (-3.0, 1.0), (0.0, 1e-3), (1e4, 0.1)])
+def test_normal_kernel_with_mean_and_std_matches_the_numpy_kernel(mean, std):
+    rows = np.random.default_rng(1).integers(0, 1 << 32, (4099, 16), dtype=np.uint32)
+    expected = _random_kernels._normal_fill_avx2(rows, mean, std)
+    got = np.empty(rows.size, np.float32)
+    kernels.normal_fill_float(rows.reshape(-1), got, np.float32(mean), np.float32(std), True)
+    assert np.array_equal(got.view(np.uint32), expected.reshape(-1).view(np.uint32))
+
+
+@pytest.mark.parametrize("skip", [0, 1, 396, 623, 624])
+@pytest.mark.parametrize("n", [1, 227, 623, 624, 625, 1249, 70_001])
+def test_mt19937_fill_gives_numpys_words_and_state(skip, n):
+    reference = np.random.MT19937(0)
+    reference.state = {"bit_generator": "MT19937",
+                       "state": {"key": _random._init_genrand(1234), "pos": 624}}
+    np.random.Generator(reference).integers(0, 1 << 32, skip, dtype=np.uint32)
+    state = reference.state["state"]
+    words = np.append(state["key"], np.uint32(state["pos"]))
+    got = np.empty(n, np.uint32)
+    kernels.mt19937_fill(words, got)
+    expected = np.random.Generator(reference).integers(0, 1 << 32, n, dtype=np.uint32)
+    after = reference.state["state"]
+    assert np.array_equal(got, expected)
+    assert np.array_equal(words[:624], after["key"]) and words[624] == after["pos"]
+
+
+def _large_draws():
+    """Draws that take the compiled path where numba is installed, with the state after."""
+    ember.manual_seed(7)
+    g = ember.Generator().manual_seed(11)
+    values = [ember.randn(LARGE + 5), ember.rand(LARGE), ember.randn(LARGE + 16, generator=g),
+              ember.randint(0, 1000, (LARGE,)), ember.randn(LARGE, dtype=ember.float16),
+              ember.empty(LARGE * 2).normal_(3.0, 0.5), ember.randn(LARGE // 16 * 16 + 9),
+              ember.rand(5), ember.randn(40)]
+    return [v.numpy().tobytes() for v in values] + [ember.get_rng_state().numpy().tobytes(),
+                                                    g.get_state().numpy().tobytes()]
+
+
+def test_large_draws_are_the_same_with_and_without_the_compiled_kernels(monkeypatch):
+    compiled = _large_draws()
+    monkeypatch.setitem(_compiled._modules, "random_kernels", None)
+    assert _large_draws() == compiled
+
+
+def test_a_copied_generator_draws_from_its_own_state():
+    g = ember.Generator().manual_seed(3)
+    ember.randn(LARGE, generator=g)      # g's state is now mapped for the compiled kernel
+    twin = copy.deepcopy(g)
+    first, second = ember.randn(LARGE, generator=g), ember.randn(LARGE, generator=twin)
+    assert ember.equal(first, second)
+    assert ember.equal(g.get_state(), twin.get_state())
+    ember.randn(LARGE, generator=g)
+    assert not ember.equal(g.get_state(), twin.get_state())
+
+
+def _adam_run(name, kwargs, dtype):
+    """Three steps of `name` over a group large enough for the compiled kernel (with a
+    transposed gradient, and NaN and inf among the gradients); params and state, as bytes."""
+    rng = np.random.default_rng(2)
+    shapes = [(300, 256), (256,), (17,)]
+    params = [ember.nn.Parameter(ember.tensor(rng.standard_normal(s) * 0.1, dtype=dtype))
+              for s in shapes]
+    optimizer = getattr(ember.optim, name)(params, **kwargs)
+    for step in range(3):
+        grads = [rng.standard_normal(s) for s in shapes]
+        grads[2][step] = (np.nan, np.inf, -np.inf)[step]
+        params[0].grad = ember.tensor(grads[0].T.copy(), dtype=dtype).t()
+        for p, g in zip(params[1:], grads[1:]):
+            p.grad = ember.tensor(g, dtype=dtype)
+        optimizer.step()
+    state = [t.numpy().tobytes() for p in params for t in optimizer.state[p].values()]
+    return [p.detach().numpy().tobytes() for p in params] + state
+
+
+@pytest.mark.parametrize("dtype", [ember.float32, ember.float64])
+@pytest.mark.parametrize("name, kwargs", [
+    ("Adam", {}), ("Adam", {"amsgrad": True}), ("Adam", {"maximize": True, "lr": 0.1}),
+    ("Adam", {"betas": (0.3, 0.5), "eps": 1e-3}), ("Adam", {"weight_decay": 0.1}),
+    ("AdamW", {}), ("AdamW", {"amsgrad": True, "lr": 0.01, "weight_decay": 0.5})])
+def test_adam_steps_are_the_same_with_and_without_the_compiled_kernel(monkeypatch, name,
+                                                                       kwargs, dtype):
+    compiled = _adam_run(name, kwargs, dtype)
+    monkeypatch.setitem(_compiled._modules, "optim_kernels", None)
+    assert _adam_run(name, kwargs, dtype) == compiled
+
+
+def test_the_adam_benchmark_group_takes_the_compiled_kernel(monkeypatch):
+    """The group of the tests above is large enough (so they compare two paths)."""
+    calls = []
+    kernel = _compiled.load("optim_kernels").adam_update
+    monkeypatch.setattr(_compiled.load("optim_kernels"), "adam_update",
+                        lambda *args: calls.append(1) or kernel(*args))
+    _adam_run("Adam", {}, ember.float32)
+    assert len(calls) == 9
+
+
+def test_an_unexpected_state_layout_falls_back_to_numpy(monkeypatch):
+    """Where NumPy's mt19937 state is not the key followed by the position, the generator
+    notices at once and draws through NumPy, with the same values."""
+    expected = _large_draws()
+    monkeypatch.setattr(_random, "_STATE_STRUCT", _random._STATE_STRUCT._type_ * 626)
+    fresh = ember.Generator()
+    assert fresh._state_words() is None and fresh._words is False
+    monkeypatch.setattr(ember.Generator, "_state_words", lambda self: None)
+    assert _large_draws() == expected
