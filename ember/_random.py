@@ -56,9 +56,8 @@ _MASK53, _EPS53, _EPS24 = (1 << 53) - 1, 2.0 ** -53, 2.0 ** -24
 _SMALL_UNIFORM = 16              # up to this many uniforms, Python floats do the work
 _FEW_PAIRS, _AHEAD_MOST = 64, 512  # pairs: the scalar path's limit, the largest batch ahead
 _sqrt, _log1p, _cos, _sin, _prod = math.sqrt, math.log1p, math.cos, math.sin, math.prod
-# From this many values a draw takes the compiled kernels when numba is installed (loading
-# them costs a fraction of a second once per process; below this NumPy's path is quick).
-_COMPILED_MIN = 1 << 16
+# From this many values a draw takes the compiled kernels when numba is installed.
+_COMPILED_MIN = _compiled.MIN_SIZE
 _STATE_STRUCT = ctypes.c_uint32 * (_STATE_WORDS + 1)   # NumPy's mt19937_state: key, pos
 
 

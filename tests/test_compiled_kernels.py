@@ -144,3 +144,94 @@ def test_an_unexpected_state_layout_falls_back_to_numpy(monkeypatch):
     assert fresh._state_words() is None and fresh._words is False
     monkeypatch.setattr(ember.Generator, "_state_words", lambda self: None)
     assert _large_draws() == expected
+
+
+# ---------------------------------------------------------------- gelu
+def _gelu_inputs():
+    rng = np.random.default_rng(3)
+    x = (rng.standard_normal(1 << 17) * 4).astype(np.float32)
+    specials = [0.0, -0.0, np.nan, -np.nan, np.inf, -np.inf, 1e20, -1e20, 13.5, -13.5, 9.0,
+                -9.0, 1e-40, -1e-40, 1e-3, -1e-3, 3.4e38, -3.4e38]
+    x[:len(specials)] = specials
+    return x
+
+
+def test_gelu_kernel_differs_from_the_numpy_formula_only_through_exp():
+    """The exponential is the only operation computed differently (correctly rounded in
+    the kernel, within NumPy's stated ulps in NumPy): the density is within 2 ulps, and
+    gelu within the absolute error 1 + erf(x / sqrt 2) carries in float32."""
+    from ember.ops import _erf
+    kernels = _compiled.load("activation_kernels")
+    x = _gelu_inputs()
+    result, one_plus, density = (np.empty_like(x) for _ in range(3))
+    kernels.gelu_forward(x, result, one_plus, density)
+    numpy_one_plus, numpy_density = _erf.gelu_parts(np, x)
+    with np.errstate(invalid="ignore", over="ignore"):
+        numpy_result = numpy_one_plus * x
+        numpy_result *= np.float32(0.5)
+        exponent = x * x * np.float32(-0.5) + np.float32(_erf._LOG_INV_SQRT_2PI)
+    assert np.array_equal(density, np.exp(exponent.astype(np.float64)).astype(np.float32),
+                          equal_nan=True)   # the exponential, correctly rounded
+    np.testing.assert_array_max_ulp(density, numpy_density, maxulp=2)
+    _assert_within_gelus_error(result, numpy_result, _gelu_bounds(x, x)[0])
+
+
+def _assert_within_gelus_error(got, expected, bound):
+    """Equal where either is not finite; elsewhere apart by at most `bound`, what two ulps
+    of 1 + erf(x / sqrt 2) (float32's 1.2e-7 each) and of the density can move them."""
+    finite = np.isfinite(got) & np.isfinite(expected)
+    assert np.array_equal(got[~finite], expected[~finite], equal_nan=True)
+    gap = np.abs(got[finite].astype(np.float64) - expected[finite])
+    assert (gap <= bound[finite]).all()
+    assert np.array_equal(np.signbit(got[finite]), np.signbit(expected[finite]))
+
+
+def _gelu_bounds(x, grad):
+    """(forward, backward) bounds: x / 2 times two ulps of one_plus, plus the result's own
+    rounding (measured at most 1.74e-7 |x|); grad times as much again with the density's
+    share."""
+    x = np.abs(x.astype(np.float64))
+    return 2.5e-7 * x, 3e-7 * np.abs(grad) * (1 + x)
+
+
+def test_gelu_backward_kernel_is_the_numpy_formula_bit_for_bit():
+    from ember.ops import _erf
+    kernels = _compiled.load("activation_kernels")
+    x = _gelu_inputs()
+    one_plus, density = _erf.gelu_parts(np, x)
+    grad = np.random.default_rng(4).standard_normal(x.size).astype(np.float32)
+    got = np.empty_like(x)
+    kernels.gelu_backward(x, one_plus, density, grad, got)
+    with np.errstate(invalid="ignore"):
+        expected = x * density
+        expected += 0.5 * one_plus
+        expected *= grad
+    assert np.array_equal(got.view(np.uint32), expected.view(np.uint32))
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "transposed"])
+def test_gelu_with_and_without_the_compiled_kernels(monkeypatch, layout):
+    """A large gelu and its gradient agree with the NumPy path (to the bound above), and
+    a strided input, which the kernel does not take, gives the NumPy path's bits."""
+    x = _gelu_inputs().reshape(512, 256)
+    grad = np.random.default_rng(5).standard_normal((512, 256)).astype(np.float32)
+    if layout == "transposed":
+        x, grad = x.T, grad.T
+
+    def run():
+        t = ember.tensor(x).requires_grad_()
+        if layout == "transposed":
+            t = ember.tensor(x.T).t().detach().requires_grad_()
+        out = ember.nn.functional.gelu(t)
+        out.backward(ember.tensor(grad))
+        return out.detach().numpy(), t.grad.numpy()
+
+    compiled = run()
+    monkeypatch.setitem(_compiled._modules, "activation_kernels", None)
+    plain = run()
+    if layout == "transposed":
+        assert all(np.array_equal(a.view(np.uint32), b.view(np.uint32))
+                   for a, b in zip(compiled, plain))
+        return
+    for got, expected, bound in zip(compiled, plain, _gelu_bounds(x, grad)):
+        _assert_within_gelus_error(got, expected, bound)

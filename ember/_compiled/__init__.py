@@ -6,7 +6,9 @@ NumPy's Generator costs twice the generator itself), and memory traffic, not
 arithmetic, sets its time. numba compiles the same arithmetic (the same IEEE float32
 and float64 operations in the same order, no fast-math, no contraction into fused
 multiply-adds) into one loop, so its results are bit for bit those of the NumPy code,
-which stays the fallback and the reference the tests compare against.
+which stays the fallback and the reference the tests compare against. (A transcendental
+function is the exception: NumPy's float32 `exp` is its own SIMD routine, which a
+compiled loop cannot call; `activation_kernels` says what it does instead.)
 
 numba is optional (`pip install 'ember-tensor[fast]'`). `load(name)` imports
 `ember._compiled.<name>` the first time it is asked for and returns it, or None when
@@ -17,7 +19,14 @@ callers ask for one only for work large enough to repay that once.
 """
 import importlib
 
-__all__ = ["load"]
+from .. import _parallel
+
+__all__ = ["load", "split_run", "MIN_SIZE"]
+
+# Elements from which callers ask for a kernel module: below it NumPy's call costs little,
+# and a first use there should not pay the kernels' loading.
+MIN_SIZE = 1 << 16
+_PIECE = 1 << 16   # elements per job at least when a kernel's work is shared out
 
 _modules = {}
 
@@ -34,3 +43,17 @@ def load(name):
         module = None
     _modules[name] = module
     return module
+
+
+def split_run(kernel, arrays, *scalars):
+    """`kernel(*arrays, *scalars)` over equal pieces of the flat, equally long `arrays`,
+    shared out to the elementwise threads (`ember._parallel`); the kernels release the GIL
+    and treat each element on its own, so the pieces give the whole call's bits."""
+    n = arrays[0].size
+    parts = min(2 * _parallel.threads(), n // _PIECE)
+    if parts <= 1:
+        kernel(*arrays, *scalars)
+        return
+    step = -(-n // parts)
+    _parallel.run([(kernel, tuple(a[start:start + step] for a in arrays) + scalars, {})
+                   for start in range(0, n, step)])

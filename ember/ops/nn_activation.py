@@ -14,7 +14,7 @@ import warnings
 
 from . import _autocast
 from .._dtype import is_floating as _is_floating
-from .. import _arguments, _dtype
+from .. import _arguments, _backend, _compiled, _dtype
 from ..autograd.graph import Node
 from . import _erf, nn_ops
 from .._errors import scalar_type_name
@@ -247,13 +247,17 @@ def gelu(input, *, approximate="none"):
     xp = input._device.xp
     if approximate == "none" and a.dtype not in _REDUCED:
         density = None
-        if a.dtype == _FLOAT32 and a.ndim:
-            one_plus, density = _erf.gelu_parts(xp, a)
+        parts = _compiled_gelu(a) if a.dtype == _FLOAT32 else None
+        if parts is not None:
+            result, one_plus, density = parts
         else:
-            one_plus = _erf.erf(xp, a * _SQRT_HALF)
-            one_plus += 1
-        result = one_plus * a  # x * 0.5 * (1 + erf) (the 0.5 is exact in any order)
-        result *= 0.5
+            if a.dtype == _FLOAT32 and a.ndim:
+                one_plus, density = _erf.gelu_parts(xp, a)
+            else:
+                one_plus = _erf.erf(xp, a * _SQRT_HALF)
+                one_plus += 1
+            result = one_plus * a  # x * 0.5 * (1 + erf) (the 0.5 is exact in any order)
+            result *= 0.5
         out = _finish(input, result, GeluBackward0, approximate)
         if out.grad_fn is not None:  # the backward's cdf (and density), without a second pass
             out.grad_fn.one_plus, out.grad_fn.density = one_plus, density
@@ -265,6 +269,30 @@ def gelu(input, *, approximate="none"):
         def forward(x):
             return 0.5 * x * (1 + xp.tanh(_GELU_BETA * (x + _GELU_KAPPA * x * x * x)))
     return _finish(input, upcast(forward, a), GeluBackward0, approximate)
+
+
+def _gelu_kernels(*arrays):
+    """The compiled gelu kernels when every array is a large C-contiguous NumPy float32
+    array of one shape and numba is installed; else None (the NumPy formulas run)."""
+    first = arrays[0]
+    if first.size < _compiled.MIN_SIZE:
+        return None
+    for array in arrays:
+        if (array.__class__ is not _backend.ndarray or array.dtype != _FLOAT32
+                or array.shape != first.shape or not array.flags.c_contiguous):
+            return None
+    return _compiled.load("activation_kernels")
+
+
+def _compiled_gelu(a):
+    """gelu(a), 1 + erf(a / sqrt 2) and the normal density at a, in one compiled pass
+    (`_compiled.activation_kernels`: gelu_parts' arithmetic), or None."""
+    kernels = _gelu_kernels(a)
+    if kernels is None:
+        return None
+    parts = [_backend.numpy.empty(a.shape, _FLOAT32) for _ in range(3)]
+    _compiled.split_run(kernels.gelu_forward, [x.reshape(-1) for x in [a] + parts])
+    return parts
 
 
 class GeluBackward0(_SavedInput):
@@ -280,6 +308,13 @@ class GeluBackward0(_SavedInput):
         if one_plus is not None and not grad_state.enabled:  # first order: on arrays
             a, xp = x._data, x._device.xp
             density = self.density
+            kernels = None if density is None else _gelu_kernels(a, grad._data, one_plus,
+                                                                   density)
+            if kernels is not None:   # grad * (x * density + 0.5 * one_plus), one pass
+                slope = xp.empty(a.shape, _FLOAT32)
+                _compiled.split_run(kernels.gelu_backward, [
+                    y.reshape(-1) for y in (a, one_plus, density, grad._data, slope)])
+                return (wrap(slope, x._device),)
             if density is None:
                 density = xp.asarray(a * a)  # (0-d: still an array)
                 density *= -0.5

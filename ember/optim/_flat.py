@@ -31,8 +31,8 @@ __all__ = []
 BLOCK = 1 << 16        # elements per block (a job): ~6 live float32 blocks fit a 2 MiB L2
 PARALLEL = _parallel.THRESHOLD  # elements from which the blocks are shared out to the pool
 # (the MLP's 270k-element Adam step took 397 us serial and 410-436 us on 2 threads)
-COMPILED = 1 << 16   # elements from which a group takes the compiled kernel, when numba is
-# installed (ember._compiled: the same bits in one pass instead of thirteen)
+COMPILED = _compiled.MIN_SIZE   # elements from which a group takes the compiled kernel,
+# when numba is installed (ember._compiled: the same bits in one pass instead of thirteen)
 _MOMENTS = ("exp_avg", "exp_avg_sq", "max_exp_avg_sq")
 
 

@@ -1,0 +1,104 @@
+"""GELU's forward and backward in one pass each (see the package docstring).
+
+`gelu_forward` is `ops._erf.gelu_parts` followed by gelu's `one_plus * x * 0.5`, the
+same float32 operations in the same order, with one exception: the exponential. NumPy's
+float32 `exp` is its own SIMD routine, which numba cannot call from a loop, and LLVM
+would call the C library's `expf` once per element, unvectorized. `_exp` computes it in
+float64 instead (reduction by ln 2, a degree-10 Taylor polynomial, the power of two
+set in the exponent bits: relative error below 1e-12) and rounds once to float32, so it
+is the correctly rounded value almost everywhere, and NumPy's within its stated ulp.
+The gradient, `grad * (x * density + 0.5 * one_plus)`, is IEEE arithmetic only: the
+same bits as the NumPy formula.
+"""
+import math
+
+import numba
+import numpy as np
+from llvmlite import ir
+from numba.core import types
+from numba.extending import intrinsic
+
+from ..ops._erf import _GELU_A, _GELU_P, _LOG_INV_SQRT_2PI
+
+__all__ = ["gelu_forward", "gelu_backward"]
+
+_F32 = np.float32
+_P = _F32(_GELU_P)
+_A0, _A1, _A2, _A3, _A4 = (_F32(c) for c in _GELU_A)
+_LOG_DENSITY = _F32(_LOG_INV_SQRT_2PI)
+_ONE, _HALF, _MINUS_HALF = _F32(1.0), _F32(0.5), _F32(-0.5)
+_LOG2E = 1.0 / math.log(2.0)
+_LN2_HIGH = 0.6931471803691238      # ln 2 split so that q * _LN2_HIGH is exact for |q| < 2**11
+_LN2_LOW = 1.9082149292705877e-10
+_T0, _T1, _T2, _T3, _T4, _T5, _T6, _T7, _T8, _T9, _T10 = (1.0 / math.factorial(k)
+                                                          for k in range(10, -1, -1))
+_OPTIONS = dict(nogil=True, cache=True, error_model="numpy")
+
+
+@intrinsic
+def _double_from_bits(typingctx, value):
+    """The float64 whose bits are the int64 `value`."""
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.DoubleType())
+    return types.float64(types.int64), codegen
+
+
+@intrinsic
+def _sign_bit(typingctx, value):
+    """Whether the float32 `value` has its sign bit set (-0.0 and negative NaN included)."""
+    def codegen(context, builder, signature, args):
+        bits = builder.bitcast(args[0], ir.IntType(32))
+        return builder.icmp_signed("<", bits, ir.Constant(ir.IntType(32), 0))
+    return types.boolean(types.float32), codegen
+
+
+@numba.njit(inline="always")
+def _exp(x):
+    """exp of a float32, computed in float64 and rounded once."""
+    d = np.float64(x)
+    clamped = min(max(d, -120.0), 100.0)   # past these float32 holds 0 and inf anyway
+    q = np.floor(clamped * _LOG2E + 0.5)
+    r = (clamped - q * _LN2_HIGH) - q * _LN2_LOW
+    p = _T0
+    p = p * r + _T1
+    p = p * r + _T2
+    p = p * r + _T3
+    p = p * r + _T4
+    p = p * r + _T5
+    p = p * r + _T6
+    p = p * r + _T7
+    p = p * r + _T8
+    p = p * r + _T9
+    p = p * r + _T10
+    value = np.float32(p * _double_from_bits((np.int64(q) + 1023) << 52))
+    return value if d == d else x         # NaN stays NaN
+
+
+def _forward(x, result, one_plus, density):
+    for i in range(x.size):
+        v = x[i]
+        t = _ONE / (abs(v) * _P + _ONE)
+        tail = t * _A4
+        tail = (tail + _A3) * t
+        tail = (tail + _A2) * t
+        tail = (tail + _A1) * t
+        tail = (tail + _A0) * t
+        d = _exp((v * v) * _MINUS_HALF + _LOG_DENSITY)
+        density[i] = d
+        o = _ONE - tail * d                # erf(|x| / sqrt 2), then the sign of x
+        if _sign_bit(v):
+            o = -o
+        o = o + _ONE
+        one_plus[i] = o
+        result[i] = (o * v) * _HALF
+
+
+def _backward(x, one_plus, density, grad, out):
+    for i in range(x.size):
+        out[i] = (x[i] * density[i] + _HALF * one_plus[i]) * grad[i]
+
+
+_ARRAY = "float32[::1]"
+gelu_forward = numba.njit(f"void({_ARRAY}, {_ARRAY}, {_ARRAY}, {_ARRAY})", **_OPTIONS)(_forward)
+gelu_backward = numba.njit(f"void({_ARRAY}, {_ARRAY}, {_ARRAY}, {_ARRAY}, {_ARRAY})",
+                           **_OPTIONS)(_backward)
