@@ -84,11 +84,13 @@ class _Batch:
                     return
                 self.next = index + 1
             function, args, kwargs = jobs[index]
+            jobs[index] = None   # a finished job holds no views of the caller's arrays
             try:
                 function(*args, **kwargs)
             except BaseException as error:  # handed to the caller, which raises it
                 if self.error is None:
                     self.error = error
+            function = args = kwargs = None
             with lock:
                 self.left -= 1
                 if self.left == 0:

@@ -156,6 +156,9 @@ def _run_plain(ready, buffers, deps, retain_graph):
             deps[child] = remaining
             if remaining == 0:
                 heappush(ready, (-child._sequence_nr, id(child), child))
+        # Hold no gradient past its hand-off: AccumulateGrad keeps one without a copy only
+        # when the engine's own references are the last (graph._unshared counts them).
+        grads_out = grad = None
 
 
 def _run_post_hooks(node, grads_out, grads_in):

@@ -7,6 +7,7 @@ needs. Saved tensors carry the version they had when saved, so an in-place
 change made afterwards is caught instead of silently giving a wrong gradient.
 """
 import itertools
+import sys
 import traceback
 import weakref
 
@@ -192,7 +193,8 @@ class AccumulateGrad(Node):
                     grad = _errors.check_hook_result(hook, grad, replaced)
         existing = variable._grad
         if existing is None:
-            variable._grad = grad if grad._requires_grad else grad._owned_copy()
+            variable._grad = grad if grad._requires_grad or _unshared(grad) else \
+                grad._owned_copy()
         elif grad._requires_grad or existing._requires_grad:
             variable._grad = existing + grad
         else:
@@ -202,6 +204,30 @@ class AccumulateGrad(Node):
             for hook in tuple(post):
                 hook(variable)
         return ()
+
+
+# References to an incoming gradient that nobody else holds, inside AccumulateGrad.backward
+# called by the engine (its list of inputs, the argument, getrefcount's own), and to its
+# array and storage (the tensor's two slots / its one slot, `_unshared`'s local name for
+# the array, getrefcount's argument).
+_GRAD_REFS, _ARRAY_REFS, _STORAGE_REFS = 3, 4, 2
+_getrefcount = sys.getrefcount if sys.implementation.name == "cpython" else None
+
+
+def _unshared(grad):
+    """Whether `.grad` may keep this incoming gradient itself instead of a copy, as
+    PyTorch's AccumulateGrad steals a gradient whose use count says it is the only
+    holder: a C-contiguous array of its own memory that no other tensor, view, node
+    or hook still holds (the reference counts of the tensor, its array and its storage
+    are those of the engine's own hands). Saves a copy of every parameter's gradient
+    on the first backward after `zero_grad(set_to_none=True)`."""
+    if _getrefcount is None or grad._base is not None or grad._extras is not None:
+        return False
+    data = grad._data
+    return (data.base is None and data.flags.c_contiguous
+            and _getrefcount(grad) <= _GRAD_REFS + 1      # + this function's argument
+            and _getrefcount(data) <= _ARRAY_REFS
+            and _getrefcount(grad._storage) <= _STORAGE_REFS)
 
 
 def grad_accumulator(tensor):
