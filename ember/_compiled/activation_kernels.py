@@ -8,7 +8,8 @@ float64 instead (reduction by ln 2, a degree-10 Taylor polynomial, the power of 
 set in the exponent bits: relative error below 1e-12) and rounds once to float32, so it
 is the correctly rounded value almost everywhere, and NumPy's within its stated ulp.
 The gradient, `grad * (x * density + 0.5 * one_plus)`, is IEEE arithmetic only: the
-same bits as the NumPy formula.
+same bits as the NumPy formula. The tanh approximation's forward and gradient follow
+nn_activation's formulas op for op too, tanh (like exp) computed in float64 and rounded.
 """
 import math
 
@@ -19,8 +20,14 @@ from numba.core import types
 from numba.extending import intrinsic
 
 from ..ops._erf import _GELU_A, _GELU_P, _LOG_INV_SQRT_2PI
+from ..ops.nn_activation import _GELU_BETA, _GELU_KAPPA
 
-__all__ = ["gelu_forward", "gelu_backward"]
+__all__ = ["gelu_forward", "gelu_backward", "gelu_tanh_forward", "gelu_tanh_backward"]
+
+# gelu(approximate='tanh')'s constants rounded to float32, as NumPy rounds a Python float
+# against a float32 array (3 * kappa is a Python product in the formula).
+_BETA, _KAPPA, _THREE_KAPPA = (np.float32(c) for c in (_GELU_BETA, _GELU_KAPPA,
+                                                       3 * _GELU_KAPPA))
 
 _F32 = np.float32
 _P = _F32(_GELU_P)
@@ -56,6 +63,30 @@ def _sign_bit(typingctx, value):
 def _exp(x):
     """exp of a float32, computed in float64 and rounded once."""
     d = np.float64(x)
+    value = np.float32(_exp64(d))
+    return value if d == d else x         # NaN stays NaN
+
+
+@numba.njit(inline="always")
+def _tanh(x):
+    """tanh of a float32, computed in float64 and rounded once: (1 - e) / (1 + e) with
+    e = exp(-2|x|), and the series x - x**3 / 3 below 1e-4, where that would cancel."""
+    d = np.float64(x)
+    magnitude = abs(d)
+    e = _exp64(-2.0 * magnitude)
+    value = (1.0 - e) / (1.0 + e)
+    if magnitude < 1e-4:
+        value = magnitude - magnitude * magnitude * magnitude / 3.0
+    value = np.float32(value)
+    if d < 0:
+        value = -value
+    return value if d == d else x
+
+
+@numba.njit(inline="always")
+def _exp64(d):
+    """exp of a float64 to about 1e-12, relatively, for the float32 range (a NaN in
+    gives a meaningless result: callers test for it)."""
     clamped = min(max(d, -120.0), 100.0)   # past these float32 holds 0 and inf anyway
     q = np.floor(clamped * _LOG2E + 0.5)
     r = (clamped - q * _LN2_HIGH) - q * _LN2_LOW
@@ -70,8 +101,7 @@ def _exp(x):
     p = p * r + _T8
     p = p * r + _T9
     p = p * r + _T10
-    value = np.float32(p * _double_from_bits((np.int64(q) + 1023) << 52))
-    return value if d == d else x         # NaN stays NaN
+    return p * _double_from_bits((np.int64(q) + 1023) << 52)
 
 
 def _forward(x, result, one_plus, density):
@@ -98,7 +128,30 @@ def _backward(x, one_plus, density, grad, out):
         out[i] = (x[i] * density[i] + _HALF * one_plus[i]) * grad[i]
 
 
+def _tanh_forward(x, result):
+    """gelu(x, approximate='tanh') as the NumPy formula orders it."""
+    for i in range(x.size):
+        v = x[i]
+        t = _tanh(_BETA * (v + ((_KAPPA * v) * v) * v))
+        result[i] = (_HALF * v) * (_ONE + t)
+
+
+def _tanh_backward(x, grad, out):
+    """GeluBackward0's tanh formula, op for op (its tanh argument is ordered otherwise
+    than the forward's, so tanh is recomputed): grad * (left + right)."""
+    for i in range(x.size):
+        v = x[i]
+        square = v * v
+        t = _tanh((v + (square * v) * _KAPPA) * _BETA)
+        left = _HALF * (_ONE + t)
+        right = (((_HALF * v) * (_ONE - t * t)) * _BETA) * (_ONE + _THREE_KAPPA * square)
+        out[i] = grad[i] * (left + right)
+
+
 _ARRAY = "float32[::1]"
 gelu_forward = numba.njit(f"void({_ARRAY}, {_ARRAY}, {_ARRAY}, {_ARRAY})", **_OPTIONS)(_forward)
 gelu_backward = numba.njit(f"void({_ARRAY}, {_ARRAY}, {_ARRAY}, {_ARRAY}, {_ARRAY})",
                            **_OPTIONS)(_backward)
+gelu_tanh_forward = numba.njit(f"void({_ARRAY}, {_ARRAY})", **_OPTIONS)(_tanh_forward)
+gelu_tanh_backward = numba.njit(f"void({_ARRAY}, {_ARRAY}, {_ARRAY})", **_OPTIONS)(
+    _tanh_backward)

@@ -266,6 +266,12 @@ def gelu(input, *, approximate="none"):
         def forward(x):
             return x * 0.5 * (1 + _erf.erf(xp, x * _SQRT_HALF))
     else:
+        kernels = _gelu_kernels(a)
+        if kernels is not None:   # the formula below in one compiled pass
+            result = xp.empty(a.shape, _FLOAT32)
+            _compiled.split_run(kernels.gelu_tanh_forward, [a.reshape(-1), result.reshape(-1)])
+            return _finish(input, result, GeluBackward0, approximate)
+
         def forward(x):
             return 0.5 * x * (1 + xp.tanh(_GELU_BETA * (x + _GELU_KAPPA * x * x * x)))
     return _finish(input, upcast(forward, a), GeluBackward0, approximate)
@@ -324,6 +330,13 @@ class GeluBackward0(_SavedInput):
             slope += 0.5 * one_plus
             slope *= grad._data
             return (wrap(slope, x._device),)
+        if self.params == "tanh" and not grad_state.enabled:
+            kernels = _gelu_kernels(x._data, grad._data)
+            if kernels is not None:   # the tanh formula below in one compiled pass
+                grad_input = x._device.xp.empty(x._data.shape, _FLOAT32)
+                _compiled.split_run(kernels.gelu_tanh_backward, [
+                    y.reshape(-1) for y in (x._data, grad._data, grad_input)])
+                return (wrap(grad_input, x._device),)
         dtype = x.dtype if x._data.dtype in _REDUCED else None
         if dtype is not None:  # PyTorch's kernel works in float32 and rounds once
             x, grad = x.float(), grad.float()
