@@ -142,6 +142,15 @@ def load_average():
         return "unknown"
 
 
+def compiled_kernels():
+    """Whether ember's optional numba kernels (the 'fast' extra) take part in this run."""
+    try:
+        import numba
+    except ImportError:
+        return "off (numba not installed: NumPy paths only)"
+    return f"on (numba {numba.__version__})"
+
+
 def setup_lines():
     """The machine and the thread settings both libraries run with."""
     blas, blas_threads = blas_info()
@@ -151,6 +160,7 @@ def setup_lines():
         f"- NumPy BLAS: {blas}; threads: {blas_threads}",
         f"- versions: Python {platform.python_version()}, NumPy {np.__version__}, "
         f"torch {torch.__version__}, ember {ember.version.ember_version}",
+        f"- ember's compiled kernels: {compiled_kernels()}",
         "- both libraries at their default thread settings",
         f"- load average at start: {load_average()} (other processes share the cores)",
     ]
