@@ -264,3 +264,35 @@ def test_gelu_tanh_kernels_differ_from_the_formulas_only_through_tanh():
     tanh = np.tanh(inner.astype(np.float64)).astype(np.float32)   # correctly rounded
     exact = np.float32(0.5) * x * (1 + tanh)
     assert np.mean(result == exact) > 0.9999
+
+
+# ---------------------------------------------------------------- embedding backward
+@pytest.mark.parametrize("dtype, index_dtype", [(np.float32, np.int64), (np.float64, np.int64),
+                                                (np.float32, np.int32)])
+def test_index_add_rows_is_ufunc_at_bit_for_bit(dtype, index_dtype):
+    """Repeated indices add in input order, as ufunc.at (and PyTorch's index_add_) do."""
+    rng = np.random.default_rng(7)
+    indices = rng.integers(0, 9, 4096).astype(index_dtype)
+    rows = (rng.standard_normal((4096, 48)) * 10.0 ** rng.integers(-6, 6, (4096, 1))).astype(dtype)
+    got = np.zeros((9, 48), dtype)
+    _compiled.load("index_kernels").index_add_rows(got, indices, rows)
+    expected = np.zeros((9, 48), dtype)
+    np.add.at(expected, indices, rows)
+    assert np.array_equal(got, expected)
+
+
+@pytest.mark.parametrize("padding_idx", [None, 3])
+def test_embedding_gradient_with_and_without_the_compiled_kernel(monkeypatch, padding_idx):
+    rng = np.random.default_rng(8)
+    ids = ember.tensor(rng.integers(0, 65, (16, 64)))
+    grad = ember.tensor(rng.standard_normal((16, 64, 128)).astype(np.float32))
+
+    def run():
+        weight = ember.tensor(rng.standard_normal((65, 128)).astype(np.float32) * 0 + 1,
+                              requires_grad=True)
+        ember.nn.functional.embedding(ids, weight, padding_idx=padding_idx).backward(grad)
+        return weight.grad.numpy()
+
+    compiled = run()
+    monkeypatch.setitem(_compiled._modules, "index_kernels", None)
+    assert np.array_equal(run().view(np.uint32), compiled.view(np.uint32))

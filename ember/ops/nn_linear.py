@@ -9,7 +9,7 @@ import math
 import warnings
 
 from . import _autocast
-from .. import _arguments, _diagnose, _dtype, _errors
+from .. import _arguments, _backend, _compiled, _diagnose, _dtype, _errors
 from ..autograd.grad_mode import no_grad
 from ..autograd.graph import Node
 from ._common import Tensor, attach, grad_state, inplace, make_tensor, wrap, wrap_dim
@@ -337,6 +337,18 @@ class EmbeddingBackward0(Node):
         return (total.index_add(0, flat_indices, flat_grad),)
 
 
+def _row_kernels(flat, grad, rows):
+    """The compiled index_add of `_compiled.index_kernels` when the work is large, the
+    arrays are NumPy's (a C-contiguous float32/float64 gradient, int64/int32 indices
+    inside the table) and numba is installed; else None."""
+    if (grad.size < _compiled.MIN_SIZE or grad.__class__ is not _backend.ndarray
+            or grad.dtype.char not in "fd" or flat.dtype.char not in "lqi"
+            or not grad.flags.c_contiguous or not flat.flags.c_contiguous
+            or flat.min() < 0 or flat.max() >= rows):
+        return None
+    return _compiled.load("index_kernels")
+
+
 def _summed_rows(indices, grad, rows, padding_idx):
     """The weight's gradient on arrays: grad's rows summed per index (first-order backward).
 
@@ -350,7 +362,12 @@ def _summed_rows(indices, grad, rows, padding_idx):
     flat = indices._data.reshape(-1)
     width = grad._data.shape[-1]
     result = xp.zeros((rows, width), grad._data.dtype)
-    if flat.size and width:
+    kernels = _row_kernels(flat, grad._data, rows)
+    if kernels is not None:   # the same additions in the same order, compiled
+        kernels.index_add_rows(result, flat, grad._data.reshape(-1, width))
+        if padding_idx >= 0:
+            result[padding_idx] = 0
+    elif flat.size and width:
         positions = (flat[:, None] * width + xp.arange(width)).reshape(-1)
         xp.add.at(result.reshape(-1), positions, grad._data.reshape(-1))
         if padding_idx >= 0:
