@@ -9,7 +9,7 @@ set in the exponent bits: relative error below 1e-12) and rounds once to float32
 is the correctly rounded value almost everywhere, and NumPy's within its stated ulp.
 The gradient, `grad * (x * density + 0.5 * one_plus)`, is IEEE arithmetic only: the
 same bits as the NumPy formula. The tanh approximation's forward and gradient follow
-nn_activation's formulas op for op too, tanh (like exp) computed in float64 and rounded.
+nn_gelu's formulas op for op too, tanh (like exp) computed in float64 and rounded.
 """
 import math
 
@@ -20,7 +20,7 @@ from numba.core import types
 from numba.extending import intrinsic
 
 from ..ops._erf import _GELU_A, _GELU_P, _LOG_INV_SQRT_2PI
-from ..ops.nn_activation import _GELU_BETA, _GELU_KAPPA
+from ..ops.nn_gelu import _GELU_BETA, _GELU_KAPPA
 
 __all__ = ["gelu_forward", "gelu_backward", "gelu_tanh_forward", "gelu_tanh_backward"]
 

@@ -9,20 +9,20 @@ where PyTorch records a different node for the in-place kernel (LeakyReluBackwar
 EluBackward1, ...) ember records that name with the same formula, evaluated on the
 values the input had before it was overwritten.
 """
-import math
 import warnings
 
 from . import _autocast
-from .._dtype import is_floating as _is_floating
-from .. import _arguments, _backend, _compiled, _dtype
+from .. import _arguments, _dtype
 from ..autograd.graph import Node
-from . import _erf, nn_ops
+from . import nn_ops
 from .._errors import scalar_type_name
 from ._common import (Tensor, attach, grad_state, scalar_number, scalar_value, sum_to_shape,
                       wrap, wrap_dim)
 from ._common import inplace as _inplace, inplace_overlapping
 from ._elementwise import unsupported, upcast
+from ._activation_base import _SavedInput, _finish, _floating
 from .joining import cat
+from .nn_gelu import gelu
 from .pointwise_math import sigmoid, tanh
 from .pointwise_select import _clamp_forward, relu as _relu, relu_, where
 
@@ -32,46 +32,12 @@ __all__ = ["relu", "relu_", "relu6", "hardtanh", "hardtanh_", "leaky_relu", "lea
            "softmax", "log_softmax", "softmin", "glu", "threshold", "threshold_", "softshrink",
            "hardshrink", "tanhshrink"]
 
-_REDUCED = _dtype.COMPUTED_IN_FLOAT32  # float16, and bfloat16 once loaded
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 _INT_LIMITS = {d.np_dtype: (_dtype.iinfo(d).min, _dtype.iinfo(d).max, c_name)
                for d, c_name in ((_dtype.uint8, "uint8_t"), (_dtype.int8, "int8_t"),
                                  (_dtype.int16, "int16_t"), (_dtype.int32, "int"),
                                  (_dtype.int64, "int64_t"))}
-_SQRT_HALF = math.sqrt(0.5)
-_FLOAT32 = _dtype.float32.np_dtype
-_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
-_GELU_BETA = math.sqrt(2.0 / math.pi)
-_GELU_KAPPA = 0.044715
-
-
-def _floating(input, kernel):
-    """input's array; PyTorch's NotImplementedError when the kernel has no such dtype."""
-    try:
-        a = input._data
-    except AttributeError:
-        raise TypeError(f"{kernel.split('_cpu')[0]}(): argument 'input' (position 1) must be "
-                        f"Tensor, not {type(input).__name__}") from None
-    if not _is_floating(a.dtype) and a.dtype not in _REDUCED:
-        raise unsupported(kernel, a)
-    return a
-
-
-def _finish(input, result, node_class, params=None):
-    """Wrap the result array and record `node_class` (saving the input) when needed."""
-    out = wrap(result, input._device)
-    if grad_state.enabled and input._requires_grad:
-        node = node_class()
-        node.params = params
-        node.save(input)
-        attach(out, node, input)
-    return out
-
-
-class _SavedInput(Node):
-    """A node that saved its input and the op's scalar parameters."""
-    __slots__ = ("params",)
 
 
 # ---------------------------------------------------------------- relu, hardtanh, relu6
@@ -238,122 +204,7 @@ def celu_(input, alpha=1.0):
     return _inplace(input, _elu, alpha, 1.0, 1.0 / alpha, CeluBackward1)
 
 
-# ---------------------------------------------------------------- gelu, silu, mish
-def gelu(input, *, approximate="none"):
-    """x * Phi(x), exactly (erf) or with PyTorch's tanh approximation."""
-    if approximate not in ("none", "tanh"):
-        raise RuntimeError("approximate argument must be either none or tanh.")
-    a = _floating(input, "GeluKernelImpl")
-    xp = input._device.xp
-    if approximate == "none" and a.dtype not in _REDUCED:
-        density = None
-        parts = _compiled_gelu(a) if a.dtype == _FLOAT32 else None
-        if parts is not None:
-            result, one_plus, density = parts
-        else:
-            if a.dtype == _FLOAT32 and a.ndim:
-                one_plus, density = _erf.gelu_parts(xp, a)
-            else:
-                one_plus = _erf.erf(xp, a * _SQRT_HALF)
-                one_plus += 1
-            result = one_plus * a  # x * 0.5 * (1 + erf) (the 0.5 is exact in any order)
-            result *= 0.5
-        out = _finish(input, result, GeluBackward0, approximate)
-        if out.grad_fn is not None:  # the backward's cdf (and density), without a second pass
-            out.grad_fn.one_plus, out.grad_fn.density = one_plus, density
-        return out
-    if approximate == "none":
-        def forward(x):
-            return x * 0.5 * (1 + _erf.erf(xp, x * _SQRT_HALF))
-    else:
-        kernels = _gelu_kernels(a)
-        if kernels is not None:   # the formula below in one compiled pass
-            result = xp.empty(a.shape, _FLOAT32)
-            _compiled.split_run(kernels.gelu_tanh_forward, [a.reshape(-1), result.reshape(-1)])
-            return _finish(input, result, GeluBackward0, approximate)
-
-        def forward(x):
-            return 0.5 * x * (1 + xp.tanh(_GELU_BETA * (x + _GELU_KAPPA * x * x * x)))
-    return _finish(input, upcast(forward, a), GeluBackward0, approximate)
-
-
-def _gelu_kernels(*arrays):
-    """The compiled gelu kernels when every array is a large C-contiguous NumPy float32
-    array of one shape and numba is installed; else None (the NumPy formulas run)."""
-    first = arrays[0]
-    if first.size < _compiled.MIN_SIZE:
-        return None
-    for array in arrays:
-        if (array.__class__ is not _backend.ndarray or array.dtype != _FLOAT32
-                or array.shape != first.shape or not array.flags.c_contiguous):
-            return None
-    return _compiled.load("activation_kernels")
-
-
-def _compiled_gelu(a):
-    """gelu(a), 1 + erf(a / sqrt 2) and the normal density at a, in one compiled pass
-    (`_compiled.activation_kernels`: gelu_parts' arithmetic), or None."""
-    kernels = _gelu_kernels(a)
-    if kernels is None:
-        return None
-    parts = [_backend.numpy.empty(a.shape, _FLOAT32) for _ in range(3)]
-    _compiled.split_run(kernels.gelu_forward, [x.reshape(-1) for x in [a] + parts])
-    return parts
-
-
-class GeluBackward0(_SavedInput):
-    __slots__ = ("one_plus", "density")
-
-    def release(self):
-        super().release()
-        self.one_plus = self.density = None
-
-    def backward(self, grad):
-        (x,) = self.saved_tensors
-        one_plus = getattr(self, "one_plus", None)
-        if one_plus is not None and not grad_state.enabled:  # first order: on arrays
-            a, xp = x._data, x._device.xp
-            density = self.density
-            kernels = None if density is None else _gelu_kernels(a, grad._data, one_plus,
-                                                                   density)
-            if kernels is not None:   # grad * (x * density + 0.5 * one_plus), one pass
-                slope = xp.empty(a.shape, _FLOAT32)
-                _compiled.split_run(kernels.gelu_backward, [
-                    y.reshape(-1) for y in (a, one_plus, density, grad._data, slope)])
-                return (wrap(slope, x._device),)
-            if density is None:
-                density = xp.asarray(a * a)  # (0-d: still an array)
-                density *= -0.5
-                xp.exp(density, out=density)
-                density *= _INV_SQRT_2PI
-            slope = xp.asarray(a * density)  # grad * (cdf + x * pdf), in place
-            slope += 0.5 * one_plus
-            slope *= grad._data
-            return (wrap(slope, x._device),)
-        if self.params == "tanh" and not grad_state.enabled:
-            kernels = _gelu_kernels(x._data, grad._data)
-            if kernels is not None:   # the tanh formula below in one compiled pass
-                grad_input = x._device.xp.empty(x._data.shape, _FLOAT32)
-                _compiled.split_run(kernels.gelu_tanh_backward, [
-                    y.reshape(-1) for y in (x._data, grad._data, grad_input)])
-                return (wrap(grad_input, x._device),)
-        dtype = x.dtype if x._data.dtype in _REDUCED else None
-        if dtype is not None:  # PyTorch's kernel works in float32 and rounds once
-            x, grad = x.float(), grad.float()
-        if self.params == "none":
-            cdf = 0.5 * (1 + (x * _SQRT_HALF).erf())
-            pdf = (x * x * -0.5).exp() * _INV_SQRT_2PI
-            grad_input = grad * (cdf + x * pdf)
-        else:
-            x_sq = x * x
-            inner_tanh = ((x + x_sq * x * _GELU_KAPPA) * _GELU_BETA).tanh()
-            left = 0.5 * (1 + inner_tanh)
-            right = (0.5 * x * (1 - inner_tanh * inner_tanh) * _GELU_BETA
-                     * (1 + 3 * _GELU_KAPPA * x_sq))
-            grad_input = grad * (left + right)
-        return (grad_input if dtype is None else grad_input.to(dtype),)
-
-
+# ---------------------------------------------------------------- silu, mish (gelu: nn_gelu)
 def silu(input, inplace=False):
     """x * sigmoid(x)."""
     if inplace:
