@@ -8,12 +8,12 @@ from .._dtype import is_floating as _is_floating
 from .. import _dtype, _errors
 from ..autograd.graph import Node
 from ._common import attach, grad_state, make_tensor, wrap_dim
+from ._row_sums import row_sums
 
 __all__ = ["softmax", "log_softmax"]
 
 _REDUCED = _dtype.COMPUTED_IN_FLOAT32  # float16, and bfloat16 once loaded
 _FLOAT32 = _dtype.float32.np_dtype
-_GEMV_LIMIT = 1 << 18  # attention scores of a small GPT (16x4x64x64) still qualify
 
 
 def _prepare(input, dim, dtype, name):
@@ -60,15 +60,12 @@ def _shifted(xp, x, axis):
 
 
 def _sums(xp, x, axis):
-    """x summed along `axis`, kept as a size-1 dim. Along the last axis the rows go through
-    one matrix-vector product: NumPy's own reduction along a short contiguous axis is its
-    slowest case (~20x slower than BLAS's gemv on attention scores). Past _GEMV_LIMIT
-    elements OpenBLAS splits the gemv over its threads, which on a busy machine waits
-    for them far longer than the sum takes."""
-    if axis is None or axis != x.ndim - 1 or x.shape[-1] < 2 or x.size > _GEMV_LIMIT:
+    """x summed along `axis`, kept as a size-1 dim; along the last axis as row sums
+    (`_row_sums`: BLAS's gemv where NumPy's reduce is slowest)."""
+    if axis is None or axis != x.ndim - 1 or x.shape[-1] < 2:
         return x.sum(axis=axis, keepdims=True)
     size = x.shape[-1]
-    return (x.reshape(-1, size) @ xp.ones(size, x.dtype)).reshape(x.shape[:-1] + (1,))
+    return row_sums(xp, x.reshape(-1, size)).reshape(x.shape[:-1] + (1,))
 
 
 def _first_order(grad, result):

@@ -22,6 +22,7 @@ from ..autograd.graph import Node
 from .. import _size
 from . import joining
 from ._common import attach, grad_state, make_tensor, wrap_dim
+from ._row_sums import column_sums as _column_sums, row_sums as _row_sums
 
 __all__ = ["batch_norm", "layer_norm", "group_norm", "instance_norm", "local_response_norm"]
 
@@ -265,23 +266,6 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
         node.save(input, weight)
         attach(out, node, input, weight, bias)
     return out
-
-
-# Past this many elements OpenBLAS splits a gemv over its threads, which on a busy machine
-# wait far longer than NumPy's own sum takes; below it a gemv is the fast row/column sum.
-_GEMV_LIMIT = 1 << 18
-
-
-def _row_sums(xp, rows):
-    if rows.size > _GEMV_LIMIT:
-        return rows.sum(axis=1)
-    return rows @ xp.ones(rows.shape[1], rows.dtype)
-
-
-def _column_sums(xp, rows):
-    if rows.size > _GEMV_LIMIT:
-        return rows.sum(axis=0)
-    return xp.ones(rows.shape[0], rows.dtype) @ rows
 
 
 def _normalized_rows(xp, x, count, eps):
