@@ -296,3 +296,52 @@ def test_embedding_gradient_with_and_without_the_compiled_kernel(monkeypatch, pa
     compiled = run()
     monkeypatch.setitem(_compiled._modules, "index_kernels", None)
     assert np.array_equal(run().view(np.uint32), compiled.view(np.uint32))
+
+
+# ---------------------------------------------------------------- layer_norm
+@pytest.mark.parametrize("affine", ["both", "weight", "bias", "none"])
+def test_layer_norm_with_and_without_the_compiled_kernels(monkeypatch, affine):
+    """The kernels sum in float64 where the NumPy path sums in float32 (OpenBLAS's order):
+    outputs and gradients agree to a few float32 ulps of their scale, and the sums come
+    out at least as close to float64 arithmetic."""
+    rng = np.random.default_rng(9)
+    x = (rng.standard_normal((16, 64, 128)) * 3 + 1).astype(np.float32)
+    x[0, 0] = 5.0                                    # a constant row: xhat is all zero
+    grad = rng.standard_normal(x.shape).astype(np.float32)
+    weight = (rng.standard_normal(128) * 2).astype(np.float32)
+    weight[:3] = 0.0                                 # zero weights: +0.0 without a bias
+    bias = rng.standard_normal(128).astype(np.float32)
+    params = {"both": (weight, bias), "weight": (weight, None), "bias": (None, bias),
+              "none": (None, None)}[affine]
+
+    def run():
+        t = ember.tensor(x, requires_grad=True)
+        ps = [None if p is None else ember.tensor(p, requires_grad=True) for p in params]
+        out = ember.nn.functional.layer_norm(t, (128,), *ps)
+        out.backward(ember.tensor(grad))
+        return [out.detach().numpy(), t.grad.numpy()] + [p.grad.numpy() for p in ps
+                                                         if p is not None]
+
+    compiled = run()
+    monkeypatch.setitem(_compiled._modules, "norm_kernels", None)
+    plain = run()
+    # measured: 0.71 and 0.85 eps of the scale for out and x's gradient; 2.0 and 3.9 for
+    # the parameters' gradients, each a sum over 1024 rows
+    scale = [2.0, 2.0] + [8.0] * (len(compiled) - 2)
+    for got, expected, ulps in zip(compiled, plain, scale):
+        tolerance = ulps * np.finfo(np.float32).eps * (np.abs(expected).max() + 1)
+        assert np.abs(got.astype(np.float64) - expected).max() <= tolerance
+    assert np.array_equal(np.signbit(compiled[0]), np.signbit(plain[0]))
+
+
+def test_layer_norm_kernel_takes_only_float32_contiguous_work(monkeypatch):
+    calls = []
+    kernels = _compiled.load("norm_kernels")
+    monkeypatch.setattr(kernels, "layer_norm_forward",
+                        lambda *a, f=kernels.layer_norm_forward: calls.append(1) or f(*a))
+    big = ember.randn(16, 64, 128)
+    ember.nn.functional.layer_norm(big, (128,))
+    ember.nn.functional.layer_norm(big.transpose(0, 1), (128,))       # strided: NumPy path
+    ember.nn.functional.layer_norm(big.double(), (128,))              # float64: NumPy path
+    ember.nn.functional.layer_norm(ember.randn(4, 128), (128,))       # small: NumPy path
+    assert len(calls) == 1

@@ -17,7 +17,7 @@ which entries are inf and which NaN, and learners' models do reach those values.
 import math
 
 from .._dtype import is_floating as _is_floating
-from .. import _diagnose, _dtype, _errors
+from .. import _backend, _compiled, _diagnose, _dtype, _errors
 from ..autograd.graph import Node
 from .. import _size
 from . import joining
@@ -240,7 +240,10 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     axes = tuple(range(ndim - len(normalized_shape), ndim))
     xp = input._device.xp
     xhat = None
-    if x.size:
+    compiled = _compiled_layer_norm(x, weight, bias, len(axes), eps) if x.size else None
+    if compiled is not None:
+        out, xhat, mean, invstd = compiled
+    elif x.size:
         xhat, mean, invstd = _normalized_rows(xp, x, len(axes), eps)
         if weight is not None:
             out = xhat * weight._data.reshape(-1)
@@ -266,6 +269,40 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
         node.save(input, weight)
         attach(out, node, input, weight, bias)
     return out
+
+
+_NO_PARAMETER = _backend.numpy.empty(0, _FLOAT32)   # a kernel's absent weight or bias
+
+
+def _norm_kernels(*arrays):
+    """The compiled layer_norm kernels when the work is large, every array is a NumPy
+    float32 C-contiguous array (None for an absent parameter) and numba is installed."""
+    if arrays[0].size < _compiled.MIN_SIZE:
+        return None
+    for array in arrays:
+        if array is not None and (array.__class__ is not _backend.ndarray
+                                  or array.dtype != _FLOAT32 or not array.flags.c_contiguous):
+            return None
+    return _compiled.load("norm_kernels")
+
+
+def _compiled_layer_norm(x, weight, bias, count, eps):
+    """(out, xhat, mean, invstd) as layer_norm's NumPy lines compute them, in one compiled
+    pass per row (`_compiled.norm_kernels`: sums in float64), or None."""
+    weight_data = None if weight is None else weight._data
+    bias_data = None if bias is None else bias._data
+    kernels = _norm_kernels(x, weight_data, bias_data)
+    if kernels is None:
+        return None
+    rows = x.reshape(-1, math.prod(x.shape[x.ndim - count:]))
+    out, xhat = _backend.numpy.empty_like(rows), _backend.numpy.empty_like(rows)
+    mean, invstd = (_backend.numpy.empty(rows.shape[0], _FLOAT32) for _ in range(2))
+    add_zero = weight is not None and bias is None and not weight_data.all()
+    kernels.layer_norm_forward(
+        rows, _NO_PARAMETER if weight is None else weight_data.reshape(-1),
+        _NO_PARAMETER if bias is None else bias_data.reshape(-1), out, xhat, mean, invstd,
+        _FLOAT32.type(eps), weight is not None, bias is not None, add_zero)
+    return out.reshape(x.shape), xhat, mean[:, None], invstd[:, None]
 
 
 def _normalized_rows(xp, x, count, eps):
@@ -354,6 +391,9 @@ class NativeLayerNormBackward0(Node):
         xp = device.xp
         size = xhat.shape[1]
         g = grad._data.reshape(xhat.shape)
+        compiled = self._by_kernel(g, input, weight)
+        if compiled is not None:
+            return compiled
         if g.dtype != xhat.dtype:
             g = g.astype(xhat.dtype)
         grad_input = grad_weight = grad_bias = None
@@ -391,6 +431,31 @@ class NativeLayerNormBackward0(Node):
             grad_bias = make_tensor(_column_sums(xp, g).astype(
                 param_dtype.np_dtype, copy=False).reshape(param_shape), device)
         return grad_input, grad_weight, grad_bias
+
+
+    def _by_kernel(self, g, input, weight):
+        """`_first_order`'s gradients from the compiled kernel (`_compiled.norm_kernels`,
+        float64 sums), for float32 arrays throughout; None otherwise."""
+        x = input._data.reshape(self.xhat.shape)
+        weight_data = None if weight is None else weight._data
+        if self.param_dtype is not None and self.param_dtype.np_dtype != _FLOAT32:
+            return None
+        kernels = _norm_kernels(g, x, self.xhat, weight_data)
+        if kernels is None:
+            return None
+        xp, device = _backend.numpy, input._device
+        size = self.xhat.shape[1]
+        needs = [self.needs_input_grad(i) for i in range(3)]
+        grad_input = xp.empty_like(g) if needs[0] else xp.empty((0, size), _FLOAT32)
+        grad_weight, grad_bias = xp.empty(size, _FLOAT32), xp.empty(size, _FLOAT32)
+        mean, invstd = (s.reshape(-1) for s in self.stats)
+        kernels.layer_norm_backward(
+            g, x, self.xhat, _NO_PARAMETER if weight is None else weight_data.reshape(-1),
+            mean, invstd, grad_input, grad_weight, grad_bias, weight is not None, *needs)
+        param_shape = input._data.shape[self.axes[0]:]
+        return (make_tensor(grad_input.reshape(input._data.shape), device) if needs[0] else None,
+                make_tensor(grad_weight.reshape(param_shape), device) if needs[1] else None,
+                make_tensor(grad_bias.reshape(param_shape), device) if needs[2] else None)
 
 
 # ---------------------------------------------------------------- group_norm
