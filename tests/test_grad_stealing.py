@@ -67,10 +67,9 @@ def test_retained_and_broadcast_gradients_stay_separate():
     assert x.grad.tolist() == [[2.0, 2.0], [2.0, 2.0]]
 
 
-def test_a_saved_gradient_of_a_custom_function_is_not_aliased():
-    saved = []
-
-    class Keep(ember.autograd.Function):
+def _doubling(record):
+    """A custom Function computing 2x whose backward hands `record` what it returns."""
+    class Double(ember.autograd.Function):
         @staticmethod
         def forward(ctx, x):
             return x * 2
@@ -78,12 +77,17 @@ def test_a_saved_gradient_of_a_custom_function_is_not_aliased():
         @staticmethod
         def backward(ctx, grad):
             out = grad * 2
-            saved.append(out)             # the function keeps what it returns
+            record(out)
             return out
+    return Double
 
+
+def test_a_saved_gradient_of_a_custom_function_is_not_aliased():
+    saved = []
+    keep = _doubling(saved.append)        # the function keeps what it returns
     x = _leaf([1.0, 1.0])
-    Keep.apply(x).sum().backward()
-    Keep.apply(x).sum().backward()
+    keep.apply(x).sum().backward()
+    keep.apply(x).sum().backward()
     assert x.grad.tolist() == [4.0, 4.0]
     assert [s.tolist() for s in saved] == [[2.0, 2.0], [2.0, 2.0]]
 
@@ -91,20 +95,9 @@ def test_a_saved_gradient_of_a_custom_function_is_not_aliased():
 def test_an_unshared_gradient_is_kept_without_a_copy():
     """The point of it all: `.grad` is the very array the last backward produced."""
     made = []
-
-    class Fresh(ember.autograd.Function):
-        @staticmethod
-        def forward(ctx, x):
-            return x * 2
-
-        @staticmethod
-        def backward(ctx, grad):
-            out = grad * 2
-            made.append(out._data.ctypes.data)   # an address, not a reference
-            return out
-
+    fresh = _doubling(lambda out: made.append(out._data.ctypes.data))   # an address only
     x = _leaf([1.0, 1.0, 1.0])
-    Fresh.apply(x).sum().backward()
+    fresh.apply(x).sum().backward()
     assert x.grad._data.ctypes.data == made[0]
-    Fresh.apply(x).sum().backward()         # then accumulated in place, as before
+    fresh.apply(x).sum().backward()         # then accumulated in place, as before
     assert x.grad._data.ctypes.data == made[0] and x.grad.tolist() == [4.0, 4.0, 4.0]

@@ -101,22 +101,23 @@ def _gelu(lib, x):
     return lib.nn.functional.gelu(x)
 
 
-def test_gelu_at_gpt_shape_and_its_edges(torch, rng):
+def _gelu_gpt_inputs(rng):
+    """A GPT MLP's activations (large enough for the compiled kernels) led by edge values,
+    and an upstream gradient."""
     x = rng.standard_normal((16, 64, 512)).astype(np.float32) * 2
     edges = np.array([0.0, -0.0, 1e-40, -1e-40, 1e-3, -1e-3, 5.0, -5.0, 9.0, -9.0, 30.0,
                       -30.0, 1e20, -1e20, np.nan], np.float32)
     x.reshape(-1)[:edges.size] = edges
-    grad = rng.standard_normal(x.shape).astype(np.float32)
+    return x, rng.standard_normal(x.shape).astype(np.float32)
+
+
+def test_gelu_at_gpt_shape_and_its_edges(torch, rng):
+    x, grad = _gelu_gpt_inputs(rng)
     _compare(torch, _gelu, [x], grad)
 
 
 def test_tanh_gelu_at_gpt_shape_and_its_edges(torch, rng):
-    """approximate='tanh' at the size the compiled kernels take (with numba installed)."""
-    x = rng.standard_normal((16, 64, 512)).astype(np.float32) * 2
-    edges = np.array([0.0, -0.0, 1e-40, -1e-40, 1e-3, -1e-3, 5.0, -5.0, 9.0, -9.0, 30.0,
-                      -30.0, 1e20, -1e20, np.nan], np.float32)
-    x.reshape(-1)[:edges.size] = edges
-    grad = rng.standard_normal(x.shape).astype(np.float32)
+    x, grad = _gelu_gpt_inputs(rng)
     _compare(torch, lambda lib, t: lib.nn.functional.gelu(t, approximate="tanh"), [x], grad)
 
 
