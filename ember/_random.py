@@ -27,7 +27,7 @@ import ctypes
 import math
 import os
 
-from . import _compiled, _dtype, _parallel
+from . import _compiled, _dtype
 from ._backend import numpy as np
 from ._device import device as _device_type
 from ._meta import MetaArray as _MetaArray
@@ -358,18 +358,14 @@ class Generator:
 
     def _compiled_normals(self, kernels, n, skipped, mean, std):
         """`_draw_normal`'s float path through the compiled mt19937 and kernel: the draws
-        in one call, then the rows shared out to the elementwise threads."""
+        in one call, then whole rows of 16 shared out to the elementwise threads."""
         full = n - n % 16
         mean, std = np.float32(mean), np.float32(std)
         affine = bool(std != 1 or mean != 0)
         values = np.empty(n, dtype=np.float32)
         bits = self._draw_bits32(full + skipped)
-        rows = full // 16
-        parts = min(2 * _parallel.threads(), rows)
-        step = -(-rows // parts) * 16
-        _parallel.run([(kernels.normal_fill_float,
-                        (bits[start:start + step], values[start:start + step], mean, std,
-                         affine), {}) for start in range(0, full, step)])
+        _compiled.split_run(kernels.normal_fill_float, (bits[:full], values[:full]), mean, std,
+                            affine, granule=16)
         if full != n:
             kernels.normal_fill_float(self._draw_bits32(16), values[n - 16:], mean, std, affine)
         return values

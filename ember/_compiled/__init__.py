@@ -46,15 +46,16 @@ def load(name):
     return module
 
 
-def split_run(kernel, arrays, *scalars):
+def split_run(kernel, arrays, *scalars, granule=1):
     """`kernel(*arrays, *scalars)` over equal pieces of the flat, equally long `arrays`,
     shared out to the elementwise threads (`ember._parallel`); the kernels release the GIL
-    and treat each element on its own, so the pieces give the whole call's bits."""
+    and treat each element (or each `granule` elements, a piece's length being a multiple
+    of it) on its own, so the pieces give the whole call's bits."""
     n = arrays[0].size
     parts = min(2 * _parallel.threads(), n // _PIECE)
     if parts <= 1:
         kernel(*arrays, *scalars)
         return
-    step = -(-n // parts)
+    step = -(-n // (parts * granule)) * granule
     _parallel.run([(kernel, tuple(a[start:start + step] for a in arrays) + scalars, {})
                    for start in range(0, n, step)])

@@ -15,10 +15,8 @@ import math
 
 import numba
 import numpy as np
-from llvmlite import ir
-from numba.core import types
-from numba.extending import intrinsic
 
+from ._common import OPTIONS, double_from_bits, float_bits
 from ..ops._erf import _GELU_A, _GELU_P, _LOG_INV_SQRT_2PI
 from ..ops.nn_gelu import _GELU_BETA, _GELU_KAPPA
 
@@ -39,24 +37,6 @@ _LN2_HIGH = 0.6931471803691238      # ln 2 split so that q * _LN2_HIGH is exact 
 _LN2_LOW = 1.9082149292705877e-10
 _T0, _T1, _T2, _T3, _T4, _T5, _T6, _T7, _T8, _T9, _T10 = (1.0 / math.factorial(k)
                                                           for k in range(10, -1, -1))
-_OPTIONS = dict(nogil=True, cache=True, error_model="numpy")
-
-
-@intrinsic
-def _double_from_bits(typingctx, value):
-    """The float64 whose bits are the int64 `value`."""
-    def codegen(context, builder, signature, args):
-        return builder.bitcast(args[0], ir.DoubleType())
-    return types.float64(types.int64), codegen
-
-
-@intrinsic
-def _sign_bit(typingctx, value):
-    """Whether the float32 `value` has its sign bit set (-0.0 and negative NaN included)."""
-    def codegen(context, builder, signature, args):
-        bits = builder.bitcast(args[0], ir.IntType(32))
-        return builder.icmp_signed("<", bits, ir.Constant(ir.IntType(32), 0))
-    return types.boolean(types.float32), codegen
 
 
 @numba.njit(inline="always")
@@ -101,7 +81,7 @@ def _exp64(d):
     p = p * r + _T8
     p = p * r + _T9
     p = p * r + _T10
-    return p * _double_from_bits((np.int64(q) + 1023) << 52)
+    return p * double_from_bits((np.int64(q) + 1023) << 52)
 
 
 def _forward(x, result, one_plus, density):
@@ -116,7 +96,7 @@ def _forward(x, result, one_plus, density):
         d = _exp((v * v) * _MINUS_HALF + _LOG_DENSITY)
         density[i] = d
         o = _ONE - tail * d                # erf(|x| / sqrt 2), then the sign of x
-        if _sign_bit(v):
+        if float_bits(v) < 0:           # the sign bit, -0.0 and NaN's included
             o = -o
         o = o + _ONE
         one_plus[i] = o
@@ -149,9 +129,10 @@ def _tanh_backward(x, grad, out):
 
 
 _ARRAY = "float32[::1]"
-gelu_forward = numba.njit(f"void({_ARRAY}, {_ARRAY}, {_ARRAY}, {_ARRAY})", **_OPTIONS)(_forward)
+gelu_forward = numba.njit(f"void({_ARRAY}, {_ARRAY}, {_ARRAY}, {_ARRAY})", **OPTIONS)(
+    _forward)
 gelu_backward = numba.njit(f"void({_ARRAY}, {_ARRAY}, {_ARRAY}, {_ARRAY}, {_ARRAY})",
-                           **_OPTIONS)(_backward)
-gelu_tanh_forward = numba.njit(f"void({_ARRAY}, {_ARRAY})", **_OPTIONS)(_tanh_forward)
-gelu_tanh_backward = numba.njit(f"void({_ARRAY}, {_ARRAY}, {_ARRAY})", **_OPTIONS)(
+                           **OPTIONS)(_backward)
+gelu_tanh_forward = numba.njit(f"void({_ARRAY}, {_ARRAY})", **OPTIONS)(_tanh_forward)
+gelu_tanh_backward = numba.njit(f"void({_ARRAY}, {_ARRAY}, {_ARRAY})", **OPTIONS)(
     _tanh_backward)

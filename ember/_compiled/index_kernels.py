@@ -10,6 +10,8 @@ within the table first (the loop does not).
 """
 import numba
 
+from ._common import OPTIONS
+
 __all__ = ["index_add_rows"]
 
 _SIGNATURES = [f"void({real}[:, ::1], {index}[::1], {real}[:, ::1])"
@@ -25,5 +27,4 @@ def _index_add_rows(table, indices, rows):
             target[j] += source[j]
 
 
-index_add_rows = numba.njit(_SIGNATURES, nogil=True, cache=True, boundscheck=False)(
-    _index_add_rows)
+index_add_rows = numba.njit(_SIGNATURES, boundscheck=False, **OPTIONS)(_index_add_rows)

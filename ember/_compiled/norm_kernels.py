@@ -12,9 +12,10 @@ NumPy path's, not the same bits, and at least as close to the exact values
 import numba
 import numpy as np
 
+from ._common import OPTIONS
+
 __all__ = ["layer_norm_forward", "layer_norm_backward"]
 
-_OPTIONS = dict(nogil=True, cache=True, error_model="numpy")
 
 
 @numba.njit(inline="always")
@@ -121,7 +122,7 @@ def _backward(grad, rows, xhat, weight, mean, invstd, grad_input, grad_weight, g
 _ROWS, _ROW = "float32[:, ::1]", "float32[::1]"
 layer_norm_forward = numba.njit(
     f"void({_ROWS}, {_ROW}, {_ROW}, {_ROWS}, {_ROWS}, {_ROW}, {_ROW}, float32, boolean, "
-    "boolean, boolean)", **_OPTIONS)(_forward)
+    "boolean, boolean)", **OPTIONS)(_forward)
 layer_norm_backward = numba.njit(
     f"void({_ROWS}, {_ROWS}, {_ROWS}, {_ROW}, {_ROW}, {_ROW}, {_ROWS}, {_ROW}, {_ROW}, "
-    "boolean, boolean, boolean, boolean)", **_OPTIONS)(_backward)
+    "boolean, boolean, boolean, boolean)", **OPTIONS)(_backward)

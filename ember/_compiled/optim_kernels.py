@@ -11,6 +11,8 @@ Python float that meets a float32 array. Thirteen passes over memory become one.
 import numba
 import numpy as np
 
+from ._common import OPTIONS
+
 __all__ = ["adam_update"]
 
 
@@ -40,5 +42,6 @@ def _adam(m, v, vmax, grad, param, weight1, complement, beta2, weight2,
 
 
 _SIGNATURES = [f"void({t}[::1], {t}[::1], {t}[::1], {t}[::1], {t}[::1], {t}, {t}, {t}, {t}, "
-               f"{t}, {t}, {t}, {t}, boolean, boolean, boolean, boolean)" for t in ("float32", "float64")]
-adam_update = numba.njit(_SIGNATURES, nogil=True, cache=True, error_model="numpy")(_adam)
+               f"{t}, {t}, {t}, {t}, boolean, boolean, boolean, boolean)"
+               for t in ("float32", "float64")]
+adam_update = numba.njit(_SIGNATURES, **OPTIONS)(_adam)

@@ -15,10 +15,8 @@ over the rows themselves (8 lanes out of 16) it would not vectorize.
 """
 import numba
 import numpy as np
-from llvmlite import ir
-from numba.core import types
-from numba.extending import intrinsic
 
+from ._common import OPTIONS, float_bits, float_from_bits
 from .._random_kernels import (_COS_POLY64, _DP3_64, _F32_CONSTANTS, _LOG_POLY64,
                                _SIN_POLY64)
 
@@ -39,26 +37,6 @@ _EPS24 = np.float32(2.0 ** -24)
 _LOW24 = np.uint32(0xFFFFFF)
 _BLOCK = 512   # rows per block: four scratch arrays of 4096 values stay in L1/L2
 
-_SIGNATURE_OPTIONS = dict(nogil=True, cache=True, error_model="numpy")
-
-
-@intrinsic
-def _float_bits(typingctx, value):
-    """The bits of a float32 as an int32 (a register reinterpretation, as the kernel's
-    _mm256_castps_si256)."""
-    def codegen(context, builder, signature, args):
-        return builder.bitcast(args[0], ir.IntType(32))
-    return types.int32(types.float32), codegen
-
-
-@intrinsic
-def _bits_float(typingctx, value):
-    """The float32 whose bits are the int32 `value`."""
-    def codegen(context, builder, signature, args):
-        return builder.bitcast(args[0], ir.FloatType())
-    return types.float32(types.int32), codegen
-
-
 # ---------------------------------------------------------------- mt19937
 @numba.njit(inline="always")
 def _twisted(upper, lower, far):
@@ -76,7 +54,7 @@ def _twist(key):
     key[_N - 1] = _twisted(key[_N - 1], key[0], key[_M - 1])
 
 
-@numba.njit("void(uint32[::1], uint32[::1])", **_SIGNATURE_OPTIONS)
+@numba.njit("void(uint32[::1], uint32[::1])", **OPTIONS)
 def mt19937_fill(state, out):
     """out <- the next out.size words; `state` is the key followed by the position."""
     key = state[:_N]
@@ -110,9 +88,9 @@ def _horner(y64, c, x64):
 @numba.njit(inline="always")
 def _log_radius(u1):
     """sqrt(-2 log256_ps(u1)) for u1 in (0, 1]: `_random_kernels._avx_log_radius`."""
-    bits = _float_bits(u1)
+    bits = float_bits(u1)
     e = np.float32((bits >> 23) - np.int32(126))
-    m = _bits_float((bits & np.int32(-0x7F800001)) | np.int32(0x3F000000))   # in [0.5, 1)
+    m = float_from_bits((bits & np.int32(-0x7F800001)) | np.int32(0x3F000000))   # in [0.5, 1)
     x = m - _ONE
     if m < _SQRT_HALF:
         e = e - _ONE
@@ -161,7 +139,7 @@ def _sincos(theta):
 
 
 @numba.njit("void(uint32[::1], float32[::1], float32, float32, boolean)",
-            **_SIGNATURE_OPTIONS)
+            **OPTIONS)
 def normal_fill_float(bits, out, mean, std, affine):
     """out <- normal_fill_16_AVX2 of each row of 16 draws in `bits` (both flat, same size);
     `affine`: out * std + mean, fused, as the kernel does when std != 1 or mean != 0."""

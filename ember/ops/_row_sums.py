@@ -20,13 +20,13 @@ def row_sums(xp, rows):
     count, length = rows.shape
     if xp is not _numpy or length < 2:
         return rows.sum(axis=1)
-    ones = _numpy.ones(length, rows.dtype)
+    ones = xp.ones(length, rows.dtype)
     if rows.size <= GEMV_LIMIT:
         return rows @ ones
-    out = _numpy.empty(count, rows.dtype)
+    out = xp.empty(count, rows.dtype)
     step = max(1, GEMV_LIMIT // length)
     for start in range(0, count, step):
-        _numpy.matmul(rows[start:start + step], ones, out=out[start:start + step])
+        xp.matmul(rows[start:start + step], ones, out=out[start:start + step])
     return out
 
 
@@ -34,4 +34,4 @@ def column_sums(xp, rows):
     """Each column of the 2-D `rows` summed: shape (columns,)."""
     if xp is not _numpy or rows.size > GEMV_LIMIT:
         return rows.sum(axis=0)
-    return _numpy.ones(rows.shape[0], rows.dtype) @ rows
+    return xp.ones(rows.shape[0], rows.dtype) @ rows
