@@ -53,6 +53,17 @@ def cpu_features():
     return core._multiarray_umath.__cpu_features__
 
 
+def cpu_capability():
+    """'AVX512', 'AVX2' or 'DEFAULT': the kernel set PyTorch's CPU dispatch picks on this
+    CPU, by PyTorch's rule, from the features NumPy detected."""
+    features = cpu_features()
+    if all(features.get(name) for name in ("AVX512F", "AVX512BW", "AVX512VL", "AVX512DQ")):
+        return "AVX512"
+    if features.get("AVX2") and features.get("FMA3"):
+        return "AVX2"
+    return "DEFAULT"
+
+
 def is_cupy_array(obj):
     """True for a CuPy ndarray, without importing CuPy when it was never used."""
     return _cupy is not None and isinstance(obj, _cupy.ndarray)

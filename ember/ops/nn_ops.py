@@ -3,9 +3,11 @@
 Both subtract the maximum along `dim` before exponentiating, so large inputs do
 not overflow; float16/bfloat16 are computed in float32 and rounded once, forward and
 backward. The backward formulas are written in ember ops, so double backward works.
+Large float32 tensors along their last dim, with numba installed, go through
+`_compiled.softmax_kernels` instead: a row at a time, PyTorch's own kernels replayed.
 """
 from .._dtype import is_floating as _is_floating
-from .. import _dtype, _errors
+from .. import _backend, _compiled, _dtype, _errors
 from ..autograd.graph import Node
 from ._common import attach, grad_state, make_tensor, wrap_dim
 from ._row_sums import row_sums
@@ -14,6 +16,9 @@ __all__ = ["softmax", "log_softmax"]
 
 _REDUCED = _dtype.COMPUTED_IN_FLOAT32  # float16, and bfloat16 once loaded
 _FLOAT32 = _dtype.float32.np_dtype
+# floats per SIMD register in the PyTorch kernels the compiled ones replay (their sums
+# keep one partial sum per register lane)
+_LANES = 16 if _backend.cpu_capability() == "AVX512" else 8
 
 
 def _prepare(input, dim, dtype, name):
@@ -68,6 +73,27 @@ def _sums(xp, x, axis):
     return row_sums(xp, x.reshape(-1, size)).reshape(x.shape[:-1] + (1,))
 
 
+def _row_kernels(x, axis):
+    """`_compiled.softmax_kernels` when they apply to the array x along `axis` (float32
+    NumPy, the last axis, at least `_compiled.MIN_SIZE` elements), else None."""
+    if (axis is None or axis != x.ndim - 1 or x.dtype != _FLOAT32
+            or x.size < _compiled.MIN_SIZE or x.__class__ is not _backend.ndarray):
+        return None
+    return _compiled.load("softmax_kernels")
+
+
+def _by_rows(kernel, *arrays):
+    """A new array: `kernel` over the rows of the equally shaped float32 `arrays`
+    (made contiguous, as PyTorch's kernels make them), shared out to the threads."""
+    arrays = [a if a.flags.c_contiguous else _backend.numpy.ascontiguousarray(a)
+              for a in arrays]
+    out = _backend.numpy.empty(arrays[0].shape, _FLOAT32)
+    size = out.shape[-1]
+    _compiled.split_run(kernel, [a.reshape(-1) for a in arrays] + [out.reshape(-1)],
+                        size, _LANES, granule=size)
+    return out
+
+
 def _first_order(grad, result):
     """The arrays of a first-order backward (no graph to record, no half rounding), or None."""
     if grad_state.enabled or result._data.dtype in _REDUCED or not result._data.ndim:
@@ -91,11 +117,15 @@ def _widened(grad, result):
 def softmax(input, dim, dtype=None):
     """exp(x) / sum(exp(x)) along `dim`."""
     input, x, axis = _prepare(input, dim, dtype, "softmax")
-    xp = input._device.xp
-    values = _shifted(xp, x, axis)
-    if values.size:
-        xp.exp(values, out=values)
-        values /= _sums(xp, values, axis)
+    kernels = _row_kernels(input._data, axis)
+    if kernels is not None:
+        values = _by_rows(kernels.softmax_forward, x)
+    else:
+        xp = input._device.xp
+        values = _shifted(xp, x, axis)
+        if values.size:
+            xp.exp(values, out=values)
+            values /= _sums(xp, values, axis)
     out = make_tensor(values.astype(input._data.dtype, copy=False), input._device)
     if grad_state.enabled and input._requires_grad:
         node = SoftmaxBackward0()
@@ -113,6 +143,10 @@ class SoftmaxBackward0(Node):
         arrays = _first_order(grad, result)
         if arrays is not None:  # y * (g - sum(g * y)), in three passes
             g, y, xp = arrays
+            kernels = _row_kernels(y, self.dim) if g.dtype == _FLOAT32 else None
+            if kernels is not None:
+                return (make_tensor(_by_rows(kernels.softmax_backward, g, y),
+                                    result._device),)
             grad_input = g * y
             grad_input = xp.subtract(g, _sums(xp, grad_input, self.dim), out=grad_input)
             grad_input *= y
@@ -125,16 +159,11 @@ class SoftmaxBackward0(Node):
 def log_softmax(input, dim, dtype=None):
     """x - log(sum(exp(x))) along `dim`, without forming exp(x) of large values."""
     input, x, axis = _prepare(input, dim, dtype, "log_softmax")
-    xp = input._device.xp
-    values = _shifted(xp, x, axis)
-    if values.size:
-        total = _sums(xp, xp.exp(values), axis)
-        dtype = input._data.dtype
-        if dtype in _REDUCED and axis == x.ndim - 1:
-            # PyTorch's last-dim kernel rounds the sum, and its log, to float16/bfloat16
-            values -= _rounded(xp.log(_rounded(total, dtype)), dtype)
-        else:
-            values -= xp.log(total)
+    kernels = _row_kernels(input._data, axis)
+    if kernels is not None:
+        values = _by_rows(kernels.log_softmax_forward, x)
+    else:
+        values = _log_softmax_values(input._device.xp, x, axis, input._data.dtype)
     out = make_tensor(values.astype(input._data.dtype, copy=False), input._device)
     if grad_state.enabled and input._requires_grad:
         node = LogSoftmaxBackward0()
@@ -142,6 +171,20 @@ def log_softmax(input, dim, dtype=None):
         node.save_output(out)
         attach(out, node, input)
     return out
+
+
+def _log_softmax_values(xp, x, axis, dtype):
+    """log_softmax of the (float32 or float64) array x along `axis`, in NumPy passes;
+    `dtype` is the input's, whose rounding the float16/bfloat16 kernel applies."""
+    values = _shifted(xp, x, axis)
+    if values.size:
+        total = _sums(xp, xp.exp(values), axis)
+        if dtype in _REDUCED and axis == x.ndim - 1:
+            # PyTorch's last-dim kernel rounds the sum, and its log, to float16/bfloat16
+            values -= _rounded(xp.log(_rounded(total, dtype)), dtype)
+        else:
+            values -= xp.log(total)
+    return values
 
 
 class LogSoftmaxBackward0(Node):
@@ -152,6 +195,10 @@ class LogSoftmaxBackward0(Node):
         arrays = _first_order(grad, result)
         if arrays is not None:  # g - exp(y) * sum(g), in three passes
             g, y, xp = arrays
+            kernels = _row_kernels(y, self.dim) if g.dtype == _FLOAT32 else None
+            if kernels is not None:
+                return (make_tensor(_by_rows(kernels.log_softmax_backward, g, y),
+                                    result._device),)
             grad_input = xp.exp(y)
             grad_input *= _sums(xp, g, self.dim)
             grad_input = xp.subtract(g, grad_input, out=grad_input)

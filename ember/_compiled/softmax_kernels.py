@@ -1,0 +1,255 @@
+"""softmax and log_softmax over the last dim, forward and first-order backward, a row at
+a time, replaying PyTorch's vectorized CPU kernels (see the package docstring).
+
+PyTorch's last-dim kernels (`_vec_softmax_lastdim` and friends in SoftMaxKernel.cpp)
+work on one row in SIMD registers of `lanes` floats (16 with AVX-512, 8 with AVX2):
+a row's sum is kept in `lanes` partial sums (lane l adds elements l, l + lanes, ...,
+the ragged end added into the first lanes), which are then halved pairwise (lane i
+plus lane i + lanes/2, ...); a row shorter than `lanes` is added in order. Their
+exponential is SLEEF's `expf_u10`, a float32 polynomial with a fused multiply-add at
+each step. `_exp` is that routine and `_row_sum` that order, so with the caller's `lanes`
+matching PyTorch's CPU capability the results are PyTorch's bits (the tests compare).
+log_softmax's logarithm of each row's sum is computed in float64 and rounded once (the
+correctly rounded value; SLEEF's `logf_u10` is within one ulp of it).
+"""
+import math
+
+import numba
+import numpy as np
+
+from ._common import OPTIONS, float_from_bits, fma32
+
+__all__ = ["softmax_forward", "softmax_backward", "log_softmax_forward",
+           "log_softmax_backward"]
+
+_F32, _U64 = np.float32, np.uint64
+_ONE, _ZERO, _INF = _F32(1.0), _F32(0.0), _F32(np.inf)
+# SLEEF's float32 exp: round x / ln 2 to q, reduce by ln 2 split in two, a degree-6
+# polynomial, and 2**q applied in two halves (so that a subnormal result rounds once).
+_LOG2E = _F32(1.442695040888963407359924681001892137426645954152985934135449406931)
+_MINUS_LN2_HIGH, _MINUS_LN2_LOW = _F32(-0.693145751953125), _F32(-1.428606765330187045e-06)
+_E0, _E1, _E2, _E3, _E4, _E5 = (_F32(c) for c in (
+    0.000198527617612853646278381, 0.00139304355252534151077271,
+    0.00833336077630519866943359, 0.0416664853692054748535156,
+    0.166666671633720397949219, 0.5))
+_UNDERFLOW, _OVERFLOW = _F32(-104.0), _F32(100.0)
+_CLAMP = _F32(150.0)   # beyond +-104 the result is 0 or inf anyway; keeps q an int32
+
+
+@numba.njit(inline="always")
+def _exp(d):
+    """exp of a float32 as SLEEF's expf_u10 computes it (NaN stays NaN)."""
+    c = min(max(d, -_CLAMP), _CLAMP) if d == d else _ZERO
+    q = np.int32(np.rint(c * _LOG2E))
+    qf = _F32(q)
+    s = fma32(qf, _MINUS_LN2_HIGH, d)
+    s = fma32(qf, _MINUS_LN2_LOW, s)
+    u = fma32(_E0, s, _E1)
+    u = fma32(u, s, _E2)
+    u = fma32(u, s, _E3)
+    u = fma32(u, s, _E4)
+    u = fma32(u, s, _E5)
+    u = _ONE + fma32(s * s, u, s)
+    half = q >> 1
+    u = u * float_from_bits((half + 0x7f) << 23) * float_from_bits((q - half + 0x7f) << 23)
+    u = _ZERO if d < _UNDERFLOW else u
+    return _INF if _OVERFLOW < d else u
+
+
+@numba.njit(inline="always")
+def _sum16(v):
+    """The float32 row added in PyTorch's order for 16-float registers (AVX-512): sixteen
+    partial sums, the ragged end into the first ones, then halved pairwise."""
+    n = v.size
+    a0, a1, a2, a3, a4, a5, a6, a7 = v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]
+    a8, a9, a10, a11, a12, a13, a14, a15 = (v[8], v[9], v[10], v[11], v[12], v[13],
+                                            v[14], v[15])
+    full = n - n % 16
+    for block in range(1, full // 16):
+        b = _U64(16 * block)   # unsigned: no negative-index check between the loads
+        a0 += v[b]
+        a1 += v[b + _U64(1)]
+        a2 += v[b + _U64(2)]
+        a3 += v[b + _U64(3)]
+        a4 += v[b + _U64(4)]
+        a5 += v[b + _U64(5)]
+        a6 += v[b + _U64(6)]
+        a7 += v[b + _U64(7)]
+        a8 += v[b + _U64(8)]
+        a9 += v[b + _U64(9)]
+        a10 += v[b + _U64(10)]
+        a11 += v[b + _U64(11)]
+        a12 += v[b + _U64(12)]
+        a13 += v[b + _U64(13)]
+        a14 += v[b + _U64(14)]
+        a15 += v[b + _U64(15)]
+    rest = n - full
+    if rest:
+        a0 += v[full]
+        if rest > 1:
+            a1 += v[full + 1]
+        if rest > 2:
+            a2 += v[full + 2]
+        if rest > 3:
+            a3 += v[full + 3]
+        if rest > 4:
+            a4 += v[full + 4]
+        if rest > 5:
+            a5 += v[full + 5]
+        if rest > 6:
+            a6 += v[full + 6]
+        if rest > 7:
+            a7 += v[full + 7]
+        if rest > 8:
+            a8 += v[full + 8]
+        if rest > 9:
+            a9 += v[full + 9]
+        if rest > 10:
+            a10 += v[full + 10]
+        if rest > 11:
+            a11 += v[full + 11]
+        if rest > 12:
+            a12 += v[full + 12]
+        if rest > 13:
+            a13 += v[full + 13]
+        if rest > 14:
+            a14 += v[full + 14]
+    return (((a0 + a8) + (a4 + a12)) + ((a2 + a10) + (a6 + a14))) + \
+        (((a1 + a9) + (a5 + a13)) + ((a3 + a11) + (a7 + a15)))
+
+
+@numba.njit(inline="always")
+def _sum8(v):
+    """The float32 row added in PyTorch's order for 8-float registers (AVX2)."""
+    n = v.size
+    a0, a1, a2, a3, a4, a5, a6, a7 = v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]
+    full = n - n % 8
+    for block in range(1, full // 8):
+        b = _U64(8 * block)
+        a0 += v[b]
+        a1 += v[b + _U64(1)]
+        a2 += v[b + _U64(2)]
+        a3 += v[b + _U64(3)]
+        a4 += v[b + _U64(4)]
+        a5 += v[b + _U64(5)]
+        a6 += v[b + _U64(6)]
+        a7 += v[b + _U64(7)]
+    rest = n - full
+    if rest:
+        a0 += v[full]
+        if rest > 1:
+            a1 += v[full + 1]
+        if rest > 2:
+            a2 += v[full + 2]
+        if rest > 3:
+            a3 += v[full + 3]
+        if rest > 4:
+            a4 += v[full + 4]
+        if rest > 5:
+            a5 += v[full + 5]
+        if rest > 6:
+            a6 += v[full + 6]
+    return ((a0 + a4) + (a2 + a6)) + ((a1 + a5) + (a3 + a7))
+
+
+@numba.njit(inline="always")
+def _row_sum(v, lanes):
+    """The row added in PyTorch's reduce_all order for `lanes`-float registers; a row
+    shorter than a register is added in order."""
+    if v.size < lanes:
+        total = v[0]
+        for i in range(1, v.size):
+            total += v[i]
+        return total
+    return _sum16(v) if lanes == 16 else _sum8(v)
+
+
+@numba.njit(inline="always")
+def _larger(a, b):
+    return b if b > a else a
+
+
+@numba.njit(inline="always")
+def _row_max(v):
+    """The row's maximum, in eight running maxima (a maximum's order does not matter).
+    A NaN may be missed here, but it makes the row's sum NaN, and so every output of
+    the row, as PyTorch's NaN-propagating maximum does."""
+    n = v.size
+    top = v[0]
+    if n < 8:
+        for i in range(1, n):
+            top = _larger(top, v[i])
+        return top
+    m0, m1, m2, m3, m4, m5, m6, m7 = v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]
+    full = n - n % 8
+    for block in range(1, full // 8):
+        b = _U64(8 * block)
+        m0 = _larger(m0, v[b])
+        m1 = _larger(m1, v[b + _U64(1)])
+        m2 = _larger(m2, v[b + _U64(2)])
+        m3 = _larger(m3, v[b + _U64(3)])
+        m4 = _larger(m4, v[b + _U64(4)])
+        m5 = _larger(m5, v[b + _U64(5)])
+        m6 = _larger(m6, v[b + _U64(6)])
+        m7 = _larger(m7, v[b + _U64(7)])
+    for i in range(full, n):
+        m0 = _larger(m0, v[i])
+    return _larger(_larger(_larger(m0, m1), _larger(m2, m3)),
+                   _larger(_larger(m4, m5), _larger(m6, m7)))
+
+
+@numba.njit(**OPTIONS)
+def softmax_forward(x, out, size, lanes):
+    """out = exp(x - max) * (1 / sum), row by row (rows of `size` in flat x and out)."""
+    x, out = x.reshape((x.size // size, size)), out.reshape((out.size // size, size))
+    for r in range(x.shape[0]):
+        row, result = x[r], out[r]
+        top = _row_max(row)
+        for i in range(size):
+            result[i] = _exp(row[i] - top)
+        scale = _ONE / _row_sum(result, lanes)
+        for i in range(size):
+            result[i] = result[i] * scale
+
+
+@numba.njit(**OPTIONS)
+def log_softmax_forward(x, out, size, lanes):
+    """out = (x - max) - log(sum(exp(x - max))), row by row."""
+    x, out = x.reshape((x.size // size, size)), out.reshape((out.size // size, size))
+    for r in range(x.shape[0]):
+        row, result = x[r], out[r]
+        top = _row_max(row)
+        for i in range(size):
+            result[i] = _exp(row[i] - top)
+        log_sum = _F32(math.log(np.float64(_row_sum(result, lanes))))
+        for i in range(size):
+            result[i] = (row[i] - top) - log_sum
+
+
+@numba.njit(**OPTIONS)
+def softmax_backward(grad, y, out, size, lanes):
+    """out = (grad - sum(grad * y)) * y, row by row (the products rounded, then added)."""
+    rows = grad.size // size
+    grad, y = grad.reshape((rows, size)), y.reshape((rows, size))
+    out = out.reshape((rows, size))
+    for r in range(rows):
+        g, v, result = grad[r], y[r], out[r]
+        for i in range(size):
+            result[i] = g[i] * v[i]
+        total = _row_sum(result, lanes)
+        for i in range(size):
+            result[i] = (g[i] - total) * v[i]
+
+
+@numba.njit(**OPTIONS)
+def log_softmax_backward(grad, y, out, size, lanes):
+    """out = grad - exp(y) * sum(grad), the product and difference fused as PyTorch's
+    compiler fuses them, row by row."""
+    rows = grad.size // size
+    grad, y = grad.reshape((rows, size)), y.reshape((rows, size))
+    out = out.reshape((rows, size))
+    for r in range(rows):
+        g, v, result = grad[r], y[r], out[r]
+        total = _row_sum(g, lanes)
+        for i in range(size):
+            result[i] = fma32(-_exp(v[i]), total, g[i])

@@ -1,0 +1,179 @@
+"""softmax and log_softmax through the compiled kernels (`_compiled.softmax_kernels`).
+
+The kernels replay PyTorch's vectorized last-dim kernels: SLEEF's float32 exp, each row
+summed in PyTorch's register-lane order, its fused multiply-add in log_softmax's
+gradient. So where ember's lane count is PyTorch's (the same CPU capability), softmax,
+its gradient and log_softmax's gradient are PyTorch's bits; log_softmax's log of a row
+sum is the correctly rounded one, within an ulp of SLEEF's. Against ember's NumPy path
+(NumPy's own exp, BLAS's sums) the kernels agree to the bounds measured below.
+"""
+import numpy as np
+import pytest
+
+import ember
+from ember import _compiled
+from ember.ops import nn_ops
+
+pytest.importorskip("numba")
+kernels = _compiled.load("softmax_kernels")
+try:
+    import torch
+except ImportError:
+    torch = None
+
+needs_torch = pytest.mark.skipif(torch is None, reason="needs torch")
+LANES = {"AVX512": 16, "AVX2": 8}
+
+
+def _same_lanes_as_torch():
+    return torch is not None and LANES.get(torch.backends.cpu.get_cpu_capability()) == \
+        nn_ops._LANES
+
+
+same_order = pytest.mark.skipif(not _same_lanes_as_torch(),
+                                reason="PyTorch sums in another register width here")
+
+
+def _bits(array):
+    """The array's bits, every NaN alike (PyTorch's NaN maximum sets the sign bit)."""
+    array = np.array(array, np.float32)
+    array[np.isnan(array)] = np.nan
+    return array.view(np.uint32)
+
+
+def _rows(size, seed=0, scale=4.0):
+    """float32 rows of `size`, enough for the compiled path, some with special values."""
+    count = -(-_compiled.MIN_SIZE // size) + 16
+    rng = np.random.default_rng(seed)
+    x = (rng.standard_normal((count, size)) * scale).astype(np.float32)
+    x[0, :] = -np.inf                     # a fully masked row
+    x[1, -1] = np.nan
+    x[2, 0] = np.inf
+    x[3, :] = 88.0                        # equal large values
+    x[4, size // 2:] = -np.inf            # a causal-mask row
+    x[5, 0] = 1e30
+    x[6, :] = rng.uniform(-1e-3, 1e-3, size)
+    return x
+
+
+SIZES = [1, 2, 7, 15, 16, 17, 33, 64, 65, 100, 512]
+
+
+@needs_torch
+@same_order
+@pytest.mark.parametrize("size", SIZES)
+def test_softmax_and_its_gradient_are_pytorchs_bits(size):
+    x = _rows(size)
+    grad = np.random.default_rng(1).standard_normal(x.shape).astype(np.float32)
+    t = ember.tensor(x, requires_grad=True)
+    out = ember.softmax(t, -1)
+    out.backward(ember.tensor(grad))
+    tt = torch.tensor(x, requires_grad=True)
+    expected = torch.softmax(tt, -1)
+    expected.backward(torch.tensor(grad))
+    assert np.array_equal(_bits(out.detach().numpy()), _bits(expected.detach().numpy()))
+    assert np.array_equal(_bits(t.grad.numpy()), _bits(tt.grad.numpy()))
+
+
+@needs_torch
+@same_order
+@pytest.mark.parametrize("size", SIZES)
+def test_log_softmax_gradient_is_pytorchs_bits_and_its_value_within_an_ulp(size):
+    x = _rows(size)
+    grad = np.random.default_rng(2).standard_normal(x.shape).astype(np.float32)
+    t = ember.tensor(x, requires_grad=True)
+    out = ember.log_softmax(t, -1)
+    out.backward(ember.tensor(grad))
+    tt = torch.tensor(x, requires_grad=True)
+    expected = torch.log_softmax(tt, -1)
+    expected.backward(torch.tensor(grad))
+    got, want = out.detach().numpy(), expected.detach().numpy()
+    assert np.array_equal(np.isnan(got), np.isnan(want))
+    finite = np.isfinite(want)
+    assert np.array_equal(got[~finite & ~np.isnan(want)], want[~finite & ~np.isnan(want)])
+    # the log of each row's sum may differ by an ulp, and each output by its own rounding
+    with np.errstate(invalid="ignore"):
+        log_sum = np.log(np.exp((x - x.max(-1, keepdims=True)).astype(np.float64)).sum(-1))
+        bound = np.spacing(np.abs(log_sum).astype(np.float32))[:, None] + np.spacing(
+            np.abs(want))
+        assert np.all((np.abs(got - want) <= bound)[finite])
+    # the gradient takes the forward's output, so compare it on PyTorch's output
+    g = np.empty_like(x)
+    kernels.log_softmax_backward(grad.reshape(-1), want.reshape(-1), g.reshape(-1), size,
+                                 nn_ops._LANES)
+    assert np.array_equal(_bits(g), _bits(tt.grad.numpy()))
+
+
+@needs_torch
+def test_exp_is_the_one_pytorchs_softmax_kernels_use():
+    """log_softmax's gradient with grad (-1, 0) on a row (y0, y) is exactly exp(y): the
+    kernel's exp against PyTorch's on a spread of float32 values and every special."""
+    values = np.arange(0, 1 << 32, 4099, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    specials = np.array([0.0, -0.0, np.nan, np.inf, -np.inf, 88.72283, 88.72284, -87.33655,
+                         -103.97208, -103.97209, -104.0, 100.0, 1e-45, -1e-45], np.float32)
+    y = np.concatenate([values, specials])
+    rows = np.zeros((y.size, 2), np.float32)
+    rows[:, 1] = y
+    grad = np.zeros_like(rows)
+    grad[:, 0] = -1
+    got = np.empty_like(rows)
+    kernels.log_softmax_backward(grad.reshape(-1), rows.reshape(-1), got.reshape(-1), 2,
+                                 nn_ops._LANES)
+    expected = torch._log_softmax_backward_data(torch.tensor(grad), torch.tensor(rows), 1,
+                                                torch.float32).numpy()
+    assert np.array_equal(_bits(got[:, 1]), _bits(expected[:, 1]))
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("size", [7, 64, 65, 512])
+def test_with_and_without_the_compiled_kernels(monkeypatch, name, size):
+    """The kernels against the NumPy path (NumPy's exp, BLAS's row sums): forward and
+    gradient within a few float32 ulps of the row's scale."""
+    x = _rows(size)[8:]          # special rows aside: NaN positions are checked above
+    assert nn_ops._row_kernels(x, 1) is kernels
+    grad = np.random.default_rng(3).standard_normal(x.shape).astype(np.float32)
+
+    def run():
+        t = ember.tensor(x, requires_grad=True)
+        out = getattr(ember, name)(t, -1)
+        out.backward(ember.tensor(grad))
+        return out.detach().numpy(), t.grad.numpy()
+
+    compiled = run()
+    monkeypatch.setitem(_compiled._modules, "softmax_kernels", None)
+    plain = run()
+    eps = np.finfo(np.float32).eps
+    for got, expected, scale, bound in zip(compiled, plain, *_scales(name, plain, grad)):
+        assert np.all(np.abs(got - expected) <= bound * eps * scale)
+
+
+def _scales(name, plain, grad):
+    """Each row's scale for the comparison (its largest output; its largest gradient
+    term), and the bounds in float32 eps of it: measured at most 2.8 and 1.6 for
+    softmax, 1.0 and 0.64 for log_softmax, over the sizes above."""
+    out, grad_in = plain
+    rows = np.abs(grad).max(-1, keepdims=True)
+    if name == "softmax":
+        return ((out.max(-1, keepdims=True), rows * out.max(-1, keepdims=True)
+                 + np.abs(grad_in)), (3.5, 2.0))
+    return (np.abs(out).max(-1, keepdims=True), rows * grad.shape[-1]), (1.25, 1.0)
+
+
+@pytest.mark.parametrize("case", ["dim0", "float64", "float16", "strided", "small"])
+def test_other_work_takes_the_numpy_path(monkeypatch, case):
+    """Only large float32 work along the last dim takes the kernels; a strided input is
+    made contiguous first, and gives the contiguous input's bits."""
+    x = _rows(64)[8:]
+    assert nn_ops._row_kernels(x, 1) is kernels
+    dim = 0 if case == "dim0" else -1
+    if case in ("float64", "float16"):
+        x = x.astype(case)
+    if case == "small":
+        x = x[:16]
+    t = ember.tensor(x.T.copy()).t() if case == "strided" else ember.tensor(x)
+    compiled = ember.softmax(t, dim).numpy()
+    if case == "strided":
+        assert np.array_equal(compiled, ember.softmax(ember.tensor(x), dim).numpy())
+        return
+    monkeypatch.setitem(_compiled._modules, "softmax_kernels", None)
+    assert np.array_equal(compiled, ember.softmax(t, dim).numpy())
