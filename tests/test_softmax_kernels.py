@@ -177,3 +177,54 @@ def test_other_work_takes_the_numpy_path(monkeypatch, case):
         return
     monkeypatch.setitem(_compiled._modules, "softmax_kernels", None)
     assert np.array_equal(compiled, ember.softmax(t, dim).numpy())
+
+
+@pytest.mark.parametrize("asked, expected", [("avx2", "AVX2"), ("default", "DEFAULT"),
+                                             ("AVX512", None), ("", None), ("zvector", None)])
+def test_aten_cpu_capability_lowers_the_capability_as_in_pytorch(monkeypatch, asked,
+                                                                 expected):
+    from ember import _backend
+    monkeypatch.delenv("ATEN_CPU_CAPABILITY", raising=False)
+    found = _backend.cpu_capability()
+    monkeypatch.setenv("ATEN_CPU_CAPABILITY", asked)
+    order = ["DEFAULT", "AVX2", "AVX512"]
+    want = found if expected is None or order.index(expected) > order.index(found) \
+        else expected
+    assert _backend.cpu_capability() == want
+
+
+_EIGHT_LANES = """
+import numpy as np, torch, ember
+from ember import _compiled
+from ember.ops import nn_ops
+assert nn_ops._LANES == 8 and torch.backends.cpu.get_cpu_capability() == "AVX2"
+x = (np.random.default_rng(0).standard_normal((1100, 65)) * 4).astype(np.float32)
+g = np.random.default_rng(1).standard_normal(x.shape).astype(np.float32)
+t, tt = ember.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+out, want = ember.softmax(t, -1), torch.softmax(tt, -1)
+out.backward(ember.tensor(g)); want.backward(torch.tensor(g))
+assert np.array_equal(out.detach().numpy(), want.detach().numpy())
+assert np.array_equal(t.grad.numpy(), tt.grad.numpy())
+y = torch.log_softmax(torch.tensor(x), -1)
+want = torch._log_softmax_backward_data(torch.tensor(g), y, 1, torch.float32).numpy()
+got = np.empty_like(x)
+_compiled.load("softmax_kernels").log_softmax_backward(
+    g.reshape(-1), y.numpy().reshape(-1), got.reshape(-1), 65, 8)
+assert np.array_equal(got, want)
+print("same")
+"""
+
+
+@needs_torch
+@pytest.mark.skipif(nn_ops._LANES != 16, reason="checks the 8-lane order on an AVX-512 CPU")
+def test_the_avx2_order_is_pytorchs_avx2_order():
+    """On an AVX-512 CPU, ATEN_CPU_CAPABILITY=avx2 makes PyTorch run its AVX2 kernels and
+    ember sum in 8 lanes: the bits still agree."""
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, ATEN_CPU_CAPABILITY="avx2")
+    done = subprocess.run([sys.executable, "-c", _EIGHT_LANES], env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "same"

@@ -53,15 +53,24 @@ def cpu_features():
     return core._multiarray_umath.__cpu_features__
 
 
+_CAPABILITIES = ("DEFAULT", "AVX2", "AVX512")
+
+
 def cpu_capability():
     """'AVX512', 'AVX2' or 'DEFAULT': the kernel set PyTorch's CPU dispatch picks on this
-    CPU, by PyTorch's rule, from the features NumPy detected."""
+    CPU, by PyTorch's rule, from the features NumPy detected, lowered to the environment's
+    ATEN_CPU_CAPABILITY when that names a lower one (as PyTorch lowers its own)."""
     features = cpu_features()
     if all(features.get(name) for name in ("AVX512F", "AVX512BW", "AVX512VL", "AVX512DQ")):
-        return "AVX512"
-    if features.get("AVX2") and features.get("FMA3"):
-        return "AVX2"
-    return "DEFAULT"
+        found = "AVX512"
+    elif features.get("AVX2") and features.get("FMA3"):
+        found = "AVX2"
+    else:
+        found = "DEFAULT"
+    asked = _os.environ.get("ATEN_CPU_CAPABILITY", "").upper()
+    if asked in _CAPABILITIES and _CAPABILITIES.index(asked) < _CAPABILITIES.index(found):
+        return asked
+    return found
 
 
 def is_cupy_array(obj):
