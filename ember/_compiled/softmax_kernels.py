@@ -57,111 +57,115 @@ def _exp(d):
 
 
 @numba.njit(inline="always")
-def _sum16(v):
-    """The float32 row added in PyTorch's order for 16-float registers (AVX-512): sixteen
-    partial sums, the ragged end into the first ones, then halved pairwise."""
-    n = v.size
-    a0, a1, a2, a3, a4, a5, a6, a7 = v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]
-    a8, a9, a10, a11, a12, a13, a14, a15 = (v[8], v[9], v[10], v[11], v[12], v[13],
-                                            v[14], v[15])
+def _sum16(a, r):
+    """Row r of the float32 rows `a` added in PyTorch's order for 16-float registers
+    (AVX-512): sixteen partial sums, the ragged end into the first ones, then halved
+    pairwise."""
+    n = a.shape[1]
+    a0, a1, a2, a3 = a[r, 0], a[r, 1], a[r, 2], a[r, 3]
+    a4, a5, a6, a7 = a[r, 4], a[r, 5], a[r, 6], a[r, 7]
+    a8, a9, a10, a11 = a[r, 8], a[r, 9], a[r, 10], a[r, 11]
+    a12, a13, a14, a15 = a[r, 12], a[r, 13], a[r, 14], a[r, 15]
     full = n - n % 16
     for block in range(1, full // 16):
         b = _U64(16 * block)   # unsigned: no negative-index check between the loads
-        a0 += v[b]
-        a1 += v[b + _U64(1)]
-        a2 += v[b + _U64(2)]
-        a3 += v[b + _U64(3)]
-        a4 += v[b + _U64(4)]
-        a5 += v[b + _U64(5)]
-        a6 += v[b + _U64(6)]
-        a7 += v[b + _U64(7)]
-        a8 += v[b + _U64(8)]
-        a9 += v[b + _U64(9)]
-        a10 += v[b + _U64(10)]
-        a11 += v[b + _U64(11)]
-        a12 += v[b + _U64(12)]
-        a13 += v[b + _U64(13)]
-        a14 += v[b + _U64(14)]
-        a15 += v[b + _U64(15)]
+        a0 += a[r, b]
+        a1 += a[r, b + _U64(1)]
+        a2 += a[r, b + _U64(2)]
+        a3 += a[r, b + _U64(3)]
+        a4 += a[r, b + _U64(4)]
+        a5 += a[r, b + _U64(5)]
+        a6 += a[r, b + _U64(6)]
+        a7 += a[r, b + _U64(7)]
+        a8 += a[r, b + _U64(8)]
+        a9 += a[r, b + _U64(9)]
+        a10 += a[r, b + _U64(10)]
+        a11 += a[r, b + _U64(11)]
+        a12 += a[r, b + _U64(12)]
+        a13 += a[r, b + _U64(13)]
+        a14 += a[r, b + _U64(14)]
+        a15 += a[r, b + _U64(15)]
     rest = n - full
     if rest:
-        a0 += v[full]
+        a0 += a[r, full]
         if rest > 1:
-            a1 += v[full + 1]
+            a1 += a[r, full + 1]
         if rest > 2:
-            a2 += v[full + 2]
+            a2 += a[r, full + 2]
         if rest > 3:
-            a3 += v[full + 3]
+            a3 += a[r, full + 3]
         if rest > 4:
-            a4 += v[full + 4]
+            a4 += a[r, full + 4]
         if rest > 5:
-            a5 += v[full + 5]
+            a5 += a[r, full + 5]
         if rest > 6:
-            a6 += v[full + 6]
+            a6 += a[r, full + 6]
         if rest > 7:
-            a7 += v[full + 7]
+            a7 += a[r, full + 7]
         if rest > 8:
-            a8 += v[full + 8]
+            a8 += a[r, full + 8]
         if rest > 9:
-            a9 += v[full + 9]
+            a9 += a[r, full + 9]
         if rest > 10:
-            a10 += v[full + 10]
+            a10 += a[r, full + 10]
         if rest > 11:
-            a11 += v[full + 11]
+            a11 += a[r, full + 11]
         if rest > 12:
-            a12 += v[full + 12]
+            a12 += a[r, full + 12]
         if rest > 13:
-            a13 += v[full + 13]
+            a13 += a[r, full + 13]
         if rest > 14:
-            a14 += v[full + 14]
+            a14 += a[r, full + 14]
     return (((a0 + a8) + (a4 + a12)) + ((a2 + a10) + (a6 + a14))) + \
         (((a1 + a9) + (a5 + a13)) + ((a3 + a11) + (a7 + a15)))
 
 
 @numba.njit(inline="always")
-def _sum8(v):
-    """The float32 row added in PyTorch's order for 8-float registers (AVX2)."""
-    n = v.size
-    a0, a1, a2, a3, a4, a5, a6, a7 = v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]
+def _sum8(a, r):
+    """Row r of `a` added in PyTorch's order for 8-float registers (AVX2)."""
+    n = a.shape[1]
+    a0, a1, a2, a3 = a[r, 0], a[r, 1], a[r, 2], a[r, 3]
+    a4, a5, a6, a7 = a[r, 4], a[r, 5], a[r, 6], a[r, 7]
     full = n - n % 8
     for block in range(1, full // 8):
         b = _U64(8 * block)
-        a0 += v[b]
-        a1 += v[b + _U64(1)]
-        a2 += v[b + _U64(2)]
-        a3 += v[b + _U64(3)]
-        a4 += v[b + _U64(4)]
-        a5 += v[b + _U64(5)]
-        a6 += v[b + _U64(6)]
-        a7 += v[b + _U64(7)]
+        a0 += a[r, b]
+        a1 += a[r, b + _U64(1)]
+        a2 += a[r, b + _U64(2)]
+        a3 += a[r, b + _U64(3)]
+        a4 += a[r, b + _U64(4)]
+        a5 += a[r, b + _U64(5)]
+        a6 += a[r, b + _U64(6)]
+        a7 += a[r, b + _U64(7)]
     rest = n - full
     if rest:
-        a0 += v[full]
+        a0 += a[r, full]
         if rest > 1:
-            a1 += v[full + 1]
+            a1 += a[r, full + 1]
         if rest > 2:
-            a2 += v[full + 2]
+            a2 += a[r, full + 2]
         if rest > 3:
-            a3 += v[full + 3]
+            a3 += a[r, full + 3]
         if rest > 4:
-            a4 += v[full + 4]
+            a4 += a[r, full + 4]
         if rest > 5:
-            a5 += v[full + 5]
+            a5 += a[r, full + 5]
         if rest > 6:
-            a6 += v[full + 6]
+            a6 += a[r, full + 6]
     return ((a0 + a4) + (a2 + a6)) + ((a1 + a5) + (a3 + a7))
 
 
 @numba.njit(inline="always")
-def _row_sum(v, lanes):
-    """The row added in PyTorch's reduce_all order for `lanes`-float registers; a row
-    shorter than a register is added in order."""
-    if v.size < lanes:
-        total = v[0]
-        for i in range(1, v.size):
-            total += v[i]
+def _row_sum(a, r, lanes):
+    """Row r of `a` added in PyTorch's reduce_all order for `lanes`-float registers; a
+    row shorter than a register is added in order."""
+    n = a.shape[1]
+    if n < lanes:
+        total = a[r, 0]
+        for i in range(1, n):
+            total += a[r, i]
         return total
-    return _sum16(v) if lanes == 16 else _sum8(v)
+    return _sum16(a, r) if lanes == 16 else _sum8(a, r)
 
 
 @numba.njit(inline="always")
@@ -170,46 +174,47 @@ def _larger(a, b):
 
 
 @numba.njit(inline="always")
-def _row_max(v):
-    """The row's maximum, in eight running maxima (a maximum's order does not matter).
+def _row_max(a, r):
+    """Row r's maximum, in eight running maxima (a maximum's order does not matter).
     A NaN may be missed here, but it makes the row's sum NaN, and so every output of
     the row, as PyTorch's NaN-propagating maximum does."""
-    n = v.size
-    top = v[0]
+    n = a.shape[1]
+    top = a[r, 0]
     if n < 8:
         for i in range(1, n):
-            top = _larger(top, v[i])
+            top = _larger(top, a[r, i])
         return top
-    m0, m1, m2, m3, m4, m5, m6, m7 = v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]
+    m0, m1, m2, m3 = a[r, 0], a[r, 1], a[r, 2], a[r, 3]
+    m4, m5, m6, m7 = a[r, 4], a[r, 5], a[r, 6], a[r, 7]
     full = n - n % 8
     for block in range(1, full // 8):
         b = _U64(8 * block)
-        m0 = _larger(m0, v[b])
-        m1 = _larger(m1, v[b + _U64(1)])
-        m2 = _larger(m2, v[b + _U64(2)])
-        m3 = _larger(m3, v[b + _U64(3)])
-        m4 = _larger(m4, v[b + _U64(4)])
-        m5 = _larger(m5, v[b + _U64(5)])
-        m6 = _larger(m6, v[b + _U64(6)])
-        m7 = _larger(m7, v[b + _U64(7)])
+        m0 = _larger(m0, a[r, b])
+        m1 = _larger(m1, a[r, b + _U64(1)])
+        m2 = _larger(m2, a[r, b + _U64(2)])
+        m3 = _larger(m3, a[r, b + _U64(3)])
+        m4 = _larger(m4, a[r, b + _U64(4)])
+        m5 = _larger(m5, a[r, b + _U64(5)])
+        m6 = _larger(m6, a[r, b + _U64(6)])
+        m7 = _larger(m7, a[r, b + _U64(7)])
     for i in range(full, n):
-        m0 = _larger(m0, v[i])
+        m0 = _larger(m0, a[r, i])
     return _larger(_larger(_larger(m0, m1), _larger(m2, m3)),
                    _larger(_larger(m4, m5), _larger(m6, m7)))
 
 
 @numba.njit(**OPTIONS)
 def softmax_forward(x, out, size, lanes):
-    """out = exp(x - max) * (1 / sum), row by row (rows of `size` in flat x and out)."""
+    """out = exp(x - max) * (1 / sum), row by row (rows of `size` in flat x and out).
+    Rows are indexed, never taken as views: numba counts references to each view."""
     x, out = x.reshape((x.size // size, size)), out.reshape((out.size // size, size))
     for r in range(x.shape[0]):
-        row, result = x[r], out[r]
-        top = _row_max(row)
+        top = _row_max(x, r)
         for i in range(size):
-            result[i] = _exp(row[i] - top)
-        scale = _ONE / _row_sum(result, lanes)
+            out[r, i] = _exp(x[r, i] - top)
+        scale = _ONE / _row_sum(out, r, lanes)
         for i in range(size):
-            result[i] = result[i] * scale
+            out[r, i] = out[r, i] * scale
 
 
 @numba.njit(**OPTIONS)
@@ -217,13 +222,12 @@ def log_softmax_forward(x, out, size, lanes):
     """out = (x - max) - log(sum(exp(x - max))), row by row."""
     x, out = x.reshape((x.size // size, size)), out.reshape((out.size // size, size))
     for r in range(x.shape[0]):
-        row, result = x[r], out[r]
-        top = _row_max(row)
+        top = _row_max(x, r)
         for i in range(size):
-            result[i] = _exp(row[i] - top)
-        log_sum = _F32(math.log(np.float64(_row_sum(result, lanes))))
+            out[r, i] = _exp(x[r, i] - top)
+        log_sum = _F32(math.log(np.float64(_row_sum(out, r, lanes))))
         for i in range(size):
-            result[i] = (row[i] - top) - log_sum
+            out[r, i] = (x[r, i] - top) - log_sum
 
 
 @numba.njit(**OPTIONS)
@@ -233,12 +237,11 @@ def softmax_backward(grad, y, out, size, lanes):
     grad, y = grad.reshape((rows, size)), y.reshape((rows, size))
     out = out.reshape((rows, size))
     for r in range(rows):
-        g, v, result = grad[r], y[r], out[r]
         for i in range(size):
-            result[i] = g[i] * v[i]
-        total = _row_sum(result, lanes)
+            out[r, i] = grad[r, i] * y[r, i]
+        total = _row_sum(out, r, lanes)
         for i in range(size):
-            result[i] = (g[i] - total) * v[i]
+            out[r, i] = (grad[r, i] - total) * y[r, i]
 
 
 @numba.njit(**OPTIONS)
@@ -249,7 +252,6 @@ def log_softmax_backward(grad, y, out, size, lanes):
     grad, y = grad.reshape((rows, size)), y.reshape((rows, size))
     out = out.reshape((rows, size))
     for r in range(rows):
-        g, v, result = grad[r], y[r], out[r]
-        total = _row_sum(g, lanes)
+        total = _row_sum(grad, r, lanes)
         for i in range(size):
-            result[i] = fma32(-_exp(v[i]), total, g[i])
+            out[r, i] = fma32(-_exp(y[r, i]), total, grad[r, i])
