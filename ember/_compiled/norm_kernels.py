@@ -19,42 +19,46 @@ __all__ = ["layer_norm_forward", "layer_norm_backward"]
 
 
 @numba.njit(inline="always")
-def _sum(values):
-    """The float32 values added in float64 by eight accumulators (a loop-carried sum
-    runs at the adder's latency; eight independent ones run at its throughput), the
-    accumulators then added in order."""
+def _sum(values, r):
+    """Row r of the float32 rows `values` added in float64 by eight accumulators (a
+    loop-carried sum runs at the adder's latency; eight independent ones run at its
+    throughput), the accumulators then added in order. (Rows are indexed, never taken
+    as views: numba counts references to each view, a cost per row.)"""
     a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = 0.0
-    n = values.size - values.size % 8
+    size = values.shape[1]
+    n = size - size % 8
     for i in range(0, n, 8):
-        a0 += values[i]
-        a1 += values[i + 1]
-        a2 += values[i + 2]
-        a3 += values[i + 3]
-        a4 += values[i + 4]
-        a5 += values[i + 5]
-        a6 += values[i + 6]
-        a7 += values[i + 7]
-    for i in range(n, values.size):
-        a0 += values[i]
+        a0 += values[r, i]
+        a1 += values[r, i + 1]
+        a2 += values[r, i + 2]
+        a3 += values[r, i + 3]
+        a4 += values[r, i + 4]
+        a5 += values[r, i + 5]
+        a6 += values[r, i + 6]
+        a7 += values[r, i + 7]
+    for i in range(n, size):
+        a0 += values[r, i]
     return ((((((a0 + a1) + a2) + a3) + a4) + a5) + a6) + a7
 
 
 @numba.njit(inline="always")
-def _dot(a, b):
-    """sum(a * b) for float32 rows, each product exact in float64, as `_sum` adds."""
+def _square_sum(h, r):
+    """sum(h[r] * h[r]) for a float32 row, each product exact in float64, as `_sum`
+    adds."""
     a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = 0.0
-    n = a.size - a.size % 8
+    size = h.shape[1]
+    n = size - size % 8
     for i in range(0, n, 8):
-        a0 += np.float64(a[i]) * b[i]
-        a1 += np.float64(a[i + 1]) * b[i + 1]
-        a2 += np.float64(a[i + 2]) * b[i + 2]
-        a3 += np.float64(a[i + 3]) * b[i + 3]
-        a4 += np.float64(a[i + 4]) * b[i + 4]
-        a5 += np.float64(a[i + 5]) * b[i + 5]
-        a6 += np.float64(a[i + 6]) * b[i + 6]
-        a7 += np.float64(a[i + 7]) * b[i + 7]
-    for i in range(n, a.size):
-        a0 += np.float64(a[i]) * b[i]
+        a0 += np.float64(h[r, i]) * h[r, i]
+        a1 += np.float64(h[r, i + 1]) * h[r, i + 1]
+        a2 += np.float64(h[r, i + 2]) * h[r, i + 2]
+        a3 += np.float64(h[r, i + 3]) * h[r, i + 3]
+        a4 += np.float64(h[r, i + 4]) * h[r, i + 4]
+        a5 += np.float64(h[r, i + 5]) * h[r, i + 5]
+        a6 += np.float64(h[r, i + 6]) * h[r, i + 6]
+        a7 += np.float64(h[r, i + 7]) * h[r, i + 7]
+    for i in range(n, size):
+        a0 += np.float64(h[r, i]) * h[r, i]
     return ((((((a0 + a1) + a2) + a3) + a4) + a5) + a6) + a7
 
 
@@ -63,18 +67,16 @@ def _forward(rows, weight, bias, out, xhat, mean, invstd, eps, has_weight, has_b
     count, size = rows.shape
     n = np.float32(size)
     for r in range(count):
-        x, h = rows[r], xhat[r]
-        m = np.float32(_sum(x)) / n
+        m = np.float32(_sum(rows, r)) / n
         for j in range(size):
-            h[j] = x[j] - m
-        square = _dot(h, h)
+            xhat[r, j] = rows[r, j] - m
+        square = _square_sum(xhat, r)
         inv = np.float32(1.0) / np.sqrt(np.float32(square) / n + eps)
         mean[r] = m
         invstd[r] = inv
-        o = out[r]
         for j in range(size):
-            v = h[j] * inv
-            h[j] = v
+            v = xhat[r, j] * inv
+            xhat[r, j] = v
             if has_weight:
                 v = v * weight[j]
                 if has_bias:
@@ -83,7 +85,7 @@ def _forward(rows, weight, bias, out, xhat, mean, invstd, eps, has_weight, has_b
                     v = v + np.float32(0.0)
             elif has_bias:
                 v = v + bias[j]
-            o[j] = v
+            out[r, j] = v
 
 
 def _backward(grad, rows, xhat, weight, mean, invstd, grad_input, grad_weight, grad_bias,
@@ -92,28 +94,26 @@ def _backward(grad, rows, xhat, weight, mean, invstd, grad_input, grad_weight, g
     n = np.float32(size)
     weight_sums = np.zeros(size)
     bias_sums = np.zeros(size)
-    scaled = np.empty(size, np.float32)
-    product = np.empty(size, np.float32)
+    scaled = np.empty((1, size), np.float32)
+    product = np.empty((1, size), np.float32)
     for r in range(count):
-        g, x, h = grad[r], rows[r], xhat[r]
         if need_input:
             m, inv = mean[r], invstd[r]
             for j in range(size):
-                scaled[j] = g[j] * weight[j] if has_weight else g[j]
+                scaled[0, j] = grad[r, j] * weight[j] if has_weight else grad[r, j]
             for j in range(size):
-                product[j] = scaled[j] * x[j]
-            ds32, db32 = np.float32(_sum(product)), np.float32(_sum(scaled))
+                product[0, j] = scaled[0, j] * rows[r, j]
+            ds32, db32 = np.float32(_sum(product, 0)), np.float32(_sum(scaled, 0))
             b = ((((db32 * m) - ds32) * inv) * inv) * inv / n
             c = (-b) * m - (db32 * inv) / n
-            target = grad_input[r]
             for j in range(size):
-                target[j] = (x[j] * b + c) + scaled[j] * inv
+                grad_input[r, j] = (rows[r, j] * b + c) + scaled[0, j] * inv
         if need_weight:
             for j in range(size):
-                weight_sums[j] += g[j] * h[j]
+                weight_sums[j] += grad[r, j] * xhat[r, j]
         if need_bias:
             for j in range(size):
-                bias_sums[j] += g[j]
+                bias_sums[j] += grad[r, j]
     for j in range(size):
         grad_weight[j] = np.float32(weight_sums[j])
         grad_bias[j] = np.float32(bias_sums[j])
