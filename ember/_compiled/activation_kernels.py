@@ -3,13 +3,14 @@
 `gelu_forward` is `ops._erf.gelu_parts` followed by gelu's `one_plus * x * 0.5`, the
 same float32 operations in the same order, with one exception: the exponential. NumPy's
 float32 `exp` is its own SIMD routine, which numba cannot call from a loop, and LLVM
-would call the C library's `expf` once per element, unvectorized. `_exp` computes it in
-float64 instead (reduction by ln 2, a degree-10 Taylor polynomial, the power of two
-set in the exponent bits: relative error below 1e-12) and rounds once to float32, so it
-is the correctly rounded value almost everywhere, and NumPy's within its stated ulp.
+would call the C library's `expf` once per element, unvectorized. The kernel takes
+SLEEF's float32 exp (`_sleef.exp`, the one PyTorch's vectorized kernels call: within an
+ulp of exp, and vectorized by LLVM), so the density is within a few ulps of NumPy's.
 The gradient, `grad * (x * density + 0.5 * one_plus)`, is IEEE arithmetic only: the
 same bits as the NumPy formula. The tanh approximation's forward and gradient follow
-nn_gelu's formulas op for op too, tanh (like exp) computed in float64 and rounded.
+nn_gelu's formulas op for op too, tanh computed in float64 (reduction by ln 2, a
+degree-10 Taylor polynomial for its exp, relative error below 1e-12) and rounded once:
+a float32 tanh through exp would lose its small arguments to cancellation.
 """
 import math
 
@@ -17,6 +18,7 @@ import numba
 import numpy as np
 
 from ._common import OPTIONS, double_from_bits, float_bits
+from ._sleef import exp as _sleef_exp
 from ..ops._erf import _GELU_A, _GELU_P, _LOG_INV_SQRT_2PI
 from ..ops.nn_gelu import _GELU_BETA, _GELU_KAPPA
 
@@ -37,14 +39,6 @@ _LN2_HIGH = 0.6931471803691238      # ln 2 split so that q * _LN2_HIGH is exact 
 _LN2_LOW = 1.9082149292705877e-10
 _T0, _T1, _T2, _T3, _T4, _T5, _T6, _T7, _T8, _T9, _T10 = (1.0 / math.factorial(k)
                                                           for k in range(10, -1, -1))
-
-
-@numba.njit(inline="always")
-def _exp(x):
-    """exp of a float32, computed in float64 and rounded once."""
-    d = np.float64(x)
-    value = np.float32(_exp64(d))
-    return value if d == d else x         # NaN stays NaN
 
 
 @numba.njit(inline="always")
@@ -93,7 +87,7 @@ def _forward(x, result, one_plus, density):
         tail = (tail + _A2) * t
         tail = (tail + _A1) * t
         tail = (tail + _A0) * t
-        d = _exp((v * v) * _MINUS_HALF + _LOG_DENSITY)
+        d = _sleef_exp((v * v) * _MINUS_HALF + _LOG_DENSITY)
         density[i] = d
         o = _ONE - tail * d                # erf(|x| / sqrt 2), then the sign of x
         if float_bits(v) < 0:           # the sign bit, -0.0 and NaN's included

@@ -7,7 +7,7 @@ a row's sum is kept in `lanes` partial sums (lane l adds elements l, l + lanes, 
 the ragged end added into the first lanes), which are then halved pairwise (lane i
 plus lane i + lanes/2, ...); a row shorter than `lanes` is added in order. Their
 exponential is SLEEF's `expf_u10`, a float32 polynomial with a fused multiply-add at
-each step. `_exp` is that routine and `_row_sum` that order, so with the caller's `lanes`
+each step (`_sleef.exp`). `_row_sum` replays that order, so with the caller's `lanes`
 matching PyTorch's CPU capability the results are PyTorch's bits (the tests compare).
 log_softmax's logarithm of each row's sum is computed in float64 and rounded once (the
 correctly rounded value; SLEEF's `logf_u10` is within one ulp of it).
@@ -17,43 +17,14 @@ import math
 import numba
 import numpy as np
 
-from ._common import OPTIONS, float_from_bits, fma32
+from ._common import OPTIONS, fma32
+from ._sleef import exp as _exp
 
 __all__ = ["softmax_forward", "softmax_backward", "log_softmax_forward",
            "log_softmax_backward"]
 
 _F32, _U64 = np.float32, np.uint64
-_ONE, _ZERO, _INF = _F32(1.0), _F32(0.0), _F32(np.inf)
-# SLEEF's float32 exp: round x / ln 2 to q, reduce by ln 2 split in two, a degree-6
-# polynomial, and 2**q applied in two halves (so that a subnormal result rounds once).
-_LOG2E = _F32(1.442695040888963407359924681001892137426645954152985934135449406931)
-_MINUS_LN2_HIGH, _MINUS_LN2_LOW = _F32(-0.693145751953125), _F32(-1.428606765330187045e-06)
-_E0, _E1, _E2, _E3, _E4, _E5 = (_F32(c) for c in (
-    0.000198527617612853646278381, 0.00139304355252534151077271,
-    0.00833336077630519866943359, 0.0416664853692054748535156,
-    0.166666671633720397949219, 0.5))
-_UNDERFLOW, _OVERFLOW = _F32(-104.0), _F32(100.0)
-_CLAMP = _F32(150.0)   # beyond +-104 the result is 0 or inf anyway; keeps q an int32
-
-
-@numba.njit(inline="always")
-def _exp(d):
-    """exp of a float32 as SLEEF's expf_u10 computes it (NaN stays NaN)."""
-    c = min(max(d, -_CLAMP), _CLAMP) if d == d else _ZERO
-    q = np.int32(np.rint(c * _LOG2E))
-    qf = _F32(q)
-    s = fma32(qf, _MINUS_LN2_HIGH, d)
-    s = fma32(qf, _MINUS_LN2_LOW, s)
-    u = fma32(_E0, s, _E1)
-    u = fma32(u, s, _E2)
-    u = fma32(u, s, _E3)
-    u = fma32(u, s, _E4)
-    u = fma32(u, s, _E5)
-    u = _ONE + fma32(s * s, u, s)
-    half = q >> 1
-    u = u * float_from_bits((half + 0x7f) << 23) * float_from_bits((q - half + 0x7f) << 23)
-    u = _ZERO if d < _UNDERFLOW else u
-    return _INF if _OVERFLOW < d else u
+_ONE = _F32(1.0)
 
 
 @numba.njit(inline="always")
