@@ -228,3 +228,33 @@ def test_the_avx2_order_is_pytorchs_avx2_order():
                           text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "same"
+
+
+@pytest.mark.parametrize("causal", [True, False])
+def test_fused_attention_through_the_kernel(monkeypatch, causal):
+    """F.scaled_dot_product_attention on scores large enough for the kernel: a row that
+    its boolean mask hides entirely gives zeros (as PyTorch's fused CPU kernel), outputs
+    and gradients agree with the NumPy path to float32 rounding, and with PyTorch's."""
+    rng = np.random.default_rng(6)
+    q, k, v, g = (rng.standard_normal((4, 4, 64, 64)).astype(np.float32) for _ in range(4))
+    mask = rng.random((64, 64)) > 0.3
+    mask[5] = False                                  # query 5 sees nothing
+    assert nn_ops._row_kernels(np.empty((4, 4, 64, 64), np.float32), 3) is kernels
+
+    def run(lib):
+        tensors = [lib.tensor(a, requires_grad=True) for a in (q, k, v)]
+        out = lib.nn.functional.scaled_dot_product_attention(
+            *tensors, attn_mask=None if causal else lib.tensor(mask), is_causal=causal)
+        out.backward(lib.tensor(g))
+        return [out.detach().numpy()] + [t.grad.numpy() for t in tensors]
+
+    compiled = run(ember)
+    if not causal:
+        assert np.array_equal(compiled[0][:, :, 5], np.zeros((4, 4, 64), np.float32))
+    monkeypatch.setitem(_compiled._modules, "softmax_kernels", None)
+    plain = run(ember)
+    for got, expected in zip(compiled, plain):     # measured: at most 0.3 of this
+        np.testing.assert_allclose(got, expected, rtol=8e-6, atol=5e-7)
+    if torch is not None:                           # measured: at most 0.55 of this
+        for got, expected in zip(compiled, run(torch)):
+            np.testing.assert_allclose(got, expected, rtol=8e-6, atol=5e-7)

@@ -24,7 +24,7 @@ __all__ = ["softmax_forward", "softmax_backward", "log_softmax_forward",
            "log_softmax_backward"]
 
 _F32, _U64 = np.float32, np.uint64
-_ONE = _F32(1.0)
+_ONE, _ZERO = _F32(1.0), _F32(0.0)
 
 
 @numba.njit(inline="always")
@@ -175,12 +175,18 @@ def _row_max(a, r):
 
 
 @numba.njit(**OPTIONS)
-def softmax_forward(x, out, size, lanes):
+def softmax_forward(x, out, size, lanes, masked_rows_zero):
     """out = exp(x - max) * (1 / sum), row by row (rows of `size` in flat x and out).
-    Rows are indexed, never taken as views: numba counts references to each view."""
+    Rows are indexed, never taken as views: numba counts references to each view.
+    With `masked_rows_zero`, a row of -inf gives zeros (attention's fused kernel) where
+    softmax gives NaN."""
     x, out = x.reshape((x.size // size, size)), out.reshape((out.size // size, size))
     for r in range(x.shape[0]):
         top = _row_max(x, r)
+        if masked_rows_zero and top == -np.inf:
+            for i in range(size):
+                out[r, i] = _ZERO
+            continue
         for i in range(size):
             out[r, i] = _exp(x[r, i] - top)
         scale = _ONE / _row_sum(out, r, lanes)

@@ -22,7 +22,7 @@ from .combinatorics import repeat_interleave
 from .creation import ones, zeros
 from .linalg import matmul
 from .nn_linear import dropout
-from .nn_ops import _row_max
+from .nn_ops import _by_rows, _row_kernels, _row_max
 from .pointwise_select import where
 
 __all__ = ["scaled_dot_product_attention"]
@@ -186,12 +186,17 @@ def _above_diagonal(xp, length, source):
 
 
 def _softmax_rows(xp, scores):
-    """Softmax over the last axis, in place; a row masked everywhere gives zeros, not NaN.
+    """Softmax over the last axis (in place, or a new array from the compiled kernels);
+    a row masked everywhere gives zeros, not NaN.
 
-    A row's total is at least 1 (its maximum contributes exp(0)) unless every entry is
-    -inf, when it is 0: raising totals to 1 turns exactly those rows into zeros. Row sums
-    go through a matrix-vector product, several times faster than NumPy's sum over a
-    short last axis."""
+    Large float32 scores take `_compiled.softmax_kernels` (one pass a row, PyTorch's
+    softmax kernel replayed). Otherwise: a row's total is at least 1 (its maximum
+    contributes exp(0)) unless every entry is -inf, when it is 0: raising totals to 1
+    turns exactly those rows into zeros. Row sums go through a matrix-vector product,
+    several times faster than NumPy's sum over a short last axis."""
+    kernels = _row_kernels(scores, scores.ndim - 1)
+    if kernels is not None:
+        return _by_rows(kernels.softmax_forward, scores, flags=(True,))
     peak = _row_max(xp, scores)
     xp.maximum(peak, xp.finfo(scores.dtype).min, out=peak)  # -inf rows: no inf - inf
     scores -= peak

@@ -82,15 +82,16 @@ def _row_kernels(x, axis):
     return _compiled.load("softmax_kernels")
 
 
-def _by_rows(kernel, *arrays):
+def _by_rows(kernel, *arrays, flags=()):
     """A new array: `kernel` over the rows of the equally shaped float32 `arrays`
-    (made contiguous, as PyTorch's kernels make them), shared out to the threads."""
+    (made contiguous, as PyTorch's kernels make them), shared out to the threads;
+    `flags` follow the row length and lane count."""
     arrays = [a if a.flags.c_contiguous else _backend.numpy.ascontiguousarray(a)
               for a in arrays]
     out = _backend.numpy.empty(arrays[0].shape, _FLOAT32)
     size = out.shape[-1]
     _compiled.split_run(kernel, [a.reshape(-1) for a in arrays] + [out.reshape(-1)],
-                        size, _LANES, granule=size)
+                        size, _LANES, *flags, granule=size)
     return out
 
 
@@ -119,7 +120,7 @@ def softmax(input, dim, dtype=None):
     input, x, axis = _prepare(input, dim, dtype, "softmax")
     kernels = _row_kernels(input._data, axis)
     if kernels is not None:
-        values = _by_rows(kernels.softmax_forward, x)
+        values = _by_rows(kernels.softmax_forward, x, flags=(False,))
     else:
         xp = input._device.xp
         values = _shifted(xp, x, axis)
