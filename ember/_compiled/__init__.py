@@ -6,10 +6,13 @@ NumPy's Generator costs twice the generator itself), and memory traffic, not
 arithmetic, sets its time. numba compiles the same arithmetic (the same IEEE float32
 and float64 operations in the same order, no fast-math, no contraction into fused
 multiply-adds) into one loop, so its results are bit for bit those of the NumPy code,
-which stays the fallback and the reference the tests compare against. Two exceptions,
-each bounded by the tests: a transcendental function (NumPy's float32 `exp` is its own
-SIMD routine, which a compiled loop cannot call; `activation_kernels` says what it does
-instead), and sums the NumPy code leaves to BLAS's order (`norm_kernels` adds in float64).
+which stays the fallback and the reference the tests compare against. Exceptions, each
+bounded by the tests: a transcendental function (NumPy's float32 `exp` is its own SIMD
+routine, which a compiled loop cannot call; `activation_kernels` says what it does
+instead), sums the NumPy code leaves to BLAS's order (`norm_kernels` adds in float64),
+and `softmax_kernels`, which replay PyTorch's own vectorized kernels (SLEEF's `exp`,
+PyTorch's summation order and fused multiply-adds) and so give PyTorch's bits where the
+NumPy path is only close to them.
 
 numba is optional (`pip install 'ember-tensor[fast]'`). `load(name)` imports
 `ember._compiled.<name>` the first time it is asked for and returns it, or None when
