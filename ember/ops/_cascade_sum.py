@@ -37,7 +37,11 @@ def _regular(xp, values):
     """The levels' leftover sums when every term is used: index 0 alone goes to the
     top; after it each level's values fall into runs of exactly 16."""
     leftovers = []
-    for _ in range(_LEVELS - 1):
+    for level in range(_LEVELS - 1):
+        if values.size < _STEP:   # no whole run: this level keeps them all, the rest none
+            leftovers.append(_in_order(xp, values.reshape(1, -1))[0])
+            leftovers.extend([values.dtype.type(0)] * (_LEVELS - 2 - level))
+            return leftovers, values[:0]
         full = values.size - values.size % _STEP
         leftovers.append(_in_order(xp, values[full:].reshape(1, -1))[0])
         values = _in_order(xp, values[:full].reshape(-1, _STEP))
