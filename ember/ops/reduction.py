@@ -239,7 +239,8 @@ def mean(input, dim=_ALL_DIMS, keepdim=False, *, dtype=None, **aliases):
         result = _plain_sum(data, axes, keepdim, accumulate) / count
     else:   # NaN like PyTorch, without NumPy's "Mean of empty slice" warning
         result = _plain_sum(data, axes, keepdim) / 0
-    out = wrap(result.astype(data.dtype, copy=False), input._device)
+    # one call for the cast and the 0-dim array a whole mean needs (NumPy gives a scalar)
+    out = make_tensor(input._device.xp.asarray(result, dtype=data.dtype), input._device)
     if grad_state.enabled and input._requires_grad:
         node = MeanBackward0() if whole else MeanBackward1()
         node.shape = data.shape
