@@ -29,7 +29,7 @@ import threading
 from . import _settings
 from ._backend import ndarray as _ndarray, numpy as _numpy
 
-__all__ = ["THRESHOLD", "call", "run", "threads"]
+__all__ = ["THRESHOLD", "call", "copy", "run", "threads"]
 
 _NUMBERS = {int, float, complex, bool}
 # elements of the result. Measured on the quiet 2-core machine (x*y then x.exp(), best
@@ -175,6 +175,21 @@ def call(ufunc, *args):
     if count < 2:
         return ufunc(*args)
     return _chunked(ufunc, args, count)
+
+
+def copy(array):
+    """A C-contiguous copy of a NumPy array, bit for bit: from THRESHOLD elements a
+    C-contiguous array is copied in slabs on every thread (a gradient that `.grad` must
+    own, 40 MB of it in the big elementwise benchmark, 16 -> 11 ms on 2 threads)."""
+    count = threads()
+    if array.size < THRESHOLD or count < 2 or not array.flags.c_contiguous:
+        return array.copy()
+    out = _numpy.empty_like(array)
+    source, target = array.reshape(-1), out.reshape(-1)
+    step = max(-(-source.size // (count * 2)), PIECE)
+    run([(_numpy.copyto, (target[start:start + step], source[start:start + step]), {})
+         for start in range(0, source.size, step)])
+    return out
 
 
 def _chunked(ufunc, args, count):

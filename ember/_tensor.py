@@ -10,7 +10,7 @@ import warnings
 import weakref
 from types import FunctionType as _FunctionType
 
-from . import _backend, _diagnose, _dtype, _errors
+from . import _backend, _diagnose, _dtype, _errors, _parallel
 from ._device import CPU as _CPU, META as _META
 from ._layout import strided as _strided
 from ._meta import MetaArray as _MetaArray
@@ -385,8 +385,12 @@ class Tensor:
         return t
 
     def _owned_copy(self):
-        """A detached copy with fresh memory (what `.grad` keeps)."""
-        return make_tensor(self._data.copy(), self._device)
+        """A detached copy with fresh memory (what `.grad` keeps); a large one is copied on
+        every thread."""
+        data = self._data
+        if data.__class__ is _backend.ndarray:
+            return make_tensor(_parallel.copy(data), self._device)
+        return make_tensor(data.copy(), self._device)
 
     def _accumulate_(self, other):
         """self += other on the raw arrays, for gradient accumulation."""

@@ -1,7 +1,7 @@
 """The elementwise thread pool (ember/_parallel.py) and Adam's flat moments (optim/_flat.py).
 
-Splitting an elementwise ufunc over threads must not change a single bit, nor the
-result's dtype or strides; reductions are never split. The pool is forced to three
+Splitting an elementwise ufunc or a copy over threads must not change a single bit, nor
+the result's dtype or strides; reductions are never split. The pool is forced to three
 threads here (an uneven split) whatever the machine has.
 """
 import copy
@@ -232,3 +232,42 @@ def test_flat_adam_matches_torch(torch, monkeypatch):
         results.append([p.detach().numpy() for p in params])
     for got, want in zip(*results):
         np.testing.assert_allclose(got, want, rtol=0, atol=5e-7)   # measured 2.4e-7
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, np.bool_, np.complex64])
+def test_copy_is_bit_for_bit_and_owns_its_memory(rng, three_threads, counted, dtype):
+    """A large C-contiguous array is copied in slabs on the pool; NaN payloads and -0.0
+    survive, and the copy shares no memory with the source."""
+    source = (rng.standard_normal((BIG // 3, 3)) * 10).astype(dtype)
+    flat = source.reshape(-1)
+    if dtype in (np.float32, np.float64):
+        flat[:4] = [np.nan, -0.0, np.inf, -np.inf]
+        flat.view(np.uint32 if dtype == np.float32 else np.uint64)[4] |= 0x7F800001  # payload
+    copied = _parallel.copy(source)
+    assert counted and copied.flags.c_contiguous and copied.shape == source.shape
+    assert not np.shares_memory(copied, source)
+    assert copied.tobytes() == source.tobytes()
+
+
+def test_copy_of_small_or_strided_arrays_is_numpys(rng, three_threads, counted):
+    small = rng.standard_normal(1000)
+    strided = rng.standard_normal((1033, 1031))[:, ::2]
+    for array in (small, strided):
+        copied = _parallel.copy(array)
+        assert copied.flags.c_contiguous and np.array_equal(copied, array)
+    assert not counted
+
+
+def test_a_shared_large_gradient_is_copied_on_the_pool(rng, three_threads, monkeypatch):
+    """c.grad takes a copy of the gradient it shares with a*b's node, as PyTorch's
+    AccumulateGrad clones a gradient others still hold: made by the pool's copy."""
+    copies = []
+    original = _parallel.copy
+    monkeypatch.setattr(_parallel, "copy",
+                        lambda array: copies.append(array.size) or original(array))
+    a, b, c = (ember.tensor(rng.standard_normal(BIG).astype(np.float32), requires_grad=True)
+               for _ in range(3))
+    (a * b + c).sum().backward()
+    assert copies == [BIG]
+    assert np.array_equal(c.grad.numpy(), np.ones(BIG, np.float32))
+    assert not np.shares_memory(c.grad.numpy(), a.grad.numpy())
