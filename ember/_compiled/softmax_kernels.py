@@ -7,18 +7,15 @@ a row's sum is kept in `lanes` partial sums (lane l adds elements l, l + lanes, 
 the ragged end added into the first lanes), which are then halved pairwise (lane i
 plus lane i + lanes/2, ...); a row shorter than `lanes` is added in order. Their
 exponential is SLEEF's `expf_u10`, a float32 polynomial with a fused multiply-add at
-each step (`_sleef.exp`). `_row_sum` replays that order, so with the caller's `lanes`
+each step (`_sleef.exp`), and log_softmax takes each row sum's log with SLEEF's
+`logf_u10` (`_sleef.log`). `_row_sum` replays that order, so with the caller's `lanes`
 matching PyTorch's CPU capability the results are PyTorch's bits (the tests compare).
-log_softmax's logarithm of each row's sum is computed in float64 and rounded once (the
-correctly rounded value; SLEEF's `logf_u10` is within one ulp of it).
 """
-import math
-
 import numba
 import numpy as np
 
 from ._common import OPTIONS, fma32
-from ._sleef import exp as _exp
+from ._sleef import exp as _exp, log as _log
 
 __all__ = ["softmax_forward", "softmax_backward", "log_softmax_forward",
            "log_softmax_backward"]
@@ -202,7 +199,7 @@ def log_softmax_forward(x, out, size, lanes):
         top = _row_max(x, r)
         for i in range(size):
             out[r, i] = _exp(x[r, i] - top)
-        log_sum = _F32(math.log(np.float64(_row_sum(out, r, lanes))))
+        log_sum = _log(_row_sum(out, r, lanes))
         for i in range(size):
             out[r, i] = (x[r, i] - top) - log_sum
 
